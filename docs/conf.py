@@ -1,0 +1,82 @@
+"""Sphinx configuration of Autograd Notes."""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+# -- Project -----------------------------------------------------------------
+project = "Autograd Notes"
+author = "Autograd Notes maintainers"
+copyright = "2026, Autograd Notes maintainers"
+version = release = importlib.metadata.version("autograd-notes")
+language = "en"
+
+# -- General -----------------------------------------------------------------
+extensions = [
+    # before sphinx_gallery: it must invalidate stale example caches first
+    "autograd_notes.sphinxext",
+    "sphinx_gallery.gen_gallery",
+    "myst_nb",
+    "sphinx.ext.intersphinx",
+]
+exclude_patterns = [
+    "_build",
+    "jupyter_execute",
+    # sphinx-gallery's generated downloads and caches, which myst-nb would
+    # otherwise read as documents (a second "examples/x" from x.ipynb)
+    "examples/**/*.ipynb",
+    "examples/**/*.py",
+    "examples/**/*.zip",
+    "examples/**/*.json",
+    "examples/**/*.md5",
+    "examples/**/*.pickle",
+]
+nitpicky = True
+# intersphinx is not reachable offline: links to the PyTorch docs are plain URLs.
+intersphinx_mapping: dict[str, tuple[str, str | None]] = {}
+suppress_warnings = ["config.cache"]
+
+# -- sphinx-gallery ----------------------------------------------------------
+sphinx_gallery_conf = {
+    "examples_dirs": ["../gallery"],
+    "gallery_dirs": ["examples"],
+    "filename_pattern": r"/plot_",
+    "ignore_pattern": r"__init__\.py",
+    # seeds, grad mode, anomaly mode, dtype, warnings-as-errors and the timeout,
+    # before and after every example (named by string: the config pickles)
+    "reset_modules": ("autograd_notes._reset.reset_example",),
+    "reset_modules_order": "both",
+    # only what examples print is captured: a bare expression shows nothing
+    "capture_repr": (),
+    "image_scrapers": ("matplotlib",),
+    "download_all_examples": True,
+    "remove_config_comments": True,
+    "show_signature": False,
+    # no timings on pages: they would change with every build
+    "write_computation_times": False,
+    "min_reported_time": float("inf"),
+    "show_memory": False,
+    "default_thumb_file": None,
+    "line_numbers": False,
+    "first_notebook_cell": None,
+    "promote_jupyter_magic": False,
+}
+
+# -- myst-nb -----------------------------------------------------------------
+myst_enable_extensions = ["colon_fence", "deflist"]
+myst_heading_anchors = 3
+# Executed on every read. The environment is rebuilt when the runner changes
+# (autograd_notes_runner), and an unchanged rebuild reads nothing again.
+nb_execution_mode = "force"
+nb_execution_timeout = 120
+nb_execution_raise_on_error = True
+nb_execution_show_tb = True
+nb_merge_streams = True
+
+# -- HTML --------------------------------------------------------------------
+html_theme = "furo"
+html_title = "Autograd Notes"
+html_static_path: list[str] = []
+html_last_updated_fmt = None
+html_copy_source = False
+html_show_sourcelink = False

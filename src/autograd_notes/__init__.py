@@ -1,0 +1,34 @@
+"""Autograd Notes: helpers that every gallery example imports.
+
+Each documented behaviour is checked while the example runs:
+
+* :func:`expect_error` / :func:`expect_warning` run a block that must raise
+  or warn, print a clean traceback and let the example go on;
+* :func:`check` prints a value and compares it with the documented one;
+* :func:`show_state` prints the hidden autograd state of named tensors;
+* :func:`runner_device` is the device the example runs on.
+
+When PyTorch no longer behaves as documented, :class:`BehaviourDrift` is
+raised, saying where, what was documented and what happened.
+"""
+
+from ._device import DEVICE_VARIABLE, runner_device
+from ._drift import BehaviourDrift
+from ._expect import expect_error, expect_warning
+from ._runner import RunnerInfo, runner_info
+from ._state import show_state, state_table
+from ._values import check, format_value
+
+__all__ = [
+    "DEVICE_VARIABLE",
+    "BehaviourDrift",
+    "RunnerInfo",
+    "check",
+    "expect_error",
+    "expect_warning",
+    "format_value",
+    "runner_device",
+    "runner_info",
+    "show_state",
+    "state_table",
+]

@@ -1,0 +1,27 @@
+"""Make messages from PyTorch stable across machines and builds."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["normalise_message"]
+
+# "(Triggered internally at /pytorch/torch/csrc/...cpp:123.)" names a file of
+# the machine that built the wheel; it says nothing to a reader.
+_TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)")
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
+_OBJECT_AT = re.compile(r"<([\w.]+) object at 0x[0-9a-fA-F]+>")
+
+
+def normalise_message(text: str) -> str:
+    """Return ``text`` without build paths, memory addresses or trailing spaces.
+
+    >>> normalise_message("<AddBackward0 object at 0x7f00aa11bb22>")
+    '<AddBackward0>'
+    >>> normalise_message("bad (Triggered internally at /pytorch/x.cpp:1.)")
+    'bad'
+    """
+    text = _TRIGGERED.sub("", text)
+    text = _OBJECT_AT.sub(r"<\1>", text)
+    text = _ADDRESS.sub("0x…", text)
+    return "\n".join(line.rstrip() for line in text.splitlines())

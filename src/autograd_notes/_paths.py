@@ -1,0 +1,48 @@
+"""Paths as a published page may show them: relative, never absolute."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+__all__ = ["display_path", "project_root"]
+
+_ROOT_MARKERS = ("pyproject.toml", ".git")
+
+
+@functools.lru_cache(maxsize=256)
+def project_root(start: str) -> Path | None:
+    """Return the nearest ancestor of ``start`` that holds a project marker."""
+    for parent in Path(start).resolve().parents:
+        if any((parent / marker).exists() for marker in _ROOT_MARKERS):
+            return parent
+    return None
+
+
+def display_path(filename: str) -> str:
+    """Return ``filename`` as it may appear on a page or in a terminal.
+
+    * a file inside a project (a folder with ``pyproject.toml`` or ``.git``)
+      becomes its project-relative POSIX path, e.g.
+      ``gallery/05_inplace/plot_detach_inplace.py``;
+    * an installed file (under ``site-packages``) becomes its import path,
+      e.g. ``torch/_tensor.py``;
+    * a Jupyter cell (``/tmp/ipykernel_123/456.py``) becomes ``<cell>``;
+    * any other file becomes its base name, so that a downloaded script run
+      from a reader's folder never prints the reader's home directory;
+    * pseudo-files such as ``<string>`` are kept as they are.
+    """
+    if filename.startswith("<") and filename.endswith(">"):
+        return filename
+    path = Path(filename)
+    if any(part.startswith("ipykernel_") for part in path.parts):
+        return "<cell>"
+    if "site-packages" in path.parts:
+        parts = path.parts
+        return Path(*parts[len(parts) - parts[::-1].index("site-packages") :]).as_posix()
+    if not path.is_absolute():
+        return path.as_posix()
+    root = project_root(str(path))
+    if root is not None:
+        return path.resolve().relative_to(root).as_posix()
+    return path.name

@@ -1,0 +1,75 @@
+"""Clean tracebacks: the example's own frames, PyTorch's internals in one line."""
+
+from __future__ import annotations
+
+import linecache
+import os
+import traceback
+from pathlib import Path
+from types import TracebackType
+
+from ._normalise import normalise_message
+from ._paths import display_path
+
+__all__ = ["format_clean_traceback", "is_internal_file"]
+
+
+def _internal_roots() -> tuple[str, ...]:
+    import torch
+
+    roots = [str(Path(torch.__file__).resolve().parent), str(Path(__file__).resolve().parent)]
+    return tuple(root + os.sep for root in roots)
+
+
+def is_internal_file(filename: str) -> bool:
+    """Whether ``filename`` belongs to PyTorch or to this helper package."""
+    return str(Path(filename).resolve()).startswith(_internal_roots())
+
+
+def _module_name(filename: str, function: str) -> str:
+    """``torch/autograd/graph.py`` + ``f`` gives ``torch.autograd.graph.f``."""
+    path = Path(filename).resolve()
+    parts = list(path.with_suffix("").parts)
+    if "torch" in parts:
+        parts = parts[len(parts) - 1 - parts[::-1].index("torch") :]
+    else:  # this package
+        parts = ["autograd_notes", *parts[len(parts) - 1 :]]
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join([*parts, function])
+
+
+def format_clean_traceback(exc: BaseException, tb: TracebackType | None = None) -> str:
+    """Format ``exc`` as a short traceback fit for a published page.
+
+    Frames of the example (and of any non-PyTorch code it calls) keep their
+    display path (see :func:`~autograd_notes._paths.display_path`), line
+    number, function and source line. Each run of consecutive PyTorch frames
+    becomes one line naming the functions it went through, without their
+    line numbers, which change with every PyTorch release. The last line is
+    the exception, normalised by
+    :func:`~autograd_notes._normalise.normalise_message`.
+    """
+    frames = traceback.extract_tb(tb if tb is not None else exc.__traceback__)
+    lines = ["Traceback (most recent call last):"]
+    internal: list[str] = []
+
+    def flush_internal() -> None:
+        if internal:
+            noun = "frame" if len(internal) == 1 else "frames"
+            lines.append(f"  [{len(internal)} {noun} inside PyTorch: {' > '.join(internal)}]")
+            internal.clear()
+
+    for frame in frames:
+        if is_internal_file(frame.filename):
+            internal.append(_module_name(frame.filename, frame.name))
+            continue
+        flush_internal()
+        lines.append(f'  File "{display_path(frame.filename)}", line {frame.lineno}, in {frame.name}')
+        source = frame.line or linecache.getline(frame.filename, frame.lineno or 0).strip()
+        if source:
+            lines.append(f"    {source}")
+    flush_internal()
+    exception_text = "".join(traceback.format_exception_only(type(exc), exc)).rstrip("\n")
+    lines.append(normalise_message(exception_text))
+    return "\n".join(lines)

@@ -1,0 +1,84 @@
+"""Printed values, checked against the documented ones."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import torch
+
+from ._drift import BehaviourDrift, caller_location
+from ._normalise import normalise_message
+
+__all__ = ["check", "format_value"]
+
+T = TypeVar("T")
+
+
+def format_value(value: object) -> str:
+    """Return how a value is printed on a page.
+
+    Tensors print as PyTorch prints them, without the ``device=`` part (the
+    page names its runner once); autograd nodes print as their name
+    (``AddBackward0``) instead of ``<AddBackward0 object at 0x...>``.
+    """
+    if isinstance(value, torch.autograd.graph.Node):
+        return value.name()
+    if isinstance(value, torch.Tensor):
+        text = repr(value)
+        if value.device.type != "cpu":
+            text = text.replace(f", device='{value.device}'", "")
+        return normalise_message(text)
+    return normalise_message(repr(value))
+
+
+def _compare(actual: object, expected: object, rtol: float | None, atol: float | None) -> str | None:
+    """Return why ``actual`` differs from ``expected``, or ``None`` if it does not."""
+    if expected is None or isinstance(expected, bool):
+        return None if actual is expected else "not the same object"
+    if isinstance(expected, str):
+        shown = actual.name() if isinstance(actual, torch.autograd.graph.Node) else actual
+        return None if shown == expected else "not equal"
+    if not isinstance(actual, (torch.Tensor, int, float)) or isinstance(actual, bool):
+        return f"expected a tensor or a number, got {type(actual).__name__}"
+    actual_t = torch.as_tensor(actual)
+    expected_t = torch.as_tensor(expected, dtype=actual_t.dtype) if not isinstance(expected, torch.Tensor) else expected
+    try:
+        torch.testing.assert_close(
+            actual_t.detach(), expected_t.detach(), rtol=rtol, atol=atol, check_device=False
+        )
+    except AssertionError as error:
+        return " ".join(str(error).split())
+    return None
+
+
+def check(
+    value: T,
+    expected: Any,
+    *,
+    label: str | None = None,
+    rtol: float | None = None,
+    atol: float | None = None,
+) -> T:
+    """Print ``value`` and check it is the documented ``expected``; return it.
+
+    * ``None`` and booleans must be the very same object (``x.grad is None``);
+    * a string is compared with the value, or with an autograd node's name;
+    * anything else is compared with :func:`torch.testing.assert_close`
+      (its default tolerances unless ``rtol``/``atol`` are given), ``expected``
+      being turned into a tensor of the value's dtype, on any device.
+
+    The line printed is ``label: value`` (just the value without a label).
+    A mismatch raises :class:`~autograd_notes.BehaviourDrift` with both
+    values.
+    """
+    location = caller_location()
+    shown = format_value(value)
+    print(f"{label}: {shown}" if label else shown)
+    reason = _compare(value, expected, rtol, atol)
+    if reason is not None:
+        raise BehaviourDrift(
+            location=location,
+            documented=f"{label + ': ' if label else ''}{format_value(expected)}",
+            observed=f"{shown} ({reason})",
+        )
+    return value

@@ -1,0 +1,134 @@
+"""Sphinx extension of Autograd Notes.
+
+Contract, for ``extensions = ["autograd_notes.sphinxext", ...]`` listed
+*before* ``sphinx_gallery.gen_gallery``:
+
+* **Runner-aware caches.** The config value ``autograd_notes_runner`` is set
+  to :attr:`~autograd_notes.RunnerInfo.key` (PyTorch version and build,
+  device, Python) and rebuilds the environment when it changes, so executed
+  MyST notebooks run again. sphinx-gallery's own cache hashes the script
+  alone: when the key differs from the one stored beside the generated
+  gallery, its ``*.md5`` files are removed so every example runs again. An
+  unchanged rebuild executes nothing.
+* **``runner-info`` directive.** A table of the runner that built the site.
+* **No leaks.** After an HTML build, every page is searched for absolute
+  paths, the user name and memory addresses
+  (:func:`~autograd_notes._leaks.find_leaks`); each finding is a warning,
+  an error under ``-W``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+from ._leaks import find_leaks, leak_patterns
+from ._runner import runner_info
+
+__all__ = ["RunnerInfoDirective", "setup"]
+
+logger = logging.getLogger(__name__)
+
+RUNNER_KEY_FILE = ".runner-key"
+
+
+def _set_runner_key(app: Sphinx, config: Config) -> None:
+    config.autograd_notes_runner = runner_info().key
+
+
+def _gallery_dirs(app: Sphinx) -> list[Path]:
+    conf = getattr(app.config, "sphinx_gallery_conf", None) or {}
+    dirs = conf.get("gallery_dirs", [])
+    dirs = [dirs] if isinstance(dirs, str) else list(dirs)
+    return [Path(app.srcdir, d) for d in dirs]
+
+
+def invalidate_stale_gallery(gallery_dir: Path, key: str) -> int:
+    """Remove sphinx-gallery's md5 files under ``gallery_dir`` if ``key`` changed.
+
+    Returns how many were removed. The key is stored in
+    ``gallery_dir/.runner-key`` for the next build.
+    """
+    stored = gallery_dir / RUNNER_KEY_FILE
+    previous = stored.read_text(encoding="utf-8").strip() if stored.exists() else None
+    removed = 0
+    if previous != key:
+        for md5 in gallery_dir.rglob("*.md5"):
+            md5.unlink()
+            removed += 1
+        gallery_dir.mkdir(parents=True, exist_ok=True)
+        stored.write_text(key + "\n", encoding="utf-8")
+    return removed
+
+
+def _invalidate(app: Sphinx) -> None:
+    key = app.config.autograd_notes_runner
+    for gallery_dir in _gallery_dirs(app):
+        removed = invalidate_stale_gallery(gallery_dir, key)
+        if removed:
+            logger.info("autograd_notes: runner changed (%s); %d examples will run again", key, removed)
+
+
+class RunnerInfoDirective(SphinxDirective):
+    """``.. runner-info::`` renders the runner that built the site as a table."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        info = runner_info()
+        rows = [
+            ("PyTorch", info.torch_version),
+            ("Build variant", info.variant),
+            ("Device", f"{info.device} ({info.device_name})"),
+            ("Python", info.python),
+        ]
+        table = nodes.table(classes=["runner-info"])
+        group = nodes.tgroup(cols=2)
+        table += group
+        group += nodes.colspec(colwidth=1)
+        group += nodes.colspec(colwidth=3)
+        body = nodes.tbody()
+        group += body
+        for name, value in rows:
+            row = nodes.row()
+            for text in (name, value):
+                entry = nodes.entry()
+                entry += nodes.paragraph(text=text)
+                row += entry
+            body += row
+        return [table]
+
+
+def _check_leaks(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    patterns = leak_patterns([Path(app.srcdir).parent, app.srcdir, app.outdir])
+    for page in sorted(Path(app.outdir).rglob("*.html")):
+        leaks = find_leaks(page.read_text(encoding="utf-8"), patterns)
+        for leak in leaks:
+            logger.warning(
+                "%s leaks the build machine: %s",
+                page.relative_to(app.outdir).as_posix(),
+                leak,
+                type="autograd_notes",
+                subtype="leak",
+            )
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register the config value, hooks and directive (see the module docstring)."""
+    app.add_config_value("autograd_notes_runner", "", "env", types=frozenset({str}))
+    app.connect("config-inited", _set_runner_key)
+    # Before sphinx-gallery's own builder-inited handler (priority 500) runs examples.
+    app.connect("builder-inited", _invalidate, priority=400)
+    app.connect("build-finished", _check_leaks)
+    app.add_directive("runner-info", RunnerInfoDirective)
+    from importlib.metadata import version
+
+    return {"version": version("autograd-notes"), "parallel_read_safe": True, "parallel_write_safe": True}
