@@ -24,12 +24,12 @@ exclude_patterns = [
     "jupyter_execute",
     # sphinx-gallery's generated downloads and caches, which myst-nb would
     # otherwise read as documents (a second "examples/x" from x.ipynb)
-    "examples/**/*.ipynb",
-    "examples/**/*.py",
-    "examples/**/*.zip",
-    "examples/**/*.json",
-    "examples/**/*.md5",
-    "examples/**/*.pickle",
+    "examples/**.ipynb",
+    "examples/**.py",
+    "examples/**.zip",
+    "examples/**.json",
+    "examples/**.md5",
+    "examples/**.pickle",
 ]
 nitpicky = True
 # intersphinx is not reachable offline: links to the PyTorch docs are plain URLs.

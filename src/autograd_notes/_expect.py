@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import warnings
 from types import TracebackType
-from typing import Generic, TypeVar
+from typing import Generic, Literal, TypeVar
 
 from ._drift import BehaviourDrift, Location, caller_location
 from ._normalise import normalise_message
@@ -91,7 +91,7 @@ class expect_error(Generic[E]):  # noqa: N801 - used like a function, as pytest.
                 documented=documented,
                 observed=f"the message changed to {_one_line(str(exc))!r}",
             ) from exc
-        self.value = exc  # type: ignore[assignment]  # checked by isinstance above
+        self.value = exc
         print(format_clean_traceback(exc, tb))
         return True
 
@@ -135,8 +135,9 @@ class expect_warning(Generic[W]):  # noqa: N801 - used like a function, as pytes
         exc_type: type[BaseException] | None,
         exc: BaseException | None,
         tb: TracebackType | None,
-    ) -> bool:
-        assert self._catcher is not None and self._location is not None
+    ) -> Literal[False]:
+        assert self._catcher is not None, "expect_warning used without 'with'"
+        assert self._location is not None
         self._catcher.__exit__(exc_type, exc, tb)
         if exc is not None:
             return False

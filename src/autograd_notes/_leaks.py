@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import getpass
-import os
 import re
 import sys
 from collections.abc import Iterable
@@ -12,7 +11,15 @@ from pathlib import Path
 __all__ = ["find_leaks", "leak_patterns"]
 
 _ADDRESS = r"\b0x[0-9a-fA-F]{8,}\b"
-_GENERIC = (r"/home/[\w.-]+", r"/Users/[\w.-]+", r"/root/", r"site-packages", r"/tmp/", r"\.nox/", r"ipykernel_\d+")
+_GENERIC = (
+    r"/home/[\w.-]+",
+    r"/Users/[\w.-]+",
+    r"/root/",
+    r"site-packages",
+    r"/tmp/",
+    r"\.nox/",
+    r"ipykernel_\d+",
+)
 
 
 def leak_patterns(extra_paths: Iterable[str | Path] = ()) -> list[re.Pattern[str]]:
@@ -23,7 +30,7 @@ def leak_patterns(extra_paths: Iterable[str | Path] = ()) -> list[re.Pattern[str
     directory and ``extra_paths``, e.g. the project root) and the user name
     when it is not a plain word that prose could contain.
     """
-    paths = {str(Path.home()), sys.prefix, os.getcwd(), *(str(p) for p in extra_paths)}
+    paths = {str(Path.home()), sys.prefix, str(Path.cwd()), *(str(p) for p in extra_paths)}
     patterns = [re.escape(p) for p in sorted(paths) if len(p) > 1]
     patterns += [*_GENERIC, _ADDRESS]
     user = getpass.getuser()

@@ -7,6 +7,7 @@ configuration stays picklable. This module imports no Sphinx.
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import signal
@@ -32,7 +33,7 @@ EXECUTION_LOG_VARIABLE = "AUTOGRAD_NOTES_EXECUTION_LOG"
 DEFAULT_TIMEOUT_S = 120.0
 SEED = 0
 
-_saved_filters: list[Any] = []
+_saved_filters: warnings.catch_warnings[None] | None = None
 _saved_handler: Any = None
 
 
@@ -49,8 +50,8 @@ def example_timeout() -> float:
         value = float(raw)
     except ValueError:
         raise ValueError(f"{TIMEOUT_VARIABLE}={raw!r} is not a number of seconds") from None
-    if value <= 0:
-        raise ValueError(f"{TIMEOUT_VARIABLE}={raw!r} must be positive")
+    if not 0 < value < math.inf:  # also refuses nan and inf, which setitimer cannot take
+        raise ValueError(f"{TIMEOUT_VARIABLE}={raw!r} must be positive and finite")
     return value
 
 
@@ -76,7 +77,9 @@ def _arm(fname: str, seconds: float) -> None:
     global _saved_handler
 
     def on_timeout(signum: int, frame: FrameType | None) -> None:
-        raise ExampleTimeout(f"{fname} did not finish within {seconds:g} s (set {TIMEOUT_VARIABLE} to change)")
+        raise ExampleTimeout(
+            f"{fname} did not finish within {seconds:g} s (set {TIMEOUT_VARIABLE} to change)"
+        )
 
     _saved_handler = signal.signal(signal.SIGALRM, on_timeout)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -105,17 +108,19 @@ def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
     and arm the timeout. After it: disarm, restore the warning filters and
     reset PyTorch's state again so nothing leaks into the next example.
     """
+    global _saved_filters
     if when == "before":
         _log_execution(str(fname))
         reset_torch_state()
-        _saved_filters[:] = warnings.filters[:]
+        _saved_filters = warnings.catch_warnings()
+        _saved_filters.__enter__()
         warnings.simplefilter("error")
         if _can_alarm():
             _arm(str(fname), example_timeout())
     else:
         if _can_alarm():
             _disarm()
-        if _saved_filters:
-            warnings.filters[:] = _saved_filters
-            warnings._filters_mutated()  # type: ignore[attr-defined]
+        if _saved_filters is not None:
+            _saved_filters.__exit__(None, None, None)
+            _saved_filters = None
         reset_torch_state()

@@ -39,10 +39,7 @@ def _variant() -> str:
 def runner_info() -> RunnerInfo:
     """Describe this runner (see :class:`RunnerInfo`)."""
     device = runner_device()
-    if device.type == "cuda":
-        name = torch.cuda.get_device_name(device)
-    else:
-        name = platform.machine() or "CPU"
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else platform.machine() or "CPU"
     return RunnerInfo(
         torch_version=torch.__version__,
         variant=_variant(),

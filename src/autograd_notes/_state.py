@@ -10,7 +10,7 @@ _COLUMNS = ("tensor", "requires_grad", "is_leaf", "grad_fn", "_version", "grad",
 
 
 def _compact(t: torch.Tensor | None) -> str:
-    """A one-line rendering of a (small) tensor: ``[2.0, 4.0]``, ``27.0``."""
+    """Render a (small) tensor on one line: ``[2.0, 4.0]``, ``27.0``."""
     if t is None:
         return "None"
     values = t.detach().cpu()
@@ -52,7 +52,9 @@ def state_table(**tensors: torch.Tensor) -> str:
             ]
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(_COLUMNS))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
+    return "\n".join(
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows
+    )
 
 
 def show_state(**tensors: torch.Tensor) -> None:

@@ -31,6 +31,13 @@ def format_value(value: object) -> str:
     return normalise_message(repr(value))
 
 
+def _is_numeric(value: object) -> bool:
+    """Tensors, numbers, and (nested) lists or tuples of them."""
+    if isinstance(value, (list, tuple)):
+        return all(_is_numeric(item) for item in value)
+    return isinstance(value, (torch.Tensor, int, float)) and not isinstance(value, bool)
+
+
 def _compare(actual: object, expected: object, rtol: float | None, atol: float | None) -> str | None:
     """Return why ``actual`` differs from ``expected``, or ``None`` if it does not."""
     if expected is None or isinstance(expected, bool):
@@ -38,10 +45,19 @@ def _compare(actual: object, expected: object, rtol: float | None, atol: float |
     if isinstance(expected, str):
         shown = actual.name() if isinstance(actual, torch.autograd.graph.Node) else actual
         return None if shown == expected else "not equal"
+    if not _is_numeric(expected):
+        return None if actual == expected else "not equal"
     if not isinstance(actual, (torch.Tensor, int, float)) or isinstance(actual, bool):
         return f"expected a tensor or a number, got {type(actual).__name__}"
     actual_t = torch.as_tensor(actual)
-    expected_t = torch.as_tensor(expected, dtype=actual_t.dtype) if not isinstance(expected, torch.Tensor) else expected
+    if isinstance(expected, torch.Tensor):
+        expected_t = expected
+    else:
+        expected_t = torch.as_tensor(expected)
+        if actual_t.is_floating_point() or actual_t.is_complex() or not expected_t.is_floating_point():
+            expected_t = torch.as_tensor(expected, dtype=actual_t.dtype)
+        else:  # an integer value against a fractional expectation: never truncate 3.5 to 3
+            actual_t = actual_t.to(expected_t.dtype)
     try:
         torch.testing.assert_close(
             actual_t.detach(), expected_t.detach(), rtol=rtol, atol=atol, check_device=False
@@ -63,9 +79,12 @@ def check(
 
     * ``None`` and booleans must be the very same object (``x.grad is None``);
     * a string is compared with the value, or with an autograd node's name;
+    * other non-numeric values (lists of names, say) are compared with ``==``;
     * anything else is compared with :func:`torch.testing.assert_close`
       (its default tolerances unless ``rtol``/``atol`` are given), ``expected``
-      being turned into a tensor of the value's dtype, on any device.
+      being turned into a tensor of the value's dtype, on any device (an
+      integer value met by a fractional ``expected`` is compared as a float,
+      so that ``3`` never passes for ``3.5``).
 
     The line printed is ``label: value`` (just the value without a label).
     A mismatch raises :class:`~autograd_notes.BehaviourDrift` with both

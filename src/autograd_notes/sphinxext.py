@@ -81,6 +81,7 @@ class RunnerInfoDirective(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
+        """Return the table of :func:`~autograd_notes.runner_info`."""
         info = runner_info()
         rows = [
             ("PyTorch", info.torch_version),

@@ -1,0 +1,99 @@
+"""Build-speed benchmark: prints times and ratios measured in one run.
+
+Run with ``nox -s benchmark`` (or ``python benchmarks/build_speed.py`` in an
+environment with the docs dependencies). It copies the project to a
+temporary folder and measures, there:
+
+* a clean build, and how many times each example executed in it;
+* a rebuild with nothing changed, and how many examples executed (goal: 0);
+* a rebuild after the runner changed (goal: every example once);
+* the floor: every example run once in one process, plus a build with
+  execution off (``-D plot_gallery=0``).
+
+The goals are printed beside the measurements; the exit status is non-zero
+when an execution-count goal is missed. Times are never asserted.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from _site import copy_project, executions, sphinx_build  # noqa: E402
+
+RUN_ALL = """
+import runpy, sys
+from autograd_notes._reset import reset_example
+for path in sys.argv[1:]:
+    reset_example({}, path, "before")
+    try:
+        runpy.run_path(path, run_name="__main__")
+    finally:
+        reset_example({}, path, "after")
+"""
+
+
+def timed_build(project: Path, log: Path, *extra: str) -> tuple[float, Counter[str]]:
+    start = time.perf_counter()
+    result = sphinx_build(project, *extra, env={"AUTOGRAD_NOTES_EXECUTION_LOG": str(log)})
+    elapsed = time.perf_counter() - start
+    if result.returncode != 0:
+        sys.exit(f"build failed:\n{result.output[-3000:]}")
+    return elapsed, Counter(executions(log))
+
+
+def run_all_examples(examples: list[Path]) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-c", RUN_ALL, *map(str, examples)],
+        check=True,
+        capture_output=True,
+        cwd=tempfile.gettempdir(),
+    )
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    examples = sorted((ROOT / "gallery").glob("*/plot_*.py"))
+    names = sorted(p.name for p in examples)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        project = copy_project(work / "site")
+        clean, clean_runs = timed_build(project, work / "clean.log")
+        noop, noop_runs = timed_build(project, work / "noop.log")
+        (project / "docs" / "examples" / ".runner-key").write_text("torch=other\n", encoding="utf-8")
+        changed, changed_runs = timed_build(project, work / "changed.log")
+        execute_only = run_all_examples(examples)
+        no_exec, _ = timed_build(copy_project(work / "noexec"), work / "noexec.log", "-D", "plot_gallery=0")
+
+    floor = execute_only + no_exec
+    print(f"examples: {len(names)}")
+    print(f"clean build             {clean:7.2f} s")
+    print(f"no-change rebuild       {noop:7.2f} s")
+    print(f"runner-changed rebuild  {changed:7.2f} s")
+    print(
+        f"floor                   {floor:7.2f} s  (examples in one process {execute_only:.2f} s"
+        f" + build without execution {no_exec:.2f} s)"
+    )
+    print(f"ratio clean / floor            {clean / floor:5.2f}  (goal: close to 1)")
+    print(f"ratio no-change / clean        {noop / clean:5.2f}  (goal: small)")
+    print(f"ratio runner-changed / clean   {changed / clean:5.2f}")
+    print("executions per example: clean / no-change / runner-changed")
+    failures = 0
+    for name in names:
+        row = (clean_runs[name], noop_runs[name], changed_runs[name])
+        ok = row == (1, 0, 1)
+        failures += not ok
+        print(f"  {name:45s} {row[0]} / {row[1]} / {row[2]}  {'ok' if ok else 'MISSED (goal 1 / 0 / 1)'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""Build, test and lint Autograd Notes: ``nox -l`` lists the sessions.
+
+PyTorch is pinned for CI and default builds by ``constraints/torch.txt``.
+To build or test against another release (a drift check), set
+``AUTOGRAD_NOTES_TORCH=<version>``: the session then installs that version
+instead (the registry's other versions are CUDA builds of several GB).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import nox
+
+nox.needs_version = ">=2025.2.9"
+nox.options.default_venv_backend = "venv"
+nox.options.sessions = ["lint", "tests", "docs"]
+
+ROOT = Path(__file__).parent
+PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
+CONSTRAINTS = ROOT / "constraints" / "torch.txt"
+DOCS = ROOT / "docs"
+BUILD = ROOT / "build"
+HTML = BUILD / "html"
+TORCH_VARIABLE = "AUTOGRAD_NOTES_TORCH"
+SPHINX_FLAGS = ("-n", "-W", "--keep-going", "-b", "html", "-d", str(BUILD / "doctrees"))
+
+
+def _install(session: nox.Session, *groups: str) -> None:
+    """Install torch (pinned, or the override), the project and dependency groups."""
+    override = os.environ.get(TORCH_VARIABLE)
+    torch = [f"torch=={override}"] if override else ["-c", str(CONSTRAINTS), "torch"]
+    session.install(*torch)
+    requirements = [req for group in groups for req in nox.project.dependency_groups(PYPROJECT, group)]
+    # The constraints keep any dependency from replacing the pinned torch.
+    pins = [] if override else ["-c", str(CONSTRAINTS)]
+    session.install(*pins, "-e", ".", *requirements)
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build the site into build/html (examples run once; unchanged ones are cached)."""
+    _install(session, "docs")
+    session.run("sphinx-build", *SPHINX_FLAGS, *session.posargs, str(DOCS), str(HTML))
+    session.log(f"Open the site: {(HTML / 'index.html').as_uri()}")
+
+
+@nox.session(name="docs-live")
+def docs_live(session: nox.Session) -> None:
+    """Serve the site with live reload while writing (examples re-run when edited)."""
+    _install(session, "live")
+    session.run(
+        "sphinx-autobuild",
+        *SPHINX_FLAGS,
+        "--watch",
+        str(ROOT / "gallery"),
+        "--watch",
+        str(ROOT / "src"),
+        "--re-ignore",
+        r"(examples|jupyter_execute)/",
+        *session.posargs,
+        str(DOCS),
+        str(HTML),
+    )
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Run the test suite: helpers, every example on CPU, and a real site build."""
+    _install(session, "test")
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """Check style, formatting and types (ruff, mypy)."""
+    _install(session, "lint")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+    session.run("mypy")
+
+
+@nox.session
+def benchmark(session: nox.Session) -> None:
+    """Measure build times and example executions per build, as ratios."""
+    _install(session, "docs")
+    session.run("python", "benchmarks/build_speed.py", *session.posargs)
+
+
+@nox.session(default=False)
+def clean(session: nox.Session) -> None:
+    """Remove built pages and sphinx-gallery's generated files and caches."""
+    for path in (BUILD, DOCS / "examples", DOCS / "jupyter_execute"):
+        if path.exists():
+            session.log(f"removing {path.relative_to(ROOT)}")
+            shutil.rmtree(path)

@@ -1,0 +1,66 @@
+"""Build a copy of the site (or a fixture site) in a temporary folder, as CI would."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Build:
+    """The result of one ``sphinx-build`` run."""
+
+    returncode: int
+    output: str
+    html: Path
+
+    def page(self, name: str) -> str:
+        return (self.html / name).read_text(encoding="utf-8")
+
+
+def copy_project(dest: Path, *, gallery: bool = True) -> Path:
+    """Copy what a build needs (docs, gallery, pyproject) to ``dest``; return it."""
+    ignore = shutil.ignore_patterns("examples", "jupyter_execute", "__pycache__", "_build")
+    shutil.copytree(ROOT / "docs", dest / "docs", ignore=ignore)
+    if gallery:
+        shutil.copytree(ROOT / "gallery", dest / "gallery", ignore=ignore)
+    shutil.copy2(ROOT / "pyproject.toml", dest / "pyproject.toml")
+    return dest
+
+
+def sphinx_build(
+    project: Path, *extra: str, env: dict[str, str] | None = None, timeout: float = 900
+) -> Build:
+    """Run ``sphinx-build -n -W --keep-going`` on ``project/docs`` like ``nox -s docs``."""
+    html = project / "build" / "html"
+    command = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-n",
+        "-W",
+        "--keep-going",
+        "-b",
+        "html",
+        "-d",
+        str(project / "build" / "doctrees"),
+        *extra,
+        str(project / "docs"),
+        str(html),
+    ]
+    environment = {**os.environ, "PYTHONWARNINGS": "", **(env or {})}
+    result = subprocess.run(
+        command, cwd=project, env=environment, capture_output=True, text=True, timeout=timeout, check=False
+    )
+    return Build(result.returncode, result.stdout + result.stderr, html)
+
+
+def executions(log: Path) -> list[str]:
+    """The examples the reset hook logged as executed, in order."""
+    return log.read_text(encoding="utf-8").split() if log.exists() else []

@@ -1,0 +1,150 @@
+"""A real build of the whole site, as ``nox -s docs`` makes it, and what its pages show."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from _site import ROOT, Build, copy_project, executions, sphinx_build
+
+from autograd_notes._leaks import find_leaks, leak_patterns
+
+pytestmark = pytest.mark.build
+
+EXAMPLES = sorted(p.relative_to(ROOT / "gallery") for p in (ROOT / "gallery").glob("*/plot_*.py"))
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_project(tmp_path_factory.mktemp("site"))
+
+
+@pytest.fixture(scope="module")
+def site(project: Path) -> Build:
+    log = project / "executions.log"
+    build = sphinx_build(project, env={"AUTOGRAD_NOTES_EXECUTION_LOG": str(log)})
+    assert build.returncode == 0, build.output[-5000:]
+    return build
+
+
+def text_of(page: str) -> str:
+    """The visible text of a page, tags removed and entities decoded."""
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def example_page(site: Build, example: Path) -> str:
+    return site.page(f"examples/{example.with_suffix('.html').as_posix()}")
+
+
+def test_build_has_no_warnings(site: Build) -> None:
+    assert "WARNING" not in site.output
+    assert "build succeeded" in site.output
+
+
+def test_every_example_executed_exactly_once(site: Build, project: Path) -> None:
+    ran = executions(project / "executions.log")
+    assert sorted(ran) == sorted(e.name for e in EXAMPLES)
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=str)
+def test_example_page_shows_outputs_and_sources(site: Build, example: Path) -> None:
+    page = text_of(example_page(site, example))
+    source = (ROOT / "gallery" / example).read_text(encoding="utf-8")
+    # each check() with a label prints "label: value" into the page
+    for label in re.findall(r'label="([^"]+)"', source):
+        assert f"{label}: " in page, f"{example}: output of check(label={label!r}) missing"
+    if "expect_error(" in source:
+        assert "Traceback (most recent call last):" in page
+        assert "inside PyTorch" in page or "File " in page
+    assert "Sources" in page
+    assert "Download Python source code" in page
+    assert "Download Jupyter notebook" in page
+
+
+def test_tracebacks_point_at_the_right_lines(site: Build) -> None:
+    """Every frame printed on a page names a repo-relative file and its real line."""
+    frames = 0
+    for page in (site.html / "examples").rglob("*.html"):
+        for path, line, code in re.findall(
+            r'File "([^"]+)", line (\d+), in \S+\n\s+(.+)', text_of(page.read_text(encoding="utf-8"))
+        ):
+            assert not path.startswith("/"), path
+            lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
+            assert lines[int(line) - 1].strip() == code.strip(), (page.name, path, line)
+            frames += 1
+    assert frames >= 5
+
+
+def test_concept_notebook_was_executed(site: Build) -> None:
+    page = text_of(site.page("concepts/mental_model.html"))
+    assert "ExpBackward0 saves: ['_saved_result']" in page
+    assert "AccumulateGrad" in page
+    assert "which is output 0 of Exp, is at version 1" in page
+
+
+def test_runner_page_names_this_runner(site: Build) -> None:
+    page = text_of(site.page("runner.html"))
+    assert torch.__version__ in page
+    assert "CPU" in page
+    assert f"{sys.version_info.major}.{sys.version_info.minor}" in page
+
+
+def test_downloads_exist_for_every_example(site: Build) -> None:
+    downloads = site.html / "_downloads"
+    for example in EXAMPLES:
+        assert list(downloads.rglob(example.name)), example
+        assert list(downloads.rglob(example.with_suffix(".ipynb").name)), example
+    zips = {p.name for p in downloads.rglob("*.zip")}
+    assert {"examples_python.zip", "examples_jupyter.zip"} <= zips
+
+
+def test_no_page_leaks_the_build_machine(site: Build, project: Path) -> None:
+    patterns = leak_patterns([ROOT, project])
+    for page in site.html.rglob("*.html"):
+        assert find_leaks(page.read_text(encoding="utf-8"), patterns) == [], page
+
+
+def test_downloaded_notebook_runs_as_is(site: Build, tmp_path: Path) -> None:
+    """A reader's notebook, run in a folder of their own, executes without error."""
+    import nbclient
+    import nbformat
+
+    notebook = next((site.html / "_downloads").rglob("plot_detach_inplace_saved.ipynb"))
+    copy = shutil.copy(notebook, tmp_path / notebook.name)
+    nb = nbformat.read(copy, as_version=4)
+    nbclient.NotebookClient(nb, timeout=120, resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = json.dumps([cell.get("outputs", []) for cell in nb.cells])
+    assert "which is output 0 of Add, is at version 1" in outputs
+
+
+def test_rebuild_without_changes_executes_nothing(site: Build, project: Path) -> None:
+    log = project / "rebuild.log"
+    again = sphinx_build(project, env={"AUTOGRAD_NOTES_EXECUTION_LOG": str(log)})
+    assert again.returncode == 0, again.output[-3000:]
+    assert executions(log) == []
+    assert "ExpBackward0 saves" in again.page("concepts/mental_model.html")
+
+
+def test_changed_runner_reexecutes_every_example(site: Build, project: Path) -> None:
+    """A different torch version or device in the stored key runs everything again."""
+    key_file = project / "docs" / "examples" / ".runner-key"
+    key_file.write_text("torch=0.0.0;variant=CPU;device=cpu;python=3\n", encoding="utf-8")
+    log = project / "changed.log"
+    again = sphinx_build(project, env={"AUTOGRAD_NOTES_EXECUTION_LOG": str(log)})
+    assert again.returncode == 0, again.output[-3000:]
+    assert sorted(executions(log)) == sorted(e.name for e in EXAMPLES)
+    assert key_file.read_text(encoding="utf-8").startswith(f"torch={torch.__version__};")
+
+
+def test_downloaded_script_identical_code(site: Build) -> None:
+    """The .py a reader downloads is the example itself, so it runs as the page did."""
+    for example in EXAMPLES:
+        download = next((site.html / "_downloads").rglob(example.name))
+        original = (ROOT / "gallery" / example).read_text(encoding="utf-8")
+        assert download.read_text(encoding="utf-8") == original
