@@ -8,6 +8,7 @@ instead (the registry's other versions are CUDA builds of several GB).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -37,6 +38,25 @@ def _install(session: nox.Session, *groups: str) -> None:
     # The constraints keep any dependency from replacing the pinned torch.
     pins = [] if override else ["-c", str(CONSTRAINTS)]
     session.install(*pins, "-e", ".", *requirements)
+    _quiet_kernel(session)
+
+
+def _quiet_kernel(session: nox.Session) -> None:
+    """Keep the Jupyter kernels that myst-nb starts from logging on every page.
+
+    ipykernel warns "Kernel is running over TCP without encryption" each time
+    it starts (the kernel runs on loopback, for one notebook). IPython reads
+    kernel settings from ``<environment>/etc/ipython``: there, its log level
+    is raised to errors.
+    """
+    location = (
+        session.virtualenv.location if isinstance(session.virtualenv, nox.virtualenv.VirtualEnv) else None
+    )
+    if location is None:
+        return
+    config = Path(location) / "etc" / "ipython" / "ipython_kernel_config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps({"IPKernelApp": {"log_level": "ERROR"}}) + "\n", encoding="utf-8")
 
 
 @nox.session

@@ -69,7 +69,9 @@ myst_heading_anchors = 3
 # (autograd_notes_runner), and an unchanged rebuild reads nothing again.
 nb_execution_mode = "force"
 nb_execution_timeout = 120
-nb_execution_raise_on_error = True
+# a failing cell is a warning naming the page, with the cell's traceback:
+# under -W it fails the build with a readable reason
+nb_execution_raise_on_error = False
 nb_execution_show_tb = True
 nb_merge_streams = True
 

@@ -215,3 +215,36 @@ def test_one_example_cannot_leak_state_into_the_next(tmp_path: Path) -> None:
     assert result.returncode == 0, result.output[-3000:]
     assert executions(log) == ["plot_bad.py", "plot_checker.py"]
     assert "seeded rand: tensor([0.4963, 0.7682])" in result.page("examples/plot_checker.html")
+
+
+BROKEN_NOTEBOOK = """\
+---
+file_format: mystnb
+kernelspec:
+  name: python3
+  display_name: Python 3
+---
+
+# A notebook whose documented error stopped happening
+
+```{code-cell} ipython3
+import torch
+
+from autograd_notes import expect_error
+
+with expect_error(RuntimeError, match="only for scalar outputs"):
+    torch.ones(2, requires_grad=True).sum().backward()
+```
+"""
+
+
+def test_notebook_page_with_drift_fails_naming_the_page(tmp_path: Path) -> None:
+    project = fixture_site(tmp_path, GOOD)
+    (project / "docs" / "broken.md").write_text(BROKEN_NOTEBOOK, encoding="utf-8")
+    index = project / "docs" / "index.md"
+    index.write_text(INDEX.replace("examples/index", "examples/index\nbroken"), encoding="utf-8")
+    result = sphinx_build(project, timeout=300)
+    assert result.returncode != 0
+    assert "broken.md" in result.output
+    assert "Executing notebook failed: CellExecutionError" in result.output
+    assert "behaviour drift at <cell>:5" in result.output

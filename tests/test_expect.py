@@ -11,6 +11,7 @@ import torch
 
 from autograd_notes import BehaviourDrift, expect_error, expect_warning
 from autograd_notes._drift import Location
+from autograd_notes._reset import ExampleTimeout
 
 HERE = "tests/test_expect.py"
 TRIGGERED = " (Triggered internally at /pytorch/aten/src/ATen/core/TensorBody.h:494.)"
@@ -19,7 +20,8 @@ TRIGGERED = " (Triggered internally at /pytorch/aten/src/ATen/core/TensorBody.h:
 def next_line() -> int:
     """The line number after the caller's current line."""
     frame = inspect.currentframe()
-    assert frame is not None and frame.f_back is not None
+    assert frame is not None
+    assert frame.f_back is not None
     return frame.f_back.f_lineno + 1
 
 
@@ -78,7 +80,9 @@ def test_inplace_after_pow_collapses_pytorch_frames_into_one_line(capsys: pytest
     ]
     collapsed = [text for text in lines if "inside PyTorch" in text]
     assert len(collapsed) == 1
-    match = re.fullmatch(r"  \[(\d+) frames inside PyTorch: (torch\._tensor\.backward(?: > [\w.]+)+)\]", lines[3])
+    match = re.fullmatch(
+        r"  \[(\d+) frames inside PyTorch: (torch\._tensor\.backward(?: > [\w.]+)+)\]", lines[3]
+    )
     assert match is not None
     assert int(match[1]) == len(match[2].split(" > ")) >= 2
     assert lines[-1].startswith("RuntimeError: one of the variables needed for gradient computation")
@@ -108,7 +112,7 @@ def test_tuple_of_types_is_accepted() -> None:
 
 def test_subclass_of_the_expected_type_is_accepted() -> None:
     with expect_error(LookupError) as caught:
-        {}["missing"]  # noqa: B018
+        {}["missing"]
     assert type(caught.value) is KeyError
 
 
@@ -122,10 +126,9 @@ def test_printed_exception_line_is_normalised(capsys: pytest.CaptureFixture[str]
 
 
 def test_nothing_raised_is_drift() -> None:
-    with pytest.raises(BehaviourDrift) as info:
-        line = next_line()
-        with expect_error(ValueError, match="boom"):
-            pass
+    line = next_line()
+    with pytest.raises(BehaviourDrift) as info, expect_error(ValueError, match="boom"):
+        pass
     drift = info.value
     assert str(drift) == drift_text(line, "ValueError matching 'boom'", "no exception was raised")
     assert str(drift.location) == f"{HERE}:{line}"
@@ -142,10 +145,9 @@ def test_nothing_raised_names_every_type_of_a_tuple() -> None:
 
 def test_another_type_is_drift_chained_to_the_original() -> None:
     original = KeyError("boom")
-    with pytest.raises(BehaviourDrift) as info:
-        line = next_line()
-        with expect_error(ValueError, match="boom"):
-            raise original
+    line = next_line()
+    with pytest.raises(BehaviourDrift) as info, expect_error(ValueError, match="boom"):
+        raise original
     drift = info.value
     assert drift.__cause__ is original
     assert str(drift) == drift_text(line, "ValueError matching 'boom'", "KeyError: 'boom'")
@@ -160,10 +162,9 @@ def test_another_type_with_a_long_message_is_shown_on_one_normalised_line() -> N
 
 def test_message_that_no_longer_matches_is_drift() -> None:
     original = ValueError("the new wording at 0x7f00aa11bb22")
-    with pytest.raises(BehaviourDrift) as info:
-        line = next_line()
-        with expect_error(ValueError, match="old wording"):
-            raise original
+    line = next_line()
+    with pytest.raises(BehaviourDrift) as info, expect_error(ValueError, match="old wording"):
+        raise original
     drift = info.value
     assert drift.__cause__ is original
     assert str(drift) == drift_text(
@@ -186,7 +187,7 @@ def test_behaviour_drift_inside_the_block_propagates_unchanged() -> None:
 
 
 def test_nested_drift_is_not_swallowed_by_an_outer_expect_error() -> None:
-    with pytest.raises(BehaviourDrift) as info, expect_error(Exception):
+    with pytest.raises(BehaviourDrift) as info, expect_error(Exception):  # noqa: PT012 - nested on purpose
         line = next_line()
         with expect_error(ValueError):
             pass
@@ -197,7 +198,9 @@ def test_nested_drift_is_not_swallowed_by_an_outer_expect_error() -> None:
 # -- expect_warning -----------------------------------------------------------------
 
 
-def test_matching_warning_is_printed_with_path_line_category_message(capsys: pytest.CaptureFixture[str]) -> None:
+def test_matching_warning_is_printed_with_path_line_category_message(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     message = "grad of a non-leaf is not populated" + TRIGGERED
     with expect_warning(UserWarning, match="non-leaf") as caught:
         line = next_line()
@@ -229,19 +232,17 @@ def test_every_matching_warning_is_printed_and_kept(capsys: pytest.CaptureFixtur
 
 
 def test_no_warning_is_drift() -> None:
-    with pytest.raises(BehaviourDrift) as info:
-        line = next_line()
-        with expect_warning(UserWarning, match="non-leaf"):
-            pass
+    line = next_line()
+    with pytest.raises(BehaviourDrift) as info, expect_warning(UserWarning, match="non-leaf"):
+        pass
     assert str(info.value) == drift_text(line, "UserWarning matching 'non-leaf'", "no warning was emitted")
 
 
 def test_only_other_warnings_is_drift_listing_them(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(BehaviourDrift) as info:
-        line = next_line()
-        with expect_warning(UserWarning, match="wanted"):
-            warnings.warn("something else", UserWarning, stacklevel=1)
-            warnings.warn("old api at 0x7f00aa11bb22" + TRIGGERED, DeprecationWarning, stacklevel=1)
+    line = next_line()
+    with pytest.raises(BehaviourDrift) as info, expect_warning(UserWarning, match="wanted"):  # noqa: PT012
+        warnings.warn("something else", UserWarning, stacklevel=1)
+        warnings.warn("old api at 0x7f00aa11bb22" + TRIGGERED, DeprecationWarning, stacklevel=1)
     assert str(info.value) == drift_text(
         line,
         "UserWarning matching 'wanted'",
@@ -251,23 +252,31 @@ def test_only_other_warnings_is_drift_listing_them(capsys: pytest.CaptureFixture
 
 
 def test_other_warnings_are_emitted_again_after_the_block(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.warns(RuntimeWarning, match="unrelated") as recorded:
-        with expect_warning(UserWarning, match="wanted"):
-            line = next_line()
-            warnings.warn("wanted", UserWarning, stacklevel=1)
-            warnings.warn("unrelated", RuntimeWarning, stacklevel=1)
+    with pytest.warns(RuntimeWarning, match="unrelated") as recorded, expect_warning(UserWarning):  # noqa: PT031
+        line = next_line()
+        warnings.warn("wanted", UserWarning, stacklevel=1)
+        warnings.warn("unrelated", RuntimeWarning, stacklevel=1)
     assert [(record.category, str(record.message)) for record in recorded] == [(RuntimeWarning, "unrelated")]
     assert recorded[0].filename == __file__
     assert recorded[0].lineno == line + 1
     assert capsys.readouterr().out == f"{HERE}:{line}: UserWarning: wanted\n"
 
 
-def test_exception_inside_expect_warning_propagates_and_restores_filters() -> None:
+def test_exception_inside_expect_warning_propagates_and_restores_filters(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     before = list(warnings.filters)
-    with pytest.raises(KeyError, match="inside"), expect_warning(UserWarning):
+    with pytest.raises(KeyError, match="inside"), expect_warning(UserWarning):  # noqa: PT012
         warnings.warn("wanted", UserWarning, stacklevel=1)
         raise KeyError("inside")
     assert warnings.filters == before
+    assert capsys.readouterr().out == ""
+
+
+def test_exception_without_the_warning_is_not_drift() -> None:
+    with pytest.raises(KeyError, match="inside") as info, expect_warning(UserWarning):
+        raise KeyError("inside")
+    assert info.value.__cause__ is None
 
 
 def test_warning_filters_are_restored_after_the_block() -> None:
@@ -281,7 +290,14 @@ def test_warning_filters_are_restored_after_the_block() -> None:
 
 def test_other_warnings_become_errors_where_warnings_are_errors(capsys: pytest.CaptureFixture[str]) -> None:
     # pytest runs with filterwarnings=error, as an example runs after reset_example("before").
-    with pytest.raises(DeprecationWarning, match="undocumented"), expect_warning(UserWarning):
+    with pytest.raises(DeprecationWarning, match="undocumented"), expect_warning(UserWarning):  # noqa: PT012
         warnings.warn("wanted", UserWarning, stacklevel=1)
         warnings.warn("undocumented", DeprecationWarning, stacklevel=1)
     assert capsys.readouterr().out.endswith(": UserWarning: wanted\n")
+
+
+@pytest.mark.parametrize("interrupt", [KeyboardInterrupt(), ExampleTimeout("plot_x.py did not finish")])
+def test_interrupts_and_timeouts_are_never_documented_errors(interrupt: BaseException) -> None:
+    """Even ``expect_error(BaseException)`` lets an interrupt or a timeout through."""
+    with pytest.raises(type(interrupt)), expect_error(BaseException):
+        raise interrupt

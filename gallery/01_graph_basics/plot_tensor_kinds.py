@@ -6,7 +6,7 @@ Tensor, Parameter, Variable
 
 Old tutorials wrap data in ``torch.autograd.Variable``, models hold
 ``torch.nn.Parameter`` and everyday code calls ``torch.tensor``. This example
-shows that all three give a :class:`torch.Tensor` today, that they differ only
+shows that all three give a ``torch.Tensor`` today, that they differ only
 in the default of ``requires_grad`` and in how a module treats them, and that
 ``Variable`` no longer produces a type of its own.
 """
@@ -76,14 +76,16 @@ check(legacy.requires_grad, True, label="legacy.requires_grad")
 
 default_legacy = Variable(torch.tensor([3.0, -1.0], device=device))
 check(default_legacy.requires_grad, False, label="default_legacy.requires_grad")
+check(isinstance(weights, Variable), True, label="isinstance(weights, Variable)")
 
 # %%
 # Like ``torch.tensor``, ``Variable`` requires a gradient only when asked.
-# The deprecation is silent: no warning is emitted, the call simply returns a
-# Tensor. ``isinstance`` is kept working for old code in a surprising way:
-# *every* tensor passes ``isinstance(..., Variable)``, so the check tells you
+# The deprecation is silent: no warning is emitted (the site build turns
+# warnings into errors, so one would have stopped this page); the call simply
+# returns a Tensor. ``isinstance`` is kept working for old code in a
+# surprising way: *every* tensor passes ``isinstance(..., Variable)``, even
+# ``weights``, which never went near ``Variable``, so the check tells you
 # nothing.
-check(isinstance(weights, Variable), True, label="isinstance(weights, Variable)")
 
 # %%
 # All three take part in the same backward pass

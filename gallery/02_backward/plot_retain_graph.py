@@ -48,9 +48,9 @@ with expect_error(RuntimeError, match=SECOND_PASS):
 # %%
 # To compute its gradient, ``log`` needs its input (d log r / dr = 1/r), so
 # its node saved ``r`` during the forward pass (printed above through the
-# node's ``_saved_self``); ``q**2`` saved ``q`` for the
-# same reason. After the first pass those saved tensors were released, and
-# the second pass cannot evaluate the formulas.
+# node's ``_saved_self``); ``q**2`` needs ``q`` for the same reason. The first
+# pass released those saved tensors, so the second pass cannot evaluate the
+# formulas.
 #
 # The graph itself is still there: ``y`` keeps its ``grad_fn``. Only the saved
 # values are gone, as asking the ``log`` node for its saved input shows. The

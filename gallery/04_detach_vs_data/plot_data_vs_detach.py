@@ -30,9 +30,9 @@ check(a.grad, [0.19661193, 0.10499359, 0.04517666], label="a.grad")
 
 # %%
 # To compute that derivative, ``SigmoidBackward0`` does not recompute the
-# sigmoid: it saves its *output* ``out`` during the forward pass and reads
-# it during backward. Whatever happens to ``out`` in between changes the
-# gradient.
+# sigmoid: it saves its *output* ``out`` during the forward pass (its
+# ``_saved_result``) and reads it during backward. Whatever happens to
+# ``out`` in between changes the gradient.
 #
 # Zeroing through ``.data``
 # -------------------------
@@ -45,13 +45,15 @@ check(out_data.requires_grad, False, label="out_data.requires_grad")
 out_data.zero_()
 check(out, [0.0, 0.0, 0.0], label="out")
 check(out._version, 0, label="out._version")
+check(out.grad_fn._saved_result, [0.0, 0.0, 0.0], label="out.grad_fn._saved_result")
 show_state(a=a, out=out, out_data=out_data)
 
 out.sum().backward()
 check(a.grad, [0.0, 0.0, 0.0], label="a.grad")
 
 # %%
-# The table shows the cause: ``out_data`` shares ``out``'s storage but has a
+# The node's saved result is the zeroed memory. The table shows why backward
+# uses it anyway: ``out_data`` shares ``out``'s storage but has a
 # version counter of its own, so ``zero_()`` moved ``out_data``'s counter to
 # 1 and left ``out``'s at 0. Backward compares ``out``'s counter with the 0
 # it recorded when it saved ``out``, finds them equal, and computes

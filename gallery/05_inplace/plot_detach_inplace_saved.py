@@ -56,28 +56,34 @@ check(x.grad, 8.0, label="x.grad")
 # %%
 # An edited tensor that nobody saved
 # ----------------------------------
-# Now ``z`` is a linear combination of ``y1 = x + 1`` and ``y2 = x**2``, and
-# ``y2`` is zeroed the same way. Backward runs.
+# Now ``z`` is the linear combination :math:`3y_1 + 4y_2` of ``y1 = x + 1``
+# and ``y2 = x**2``, and ``y2`` is zeroed the same way. Backward runs.
 x = torch.tensor(3.0, device=device, requires_grad=True)
 y1 = x + 1
 y2 = x**2
-z = 3 * y1 + 4 * y2
+term1 = 3 * y1
+term2 = 4 * y2
+z = term1 + term2
 y2.detach().zero_()
 check(y2, 0.0, label="y2")
 check(y2._version, 1, label="y2._version")
-show_state(x=x, y1=y1, y2=y2, z=z)
+show_state(x=x, y1=y1, y2=y2, term2=term2, z=z)
 
+check(y2.grad_fn._saved_self, 3.0, label="y2.grad_fn._saved_self")
+check(term2.grad_fn._saved_self, None, label="term2.grad_fn._saved_self")
+check(term2.grad_fn._saved_other, 4, label="term2.grad_fn._saved_other")
 z.backward()
 check(z, 48.0, label="z")
 check(x.grad, 27.0, label="x.grad")
 
 # %%
 # ``y2``'s version counter moved to 1 as before, but no node compares it
-# with anything. ``PowBackward0`` of ``y2 = x**2`` saved its *input* ``x``,
-# which is untouched; multiplying by the Python numbers 3 and 4 and adding
-# save no tensor at all, because the derivative of :math:`3y_1 + 4y_2` is
-# the constants 3 and 4 whatever :math:`y_1` and :math:`y_2` are. So
-# backward never reads ``y2`` and computes :math:`3 + 4 \cdot 2x = 27` at
+# with anything. A node shows what it saved in its ``_saved_*`` attributes:
+# ``PowBackward0`` of ``y2 = x**2`` saved its *input* ``x`` (the 3.0),
+# which is untouched, and the ``MulBackward0`` of ``4 * y2`` saved the
+# number 4 but not ``y2``, because the derivative of :math:`4y_2` is 4
+# whatever :math:`y_2` is; the addition needs no values either. So backward
+# never reads ``y2`` and computes :math:`3 + 4 \cdot 2x = 27` at
 # :math:`x = 3`. ``z`` itself still holds 48, computed from :math:`y_2 = 9`
 # before the edit.
 #
@@ -105,9 +111,9 @@ with expect_error(
 # Through ``detach()``, a silent edit does not make a gradient of PyTorch's
 # own operations wrong: any such node whose formula reads the edited values
 # saved the tensor, and the shared version counter reports the edit, as in
-# the first and third graphs. That guarantee covers backward only. The edited tensor itself now holds other
-# values than the ones the graph was computed from, and anything that reads
-# it afterwards gets the new values:
+# the first and third graphs. That guarantee covers backward only. The
+# edited tensor itself now holds other values than the ones the graph was
+# computed from, and anything that reads it afterwards gets the new values:
 later = y2 * 2
 check(later, 0.0, label="later")
 

@@ -33,6 +33,7 @@ show_state(table=table, row=row)
 out = weight @ row
 table[0] = out
 check(row._version, 1, label="row._version")
+check(row.grad_fn, "AsStridedBackward0", label="row.grad_fn")
 show_state(table=table, row=row, out=out)
 
 with expect_error(
@@ -62,6 +63,8 @@ table = emb.clone()
 row = table[[0], :]
 out = row @ weight
 table[[0], :] = out
+check(table._version, 1, label="table._version")
+check(row._version, 0, label="row._version")
 show_state(table=table, row=row, out=out)
 
 out.sum().backward()
@@ -91,13 +94,16 @@ out = row @ weight
 table[[0], :] = out
 row = 3
 
+check(out.grad_fn._saved_self, [[1.0, 2.0, 3.0]], label="out.grad_fn._saved_self")
+check(out.grad_fn._saved_self._version, 0, label="out.grad_fn._saved_self._version")
 out.sum().backward()
 check(weight.grad, [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0], [3.0, 3.0, 3.0]], label="weight.grad")
 
 # %%
-# Rebinding changes no tensor (see :ref:`python_rebinding_inplace`): the
-# tensor that the product saved still exists, because the graph holds it,
-# and still has its values and version 0. Only the name moved.
+# Rebinding changes no tensor (see :ref:`python_rebinding_inplace`). The
+# tensor that the product saved still exists, because the graph holds it:
+# ``out.grad_fn._saved_self`` reads it back from the ``MmBackward0`` node,
+# with its values and at version 0. Only the name moved.
 #
 # Writing into the copy
 # ---------------------
@@ -110,6 +116,7 @@ out = row @ weight
 table[[0], :] = out
 row[0] = 2
 check(row, [[2.0, 2.0, 2.0]], label="row")
+check(row.grad_fn, "torch::autograd::CopySlices", label="row.grad_fn")
 show_state(table=table, row=row, out=out)
 
 with expect_error(

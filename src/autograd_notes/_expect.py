@@ -10,6 +10,7 @@ from typing import Generic, Literal, TypeVar
 from ._drift import BehaviourDrift, Location, caller_location
 from ._normalise import normalise_message
 from ._paths import display_path
+from ._reset import ExampleTimeout
 from ._traceback import format_clean_traceback
 
 __all__ = ["expect_error", "expect_warning"]
@@ -77,9 +78,9 @@ class expect_error(Generic[E]):  # noqa: N801 - used like a function, as pytest.
             raise BehaviourDrift(
                 location=self._location, documented=documented, observed="no exception was raised"
             )
-        if isinstance(exc, BehaviourDrift) or not isinstance(exc, self.expected):
-            if isinstance(exc, BehaviourDrift):
-                return False
+        if not isinstance(exc, Exception) or isinstance(exc, (BehaviourDrift, ExampleTimeout)):
+            return False  # interrupts, timeouts and drift are never an example's documented error
+        if not isinstance(exc, self.expected):
             raise BehaviourDrift(
                 location=self._location,
                 documented=documented,

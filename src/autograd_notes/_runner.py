@@ -25,7 +25,10 @@ class RunnerInfo:
     @property
     def key(self) -> str:
         """One string that changes whenever captured outputs may change."""
-        return f"torch={self.torch_version};variant={self.variant};device={self.device};python={self.python}"
+        return (
+            f"torch={self.torch_version};variant={self.variant};device={self.device};"
+            f"device_name={self.device_name};python={self.python}"
+        )
 
 
 def _variant() -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 import torch
 
@@ -10,8 +10,6 @@ from ._drift import BehaviourDrift, caller_location
 from ._normalise import normalise_message
 
 __all__ = ["check", "format_value"]
-
-T = TypeVar("T")
 
 
 def format_value(value: object) -> str:
@@ -68,14 +66,14 @@ def _compare(actual: object, expected: object, rtol: float | None, atol: float |
 
 
 def check(
-    value: T,
+    value: object,
     expected: Any,
     *,
     label: str | None = None,
     rtol: float | None = None,
     atol: float | None = None,
-) -> T:
-    """Print ``value`` and check it is the documented ``expected``; return it.
+) -> None:
+    """Print ``value`` and check it is the documented ``expected``.
 
     * ``None`` and booleans must be the very same object (``x.grad is None``);
     * a string is compared with the value, or with an autograd node's name;
@@ -88,7 +86,8 @@ def check(
 
     The line printed is ``label: value`` (just the value without a label).
     A mismatch raises :class:`~autograd_notes.BehaviourDrift` with both
-    values.
+    values. Nothing is returned, so that a notebook cell ending with a check
+    does not display the value a second time.
     """
     location = caller_location()
     shown = format_value(value)
@@ -100,4 +99,3 @@ def check(
             documented=f"{label + ': ' if label else ''}{format_value(expected)}",
             observed=f"{shown} ({reason})",
         )
-    return value

@@ -1,0 +1,144 @@
+"""
+.. _pin_memory_empty:
+
+``torch.empty`` and ``pin_memory``
+==================================
+
+``torch.empty`` allocates memory and does not fill it; ``pin_memory=True``
+asks for page-locked host memory, which needs an accelerator backend. This
+example shows what ``torch.empty(..., pin_memory=True)`` does on a machine
+without CUDA and on one with it, why its values must never be trusted on any
+machine, and what the "values" printed in a well-known answer really were.
+"""
+
+# %%
+# ``pin_memory=True`` depends on the machine
+# ------------------------------------------
+# Pinned (page-locked) memory is *host* memory that a GPU can copy from
+# directly, which makes ``.to("cuda", non_blocking=True)`` faster. It is
+# allocated by the accelerator's runtime, so PyTorch can only provide it when
+# such a backend is available. The code below branches on
+# ``torch.cuda.is_available()``: the first line of its output says which
+# branch the runner that built this page took.
+import torch
+
+from autograd_notes import check, expect_error, runner_device
+
+device = runner_device()
+
+cuda = torch.cuda.is_available()
+print(f"torch.cuda.is_available(): {cuda}")
+if cuda:
+    pinned = torch.empty(3, requires_grad=True, pin_memory=True)
+    outcome = (
+        f"{pinned.device.type} tensor, is_pinned={pinned.is_pinned()}, requires_grad={pinned.requires_grad}"
+    )
+else:
+    with expect_error(
+        RuntimeError,
+        match=(
+            r"^pin_memory=True requires a CUDA or other accelerator backend; "
+            r"no pinned memory allocator is available on this system\.$"
+        ),
+    ) as refused:
+        torch.empty(3, requires_grad=True, pin_memory=True)
+    outcome = f"refused with {type(refused.value).__name__}"
+
+# the documented outcome on each kind of runner
+documented = "cpu tensor, is_pinned=True, requires_grad=True" if cuda else "refused with RuntimeError"
+check(outcome, documented, label="torch.empty(3, requires_grad=True, pin_memory=True)")
+
+# %%
+# On a machine without CUDA the call raises before allocating anything (this
+# branch was checked with a CPU-only build of PyTorch). On a machine with
+# CUDA it returns a pinned tensor that lives on the CPU, even when the
+# example's own tensors are on the GPU: pinning is a property of host memory.
+# This is why this tensor, unlike every other one on this site, is not
+# created on ``device``. Its values are not printed: they are whatever the
+# memory held before.
+#
+# ``torch.empty`` never initialises, pinned or not
+# ------------------------------------------------
+# ``torch.empty`` only reserves memory; its contents are unspecified on
+# every device and with every option. Only the shape and dtype are defined.
+# ``torch.zeros``, ``torch.ones`` and ``torch.full`` write known values.
+scratch = torch.empty(3, device=device)
+check(scratch.numel(), 3, label="scratch.numel()")
+check(scratch.dtype is torch.float32, True, label="scratch.dtype is torch.float32")
+
+start = torch.zeros(3, device=device, requires_grad=True)
+check(start, [0.0, 0.0, 0.0], label="start")
+half = torch.full((3,), 0.5, device=device)
+check(half, [0.5, 0.5, 0.5], label="half")
+
+# %%
+# A leaf made with ``torch.empty`` gives gradients that depend on leftover
+# memory: through ``log``, a zero becomes ``-inf`` and a gradient of ``inf``
+# (as shown below). Use ``empty`` only for buffers that are fully
+# overwritten before they are read.
+#
+# What the document's printed values were
+# ---------------------------------------
+# The answer builds one-element leaves ``a``, ``b``, ``c`` with
+# ``torch.empty(1, requires_grad=True, pin_memory=True)``, computes
+# ``y = 3a + 2b² + log(c)`` and calls ``y.backward`` with a *three*-element
+# gradient ``[0.1, 1.0, 0.0001]``. Today that call is refused whatever the
+# leaves hold, because the gradient does not have the shape of ``y``; zeros
+# stand in for the unknown values here:
+a = torch.zeros(1, device=device, requires_grad=True)
+b = torch.zeros(1, device=device, requires_grad=True)
+c = torch.zeros(1, device=device, requires_grad=True)
+y = 3 * a + 2 * b**2 + torch.log(c)
+three = torch.tensor([0.1, 1.0, 0.0001], device=device)
+with expect_error(
+    RuntimeError,
+    match=(
+        r"^Mismatch in shape: grad_output\[0\] has a shape of torch\.Size\(\[3\]\) "
+        r"and output\[0\] has a shape of torch\.Size\(\[1\]\)\.$"
+    ),
+):
+    y.backward(three)
+
+# %%
+# The document printed ``a.grad = 3.3003``, ``b.grad = 0.`` and
+# ``c.grad = inf``. The first one is not garbage at all: ∂y/∂a is 3 whatever
+# ``a`` holds, and 3.3003 is exactly 3 times the *sum* of the gradient's
+# three elements.
+check(3 * (0.1 + 1.0 + 0.0001), 3.3003, label="3 * (0.1 + 1.0 + 0.0001)")
+
+# %%
+# That is what a PyTorch which summed the three-element gradient onto the
+# one-element output, instead of refusing it, would print. Doing that sum by
+# hand with ``b = 0`` and ``c = 0`` reproduces all three printed values:
+# ∂y/∂b = 4b is 0 and ∂y/∂c = 1/c is ``inf``. The "random" output is
+# explained by memory that happened to hold zeros and a shape mismatch that
+# went unreported.
+y.backward(three.sum().reshape(1))
+check(a.grad, [3.3003], label="a.grad")
+check(b.grad, [0.0], label="b.grad")
+check(c.grad, [float("inf")], label="c.grad")
+
+# %%
+# Sources
+# -------
+# - :ref:`source_003` creates leaves with
+#   ``torch.empty(1, requires_grad=True, pin_memory=True)``. **Holds only on
+#   a machine where CUDA is available** (where the call returns a pinned CPU
+#   tensor). On a machine without it, such as a CPU-only runner, the call
+#   raises "pin_memory=True requires a CUDA or other accelerator backend". The
+#   output above shows which case the runner that built this page was.
+# - The same document prints ``3.3003``, ``0.`` and ``inf`` as the gradients
+#   of those leaves. **Does not hold** today: the three-element gradient for
+#   a one-element output is refused with "Mismatch in shape". Nor were the
+#   values arbitrary: 3.3003 does not depend on the memory at all, and all
+#   three are what the summed gradient gives for ``b = 0`` and ``c = 0``
+#   (reproduced above), which suggests that the PyTorch of the time summed
+#   the gradient instead of refusing it.
+# - It warns that ``torch.empty`` gives different values from run to run.
+#   **Holds**, and on every device: the values are unspecified, so this page
+#   never prints or checks them. Its suggestion that ``pin_memory=True``
+#   avoids this **does not hold**: pinning chooses where host memory is
+#   allocated, not what it contains, and PyTorch documents ``torch.empty`` as
+#   returning uninitialised data whatever its options. This point is stated
+#   from the PyTorch documentation, not checked by the code above, since
+#   garbage cannot be tested for.

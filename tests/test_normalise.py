@@ -1,0 +1,38 @@
+"""normalise_message: messages stable across machines and builds."""
+
+from __future__ import annotations
+
+import pytest
+
+from autograd_notes._normalise import normalise_message
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "The .grad attribute is being accessed. (Triggered internally at "
+            "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)",
+            "The .grad attribute is being accessed.",
+        ),
+        ("first\n  (Triggered internally at C:\\actions\\x.cpp:7.)\nnext", "first\nnext"),
+        ("<AddBackward0 object at 0x7f00aa11bb22>", "<AddBackward0>"),
+        ("<torch.autograd.graph.Node object at 0xdeadbeef>", "<torch.autograd.graph.Node>"),
+        ("hook at 0x7f00aa11bb22 and 0xABCDEF", "hook at 0x… and 0x…"),
+        ("small numbers stay: 0x1f, 0xabcde", "small numbers stay: 0x1f, 0xabcde"),
+        ("word0x7f00aa11bb22", "word0x7f00aa11bb22"),
+        ("trailing   \nspaces\t\n", "trailing\nspaces"),
+        ("", ""),
+        ("tensor([1., 2.], grad_fn=<MulBackward0>)", "tensor([1., 2.], grad_fn=<MulBackward0>)"),
+    ],
+)
+def test_normalise_message(text: str, expected: str) -> None:
+    assert normalise_message(text) == expected
+
+
+def test_normalise_message_is_idempotent() -> None:
+    once = normalise_message(
+        "<X object at 0x7f00aa11bb22> at 0x7f00aa11bb22   (Triggered internally at a.cpp:1.)"
+    )
+    assert once == "<X> at 0x…"
+    assert normalise_message(once) == once

@@ -1,0 +1,176 @@
+"""reset_example: isolate one example from the next, and time it out."""
+
+from __future__ import annotations
+
+import random
+import signal
+import time
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import torch
+
+from autograd_notes._reset import (
+    DEFAULT_TIMEOUT_S,
+    EXECUTION_LOG_VARIABLE,
+    TIMEOUT_VARIABLE,
+    ExampleTimeout,
+    example_timeout,
+    reset_example,
+    reset_torch_state,
+)
+
+FNAME = "plot_x.py"
+TIMED_OUT = r"^plot_x\.py did not finish within 0\.2 s \(set AUTOGRAD_NOTES_EXAMPLE_TIMEOUT to change\)$"
+
+
+def before() -> None:
+    reset_example(gallery_conf={}, fname=FNAME, when="before")
+
+
+def after() -> None:
+    reset_example(gallery_conf={}, fname=FNAME, when="after")
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No variable from the caller's shell, no alarm and PyTorch's defaults after each test."""
+    monkeypatch.delenv(TIMEOUT_VARIABLE, raising=False)
+    monkeypatch.delenv(EXECUTION_LOG_VARIABLE, raising=False)
+    handler = signal.getsignal(signal.SIGALRM)
+    with warnings.catch_warnings():
+        yield
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, handler)
+    reset_torch_state()
+
+
+def draws() -> tuple[float, list[float]]:
+    return random.random(), torch.rand(3).tolist()
+
+
+def test_before_and_after_reset_the_seeds() -> None:
+    try:
+        before()
+        first = draws()
+        assert draws() != first
+        after()
+        assert draws() == first
+        before()
+        assert draws() == first
+    finally:
+        after()
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_global_torch_state_is_reset(when: str) -> None:
+    torch.set_default_dtype(torch.float64)
+    torch.set_grad_enabled(False)
+    torch.autograd.set_detect_anomaly(True)
+    torch.use_deterministic_algorithms(True)
+    try:
+        reset_example(gallery_conf={}, fname=FNAME, when=when)
+        assert torch.get_default_dtype() == torch.float32
+        assert torch.is_grad_enabled()
+        assert not torch.is_anomaly_enabled()
+        assert not torch.are_deterministic_algorithms_enabled()
+    finally:
+        after()
+
+
+def test_before_makes_warnings_errors_and_after_restores_the_filters() -> None:
+    warnings.simplefilter("ignore")
+    previous = list(warnings.filters)
+    try:
+        before()
+        with pytest.raises(UserWarning, match="undocumented"):
+            warnings.warn("undocumented", UserWarning, stacklevel=1)
+    finally:
+        after()
+    assert warnings.filters == previous
+    warnings.warn("ignored again", UserWarning, stacklevel=1)  # would raise if "error" were left
+
+
+def test_execution_log_gets_one_line_per_before(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    log = tmp_path / "executed.txt"
+    monkeypatch.setenv(EXECUTION_LOG_VARIABLE, str(log))
+    for fname in ["gallery/a/plot_one.py", "gallery/b/plot_two.py", "gallery/a/plot_one.py"]:
+        try:
+            reset_example(gallery_conf={}, fname=fname, when="before")
+        finally:
+            reset_example(gallery_conf={}, fname=fname, when="after")
+    assert (
+        log.read_text(encoding="utf-8")
+        == "gallery/a/plot_one.py\ngallery/b/plot_two.py\ngallery/a/plot_one.py\n"
+    )
+
+
+def test_no_execution_log_without_the_variable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    try:
+        before()
+    finally:
+        after()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_timeout_interrupts_a_busy_example(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(TIMEOUT_VARIABLE, "0.2")
+    start = time.monotonic()
+    try:
+        before()
+        with pytest.raises(ExampleTimeout, match=TIMED_OUT):  # noqa: PT012 - a busy example
+            while time.monotonic() - start < 5:
+                time.sleep(0.01)
+    finally:
+        after()
+    elapsed = time.monotonic() - start
+    assert 0.15 < elapsed < 1.0
+
+
+def test_after_disarms_the_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(TIMEOUT_VARIABLE, "0.2")
+    handler = signal.getsignal(signal.SIGALRM)
+    try:
+        before()
+        assert signal.getitimer(signal.ITIMER_REAL)[0] > 0
+        assert signal.getsignal(signal.SIGALRM) is not handler
+    finally:
+        after()
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) is handler
+    time.sleep(0.4)  # past the timeout: nothing is raised
+
+
+def test_default_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert example_timeout() == DEFAULT_TIMEOUT_S == 120.0
+    monkeypatch.setenv(TIMEOUT_VARIABLE, "  ")
+    assert example_timeout() == 120.0
+    monkeypatch.setenv(TIMEOUT_VARIABLE, " 2.5 ")
+    assert example_timeout() == 2.5
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        ("soon", "is not a number of seconds"),
+        ("10s", "is not a number of seconds"),
+        ("0", "must be positive"),
+        ("-1", "must be positive"),
+        ("nan", "must be positive"),
+        ("inf", "must be positive"),
+    ],
+)
+def test_invalid_timeout_names_the_variable(monkeypatch: pytest.MonkeyPatch, raw: str, reason: str) -> None:
+    monkeypatch.setenv(TIMEOUT_VARIABLE, raw)
+    expected = rf"^AUTOGRAD_NOTES_EXAMPLE_TIMEOUT='{raw}' {reason}"
+    with pytest.raises(ValueError, match=expected):
+        example_timeout()
+    try:
+        with pytest.raises(ValueError, match=expected):
+            before()
+    finally:
+        after()
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
