@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -74,3 +75,21 @@ def test_example_declares_label_title_and_sources(example: Path) -> None:
 def test_example_runs_and_its_checks_pass_on_cuda(example: Path, tmp_path: Path) -> None:
     result = run_as_download(example, tmp_path, AUTOGRAD_NOTES_DEVICE="cuda")
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+
+
+def test_sources_page_lists_every_example_that_cites_a_source() -> None:
+    """docs/sources.md's "Rebuilt in" lines and the examples' Sources sections agree."""
+    page = (ROOT / "docs" / "sources.md").read_text(encoding="utf-8")
+    listed: dict[str, set[str]] = {}
+    parts = re.split(r"\n\((source_\d{3})\)=\n", page)
+    for source, body in zip(parts[1::2], parts[2::2], strict=True):
+        rebuilt = body.split("**Rebuilt in**:")[1]
+        listed[source] = set(re.findall(r"\{ref\}`(\w+)`", rebuilt))
+    cited: dict[str, set[str]] = {source: set() for source in listed}
+    for example in EXAMPLES:
+        text = (ROOT / "gallery" / example).read_text(encoding="utf-8")
+        label = re.search(r"\.\. _(\w+):", text)
+        assert label is not None, example
+        for source in set(re.findall(r":ref:`(source_\d{3})`", text)):
+            cited[source].add(label.group(1))
+    assert cited == listed
