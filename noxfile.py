@@ -103,6 +103,30 @@ def lint(session: nox.Session) -> None:
 
 
 @nox.session
+def drift(session: nox.Session) -> None:
+    """Re-run every example on this machine's runners and compare with records/ (-- --torch X.Y.Z)."""
+    args = list(session.posargs)
+    report = ["--json", str(BUILD / "drift.json")]
+    if "--torch" not in args:
+        _install(session)
+        session.run("python", "-m", "autograd_notes", "drift", *report, *args)
+        return
+    at = args.index("--torch")
+    if at + 1 >= len(args):
+        session.error("--torch needs a version, e.g. nox -s drift -- --torch 2.15.0")
+    version = args[at + 1]
+    del args[at : at + 2]
+    # Its own environment per PyTorch version, beside nox's, so the pinned one stays as it is.
+    env = ROOT / ".nox" / f"drift-torch-{version}"
+    python = env / "bin" / "python"
+    if not python.exists():
+        session.run("python", "-m", "venv", str(env))
+    session.run(str(python), "-m", "pip", "install", f"torch=={version}", "-e", ".", external=True)
+    session.log(f"comparing the records with torch {version}, installed in {env.relative_to(ROOT)}")
+    session.run(str(python), "-m", "autograd_notes", "drift", *report, *args, external=True)
+
+
+@nox.session
 def benchmark(session: nox.Session) -> None:
     """Measure build times and example executions per build, as ratios."""
     _install(session, "docs")

@@ -89,7 +89,7 @@ def test_concept_notebook_was_executed(site: Build) -> None:
 
 
 def test_runner_page_names_this_runner(site: Build) -> None:
-    page = text_of(site.page("runner.html"))
+    page = text_of(site.page("runners.html"))
     assert torch.__version__ in page
     assert "CPU" in page
     assert f"{sys.version_info.major}.{sys.version_info.minor}" in page

@@ -8,6 +8,7 @@ from types import TracebackType
 from typing import Generic, Literal, TypeVar
 
 from ._drift import BehaviourDrift, Location, caller_location
+from ._events import is_recording, report
 from ._normalise import normalise_message
 from ._paths import display_path
 from ._reset import ExampleTimeout
@@ -53,7 +54,9 @@ class expect_error(Generic[E]):  # noqa: N801 - used like a function, as pytest.
 
     Otherwise :class:`~autograd_notes.BehaviourDrift` is raised: when the
     block raised nothing, raised another type (chained to it), or a message
-    that ``match`` no longer finds.
+    that ``match`` no longer finds. During a capture
+    (:func:`~autograd_notes._events.recording`) the outcome is reported
+    instead, and a raised exception of any type is printed and suppressed.
     """
 
     def __init__(self, expected: type[E] | tuple[type[E], ...], *, match: str | None = None) -> None:
@@ -73,26 +76,33 @@ class expect_error(Generic[E]):  # noqa: N801 - used like a function, as pytest.
         tb: TracebackType | None,
     ) -> bool:
         assert self._location is not None, "expect_error used without 'with'"
-        documented = _documented(self.expected, self.match)
-        if exc is None:
-            raise BehaviourDrift(
-                location=self._location, documented=documented, observed="no exception was raised"
-            )
-        if not isinstance(exc, Exception) or isinstance(exc, (BehaviourDrift, ExampleTimeout)):
+        if exc is not None and (
+            not isinstance(exc, Exception) or isinstance(exc, (BehaviourDrift, ExampleTimeout))
+        ):
             return False  # interrupts, timeouts and drift are never an example's documented error
-        if not isinstance(exc, self.expected):
-            raise BehaviourDrift(
-                location=self._location,
-                documented=documented,
-                observed=f"{type(exc).__name__}: {_one_line(str(exc))}",
-            ) from exc
-        if self.match is not None and not re.search(self.match, str(exc)):
-            raise BehaviourDrift(
-                location=self._location,
-                documented=documented,
-                observed=f"the message changed to {_one_line(str(exc))!r}",
-            ) from exc
-        self.value = exc
+        documented = _documented(self.expected, self.match)
+        problem = None
+        if exc is None:
+            problem = "no exception was raised"
+        elif not isinstance(exc, self.expected):
+            problem = f"{type(exc).__name__}: {_one_line(str(exc))}"
+        elif self.match is not None and not re.search(self.match, str(exc)):
+            problem = f"the message changed to {_one_line(str(exc))!r}"
+        report(
+            {
+                "kind": "error",
+                "line": self._location.line,
+                "documented": documented,
+                "raised": type(exc).__name__ if exc is not None else None,
+                "message": normalise_message(str(exc)) if exc is not None else None,
+                "holds": problem is None,
+            }
+        )
+        if problem is not None and not is_recording():
+            raise BehaviourDrift(location=self._location, documented=documented, observed=problem) from exc
+        if exc is None:
+            return False
+        self.value = exc  # type: ignore[assignment]  # a capture keeps what was raised, of any type
         print(format_clean_traceback(exc, tb))
         return True
 
@@ -108,7 +118,8 @@ class expect_warning(Generic[W]):  # noqa: N801 - used like a function, as pytes
     again after it, so nothing is hidden.
 
     Otherwise :class:`~autograd_notes.BehaviourDrift` is raised, saying which
-    warnings (if any) were emitted instead.
+    warnings (if any) were emitted instead; during a capture, every warning
+    caught is reported instead.
     """
 
     def __init__(self, expected: type[W] | tuple[type[W], ...], *, match: str | None = None) -> None:
@@ -144,13 +155,26 @@ class expect_warning(Generic[W]):  # noqa: N801 - used like a function, as pytes
             return False
         self.records = [record for record in self._caught if self._matches(record)]
         others = [record for record in self._caught if not self._matches(record)]
-        if not self.records:
+        documented = _documented(self.expected, self.match)
+        report(
+            {
+                "kind": "warning",
+                "line": self._location.line,
+                "documented": documented,
+                "warnings": [
+                    {"category": record.category.__name__, "message": normalise_message(str(record.message))}
+                    for record in self._caught
+                ],
+                "holds": bool(self.records),
+            }
+        )
+        if not self.records and not is_recording():
             observed = "; ".join(
                 f"{record.category.__name__}: {_one_line(str(record.message))}" for record in others
             )
             raise BehaviourDrift(
                 location=self._location,
-                documented=_documented(self.expected, self.match),
+                documented=documented,
                 observed=f"other warnings: {observed}" if others else "no warning was emitted",
             )
         for record in self.records:

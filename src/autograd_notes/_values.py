@@ -7,6 +7,7 @@ from typing import Any
 import torch
 
 from ._drift import BehaviourDrift, caller_location
+from ._events import is_recording, report
 from ._normalise import normalise_message
 
 __all__ = ["check", "format_value"]
@@ -86,14 +87,25 @@ def check(
 
     The line printed is ``label: value`` (just the value without a label).
     A mismatch raises :class:`~autograd_notes.BehaviourDrift` with both
-    values. Nothing is returned, so that a notebook cell ending with a check
-    does not display the value a second time.
+    values (during a capture, the outcome is reported instead). Nothing is
+    returned, so that a notebook cell ending with a check does not display
+    the value a second time.
     """
     location = caller_location()
     shown = format_value(value)
     print(f"{label}: {shown}" if label else shown)
     reason = _compare(value, expected, rtol, atol)
-    if reason is not None:
+    report(
+        {
+            "kind": "value",
+            "line": location.line,
+            "label": label,
+            "value": shown,
+            "documented": format_value(expected),
+            "holds": reason is None,
+        }
+    )
+    if reason is not None and not is_recording():
         raise BehaviourDrift(
             location=location,
             documented=f"{label + ': ' if label else ''}{format_value(expected)}",

@@ -10,7 +10,15 @@ Contract, for ``extensions = ["autograd_notes.sphinxext", ...]`` listed
   alone: when the key differs from the one stored beside the generated
   gallery, its ``*.md5`` files are removed so every example runs again. An
   unchanged rebuild executes nothing.
-* **``runner-info`` directive.** A table of the runner that built the site.
+* **Recorded runners on the pages.** Every generated example page gets a
+  ``runner-summary`` at its top and a ``runner-outputs`` directive in place
+  of each cell's output (:mod:`autograd_notes._site_runners`): outputs of the
+  other runners' records appear beside this build's where they differ. The
+  records folder is ``autograd_notes_records`` (default ``../records`` from
+  the configuration folder); a digest of its files rebuilds the
+  environment when a record changes.
+* **``runner-info`` and ``runner-matrix`` directives.** The runner that
+  built the site; every example × every runner, with this build's drift.
 * **No leaks.** After an HTML build, every page is searched for absolute
   paths, the user name and memory addresses
   (:func:`~autograd_notes._leaks.find_leaks`); each finding is a warning,
@@ -19,6 +27,7 @@ Contract, for ``extensions = ["autograd_notes.sphinxext", ...]`` listed
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -28,18 +37,52 @@ from sphinx.config import Config
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from ._gallery_rst import summary_directive, wrap_outputs
 from ._leaks import find_leaks, leak_patterns
 from ._runner import runner_info
+from ._site_runners import DIRECTIVES
 
 __all__ = ["RunnerInfoDirective", "setup"]
 
 logger = logging.getLogger(__name__)
 
 RUNNER_KEY_FILE = ".runner-key"
+STATIC = Path(__file__).parent / "static"
+
+
+def _records_dir(app: Sphinx, config: Config) -> Path:
+    return Path(app.confdir, config.autograd_notes_records or "../records").resolve()
+
+
+def records_digest(records: Path) -> str:
+    """A digest of every record file's path and contents ("" when there are none)."""
+    digest = hashlib.sha256()
+    for path in sorted(records.rglob("*.json")):
+        digest.update(path.relative_to(records).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest() if records.exists() else ""
 
 
 def _set_runner_key(app: Sphinx, config: Config) -> None:
     config.autograd_notes_runner = runner_info().key
+    config.autograd_notes_records = str(_records_dir(app, config))
+    config.autograd_notes_records_digest = records_digest(Path(config.autograd_notes_records))
+
+
+def _gallery_example(app: Sphinx, docname: str) -> str | None:
+    """``<section>/plot_x.py`` when ``docname`` is a generated example page."""
+    for gallery_dir in _gallery_dirs(app):
+        prefix = Path(gallery_dir).relative_to(app.srcdir).as_posix() + "/"
+        rest = docname.removeprefix(prefix)
+        if rest != docname and Path(rest).name.startswith("plot_") and "/" in rest:
+            return rest + ".py"
+    return None
+
+
+def _add_runner_directives(app: Sphinx, docname: str, source: list[str]) -> None:
+    example = _gallery_example(app, docname)
+    if example is not None:
+        source[0] = summary_directive(wrap_outputs(source[0], example), example)
 
 
 def _gallery_dirs(app: Sphinx) -> list[Path]:
@@ -106,6 +149,12 @@ class RunnerInfoDirective(SphinxDirective):
         return [table]
 
 
+def _add_static(app: Sphinx) -> None:
+    if app.builder.format == "html":
+        app.config.html_static_path.append(str(STATIC))
+        app.add_css_file("autograd_notes.css")
+
+
 def _check_leaks(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
@@ -125,7 +174,13 @@ def _check_leaks(app: Sphinx, exception: Exception | None) -> None:
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the config value, hooks and directive (see the module docstring)."""
     app.add_config_value("autograd_notes_runner", "", "env", types=frozenset({str}))
+    app.add_config_value("autograd_notes_records", "", "env", types=frozenset({str}))
+    app.add_config_value("autograd_notes_records_digest", "", "env", types=frozenset({str}))
     app.connect("config-inited", _set_runner_key)
+    app.connect("source-read", _add_runner_directives)
+    app.connect("builder-inited", _add_static)
+    for name, directive in DIRECTIVES.items():
+        app.add_directive(name, directive)
     # Before sphinx-gallery's own builder-inited handler (priority 500) runs examples.
     app.connect("builder-inited", _invalidate, priority=400)
     app.connect("build-finished", _check_leaks)

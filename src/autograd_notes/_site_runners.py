@@ -1,0 +1,246 @@
+"""Runner-aware pages: recorded outputs of every runner beside this build's.
+
+Three directives, registered by :mod:`autograd_notes.sphinxext`:
+
+* ``runner-outputs`` (inserted by the extension into every generated example
+  page, one per code cell, holding that cell's live output): the output of
+  this build and, where another runner's record differs, that runner's
+  output in a tab, with a sentence saying why; where the records agree, one
+  output and a mark saying so.
+* ``runner-summary`` (top of each example page): which runners the page's
+  outputs come from, their PyTorch and when they were recorded.
+* ``runner-matrix`` (the runners page): every example × every runner, with
+  the differences between the records and this build.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.util.docutils import SphinxDirective
+
+from ._compare import compare_live, explain_output_difference, record_cell
+from ._gallery_rst import code_cells
+from ._records import RUNNERS, Record, load_record, record_path
+from ._runner import runner_info
+
+__all__ = ["DIRECTIVES", "RunnerMatrixDirective", "RunnerOutputsDirective", "RunnerSummaryDirective"]
+
+_RUNNER_NAMES = {"cpu": "CPU runner", "cuda": "CUDA runner"}
+_tab_ids = itertools.count()
+
+
+class _RunnerDirective(SphinxDirective):
+    """Shared access to the records of an example and to this build's runner."""
+
+    @property
+    def this_runner(self) -> str:
+        return runner_info().device
+
+    def records_dir(self) -> Path:
+        return Path(self.config.autograd_notes_records)
+
+    def records(self, example: str) -> dict[str, Record | None]:
+        # no note_dependency: records are hashed into a config value that
+        # rebuilds the environment when any of them changes (see sphinxext)
+        return {runner: load_record(record_path(self.records_dir(), runner, example)) for runner in RUNNERS}
+
+    @staticmethod
+    def describe(record: Record) -> str:
+        runner = record["runner"]
+        return f"torch {runner['torch']}, {runner['device_name']}, recorded {record['recorded']}"
+
+
+def _output_block(lines: list[str]) -> nodes.literal_block:
+    text = "\n".join(lines)
+    block = nodes.literal_block(text, text, classes=["sphx-glr-script-out", "runner-output"])
+    block["language"] = "none"
+    return block
+
+
+class RunnerOutputsDirective(_RunnerDirective):
+    """``.. runner-outputs:: <example>`` with ``:line:`` and the live output as content."""
+
+    required_arguments = 1
+    has_content = True
+    option_spec = {"line": directives.positive_int}  # noqa: RUF012 - docutils API
+
+    def run(self) -> list[nodes.Node]:
+        """Return this build's output, with other runners' where they differ."""
+        example, line = self.arguments[0], self.options["line"]
+        live = list(self.content)
+        while live and not live[-1].strip():
+            live.pop()
+        others: list[tuple[str, Record, list[str]]] = []
+        for runner, record in self.records(example).items():
+            cell = record_cell(record, line) if record is not None and runner != self.this_runner else None
+            if record is not None and cell is not None:
+                others.append((runner, record, cell["output"]))
+        differing = [(runner, record, output) for runner, record, output in others if output != live]
+        if not differing:
+            result: list[nodes.Node] = [_output_block(live)] if live else []
+            if others and live:
+                names = ", ".join(f"{_RUNNER_NAMES[r]} ({self.describe(rec)})" for r, rec, _ in others)
+                result.append(nodes.paragraph("", f"✓ Same output on the {names}.", classes=["runner-same"]))
+            return result
+        return [self._tabs(live, differing)]
+
+    def _tabs(self, live: list[str], differing: list[tuple[str, Record, list[str]]]) -> nodes.Node:
+        group = f"runner-tabs-{next(_tab_ids)}"
+        info = runner_info()
+        tabs = [(f"{_RUNNER_NAMES[self.this_runner]} · this build (torch {info.torch_version})", live)]
+        tabs += [(f"{_RUNNER_NAMES[r]} · {self.describe(rec)}", output) for r, rec, output in differing]
+        container = nodes.container(classes=["runner-tabs"])
+        for index, (label, lines) in enumerate(tabs):
+            tab_id = f"{group}-{index}"
+            checked = " checked" if index == 0 else ""
+            container += nodes.raw(
+                "",
+                f'<input type="radio" name="{group}" id="{tab_id}"{checked}>'
+                f'<label for="{tab_id}">{html.escape(label)}</label>',
+                format="html",
+            )
+            panel = nodes.container(classes=["runner-tab-panel"])
+            panel += _output_block(lines) if lines else nodes.paragraph("", "(no output)")
+            container += panel
+        why = " ".join(sorted({explain_output_difference(live, output) for _, _, output in differing}))
+        container += nodes.paragraph("", f"Why the runners differ: {why}", classes=["runner-why"])
+        return container
+
+
+class RunnerSummaryDirective(_RunnerDirective):
+    """``.. runner-summary:: <example>``: where this page's outputs come from."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        """Return a note naming this build's runner and every recorded one."""
+        example = self.arguments[0]
+        info = runner_info()
+        note = nodes.admonition(classes=["runner-summary"])
+        note += nodes.title("", "Runners")
+        note += nodes.paragraph(
+            "",
+            f"Outputs on this page ran when the site was built, on the {_RUNNER_NAMES[info.device]}: "
+            f"torch {info.torch_version} ({info.variant}), {info.device_name}.",
+        )
+        items = nodes.bullet_list()
+        for runner, record in self.records(example).items():
+            if record is None:
+                text = (
+                    f"{_RUNNER_NAMES[runner]}: no record yet; no {runner} runner has captured this example."
+                )
+            else:
+                text = f"{_RUNNER_NAMES[runner]}: {self.describe(record)}."
+                if runner == info.device:
+                    page = Path(self.env.doc2path(self.env.docname)).read_text(encoding="utf-8")
+                    live = [(c.first_line, c.output) for c in code_cells(page)]
+                    changed = compare_live(live, record)
+                    text += (
+                        f" This build differs from it in {len(changed)} cell(s): see the drift report."
+                        if changed
+                        else " This build printed the same."
+                    )
+            items += nodes.list_item("", nodes.paragraph("", text))
+        note += items
+        return [note]
+
+
+class RunnerMatrixDirective(_RunnerDirective):
+    """``.. runner-matrix::``: every example × every runner, and the drift of this build."""
+
+    option_spec = {"gallery": directives.unchanged_required}  # noqa: RUF012 - docutils API
+
+    def run(self) -> list[nodes.Node]:
+        """Return the matrix table and a drift section per example that differs."""
+        generated = Path(self.env.srcdir, self.options.get("gallery", "examples"))
+        pages = sorted(p for p in generated.glob("*/plot_*.rst"))
+        table, body = self._table()
+        drift_sections: list[nodes.Node] = []
+        for page in pages:
+            self.env.note_dependency(str(page))
+            example = page.relative_to(generated).with_suffix(".py").as_posix()
+            docname = page.relative_to(self.env.srcdir).with_suffix("").as_posix()
+            records = self.records(example)
+            live = [(c.first_line, c.output) for c in code_cells(page.read_text(encoding="utf-8"))]
+            row = nodes.row()
+            row += self._entry(self._link(docname, example))
+            differences = []
+            for runner in RUNNERS:
+                record = records[runner]
+                if record is None:
+                    status = "no record yet"
+                else:
+                    status = self.describe(record)
+                    if runner == self.this_runner:
+                        differences = compare_live(live, record)
+                        status += (
+                            f"; this build: {len(differences)} cell(s) differ"
+                            if differences
+                            else "; this build: same"
+                        )
+                row += self._entry(nodes.paragraph("", status))
+            body += row
+            if differences:
+                section = nodes.rubric("", f"Drift: {example}")
+                drift_sections.append(section)
+                for difference in differences:
+                    drift_sections.append(
+                        nodes.paragraph(
+                            "", f"cell {difference.cell} (lines {difference.lines[0]}-{difference.lines[1]}):"
+                        )
+                    )
+                    block = nodes.literal_block(difference.detail, difference.detail)
+                    block["language"] = "diff"
+                    drift_sections.append(block)
+        if not drift_sections:
+            drift_sections.append(
+                nodes.paragraph(
+                    "",
+                    "No drift: every example printed on this build what the "
+                    f"{self.this_runner} record holds.",
+                )
+            )
+        return [table, *drift_sections]
+
+    def _table(self) -> tuple[nodes.table, nodes.tbody]:
+        table = nodes.table(classes=["runner-matrix"])
+        group = nodes.tgroup(cols=1 + len(RUNNERS))
+        table += group
+        for width in (2, *(3 for _ in RUNNERS)):
+            group += nodes.colspec(colwidth=width)
+        head = nodes.thead()
+        header = nodes.row()
+        header += self._entry(nodes.paragraph("", "Example"))
+        for runner in RUNNERS:
+            mark = " (this build)" if runner == self.this_runner else ""
+            header += self._entry(nodes.paragraph("", f"{_RUNNER_NAMES[runner]}{mark}"))
+        head += header
+        group += head
+        body = nodes.tbody()
+        group += body
+        return table, body
+
+    @staticmethod
+    def _entry(content: nodes.Node) -> nodes.entry:
+        entry = nodes.entry()
+        entry += content
+        return entry
+
+    def _link(self, docname: str, text: str) -> nodes.Node:
+        from sphinx.addnodes import pending_xref
+
+        ref = pending_xref("", refdomain="std", reftype="doc", reftarget=f"/{docname}", refexplicit=True)
+        ref += nodes.literal(text, text)
+        return nodes.paragraph("", "", ref)
+
+
+DIRECTIVES: dict[str, type[SphinxDirective]] = {
+    "runner-outputs": RunnerOutputsDirective,
+    "runner-summary": RunnerSummaryDirective,
+    "runner-matrix": RunnerMatrixDirective,
+}
