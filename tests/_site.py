@@ -25,11 +25,12 @@ class Build:
 
 
 def copy_project(dest: Path, *, gallery: bool = True) -> Path:
-    """Copy what a build needs (docs, gallery, pyproject) to ``dest``; return it."""
+    """Copy what a build needs (docs, gallery and its records, pyproject) to ``dest``; return it."""
     ignore = shutil.ignore_patterns("examples", "jupyter_execute", "__pycache__", "_build")
     shutil.copytree(ROOT / "docs", dest / "docs", ignore=ignore)
     if gallery:
         shutil.copytree(ROOT / "gallery", dest / "gallery", ignore=ignore)
+        shutil.copytree(ROOT / "records", dest / "records")
     shutil.copy2(ROOT / "pyproject.toml", dest / "pyproject.toml")
     return dest
 

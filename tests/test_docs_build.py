@@ -148,3 +148,82 @@ def test_downloaded_script_identical_code(site: Build) -> None:
         download = next((site.html / "_downloads").rglob(example.name))
         original = (ROOT / "gallery" / example).read_text(encoding="utf-8")
         assert download.read_text(encoding="utf-8") == original
+
+
+def test_example_pages_say_where_their_outputs_come_from(site: Build) -> None:
+    for example in EXAMPLES:
+        page = text_of(example_page(site, example))
+        assert f"on the CPU runner: torch {torch.__version__}" in page, example
+        assert "CPU runner: torch " in page, example
+        assert "This build printed the same." in page, example
+        assert "CUDA runner: no record yet" in page, example
+
+
+def test_runner_matrix_lists_every_example_and_runner(site: Build) -> None:
+    page = text_of(site.page("runners.html"))
+    for example in EXAMPLES:
+        assert example.as_posix() in page
+    assert page.count("this build: same") == len(EXAMPLES)
+    assert page.count("no record yet") == len(EXAMPLES)
+    assert "No drift: every example printed on this build what the cpu record holds." in page
+
+
+def _patched_records(project: Path, example: str, runner: str, edit: dict[str, str]) -> Path:
+    """Write ``runner``'s record of ``example``: the CPU record with text replaced."""
+    source = project / "records" / "cpu" / Path(example).with_suffix(".json")
+    record = json.loads((ROOT / "records" / "cpu" / Path(example).with_suffix(".json")).read_text("utf-8"))
+    text = json.dumps(record)
+    for old, new in edit.items():
+        text = text.replace(old, new)
+    target = project / "records" / runner / Path(example).with_suffix(".json")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    assert source.exists()
+    return target
+
+
+def test_a_differing_gpu_record_shows_as_tabs_with_the_reason(site: Build, project: Path) -> None:
+    example = "05_inplace/plot_detach_inplace_saved.py"
+    record = _patched_records(
+        project,
+        example,
+        "cuda",
+        {
+            "torch.FloatTensor": "torch.cuda.FloatTensor",
+            '"device": "cpu"': '"device": "cuda"',
+            '"device_name": "x86_64"': '"device_name": "NVIDIA H100 80GB HBM3"',
+            "+cpu": "+cu130",
+        },
+    )
+    try:
+        again = sphinx_build(project)
+        assert again.returncode == 0, again.output[-3000:]
+        raw = again.page(f"examples/{Path(example).with_suffix('.html').as_posix()}")
+        page = text_of(raw)
+        assert 'class="runner-tabs' in raw
+        assert "CUDA runner · torch 2.13.0+cu130, NVIDIA H100 80GB HBM3, recorded" in page
+        assert "[torch.cuda.FloatTensor []], which is output 0 of Add" in page
+        assert "Only the tensor type named in the message differs" in page
+        # cells whose outputs agree show one output and a mark
+        assert "✓ Same output on the CUDA runner" in page
+        assert "CUDA runner: torch 2.13.0+cu130, NVIDIA H100 80GB HBM3, recorded" in page
+    finally:
+        record.unlink()
+
+
+def test_drift_between_a_record_and_this_build_is_shown(site: Build, project: Path) -> None:
+    example = "02_backward/plot_retain_graph.py"
+    record = project / "records" / "cpu" / Path(example).with_suffix(".json")
+    original = record.read_text(encoding="utf-8")
+    _patched_records(project, example, "cpu", {"tensor(": "tensor(0.0 + "})
+    try:
+        again = sphinx_build(project)
+        assert again.returncode == 0, again.output[-3000:]
+        matrix = text_of(again.page("runners.html"))
+        assert f"Drift: {example}" in matrix
+        assert "cell(s) differ" in matrix
+        assert "No drift" not in matrix
+        page = text_of(again.page(f"examples/{Path(example).with_suffix('.html').as_posix()}"))
+        assert "This build differs from it in" in page
+    finally:
+        record.write_text(original, encoding="utf-8")

@@ -79,7 +79,8 @@ check(half, [0.5, 0.5, 0.5], label="half")
 #
 # What the document's printed values were
 # ---------------------------------------
-# The answer builds one-element leaves ``a``, ``b``, ``c`` with
+# The answer (its vector-Jacobian product is rebuilt in
+# :ref:`vector_jacobian_product`) builds one-element leaves ``a``, ``b``, ``c`` with
 # ``torch.empty(1, requires_grad=True, pin_memory=True)``, computes
 # ``y = 3a + 2b² + log(c)`` and calls ``y.backward`` with a *three*-element
 # gradient ``[0.1, 1.0, 0.0001]``. Today that call is refused whatever the

@@ -1,0 +1,198 @@
+"""
+.. _device_mismatch:
+
+Tensors on two devices
+======================
+
+PyTorch never moves a tensor to another device behind your back: an
+operation that mixes a CUDA tensor with a CPU tensor is refused, in the
+forward pass and in ``backward(gradient)``. On a CPU runner every tensor is
+on the CPU, so such a bug stays hidden until the code meets a GPU. This
+example shows the refusal, its one exception (a 0-dim CPU tensor), how to
+check the rule without a GPU, and a related pitfall: ``.to(device)`` on a
+leaf returns the leaf itself on a CPU runner but a copy on a GPU runner, and
+the gradient then goes past the copy.
+"""
+
+# %%
+# Mixing devices in one operation
+# -------------------------------
+# ``weights`` is created on the runner's device, ``inputs`` without a
+# ``device=`` argument, so on the CPU. The first line of the output names
+# the runner that printed this page; the check states what each kind of
+# runner must print.
+import torch
+
+from autograd_notes import check, expect_error, expect_warning, runner_device
+
+device = runner_device()
+cuda = device.type == "cuda"
+print(f"runner device: {device.type}")
+
+weights = torch.ones(3, device=device)
+inputs = torch.ones(3)  # no device=: on the CPU
+if cuda:
+    with expect_error(RuntimeError, match=r"^Expected all tensors to be on the same device, but "):
+        weights * inputs
+    outcome = "refused with RuntimeError"
+else:
+    outcome = f"computed on {(weights * inputs).device.type}"
+
+# the documented outcome on each kind of runner
+documented = "refused with RuntimeError" if cuda else "computed on cpu"
+check(outcome, documented, label="torch.ones(3, device=device) * torch.ones(3)")
+
+# %%
+# On a GPU runner the product is refused with "Expected all tensors to be on
+# the same device" (the rest of the message names the two devices and, for
+# most operations, the argument and the kernel). On a CPU runner both
+# tensors are CPU tensors and nothing is wrong, which is exactly why code
+# tested only on a CPU can carry this bug.
+#
+# Checking the rule without a GPU
+# -------------------------------
+# The ``meta`` device has tensors with a shape and a dtype but no data.
+# PyTorch computes their results with reference implementations written in
+# Python, and those check devices with the same rule, so a CPU runner can
+# see the refusal too:
+shapes_only = torch.ones(3, device="meta")
+print(shapes_only)
+with expect_error(RuntimeError, match=r"^Tensor on device cpu is not on the expected device meta!$"):
+    shapes_only * inputs
+
+# %%
+# The message is different (it comes from ``check_same_device`` in
+# ``torch._prims_common``), the rule is the same. This cell runs, and is
+# checked, on every runner.
+#
+# The exception: a 0-dim CPU tensor
+# ---------------------------------
+# A 0-dim CPU tensor may be combined with a tensor on any device: it holds
+# one number, which is read on the host and handed to the kernel like a
+# Python number. A CPU tensor with one element but one dimension gets no such
+# exception.
+scale = torch.tensor(2.0)  # 0-dim, on the CPU
+scaled = weights * scale
+check(scaled.device.type == device.type, True, label="(weights * scale) is on the runner's device")
+check(scaled, [2.0, 2.0, 2.0], label="weights * scale")
+check((shapes_only * scale).device.type, "meta", label="(shapes_only * scale).device.type")
+
+one_element = torch.tensor([2.0])  # 1-dim, on the CPU
+with expect_error(RuntimeError, match=r"^Tensor on device cpu is not on the expected device meta!$"):
+    shapes_only * one_element
+if cuda:
+    with expect_error(RuntimeError, match=r"^Expected all tensors to be on the same device, but "):
+        weights * one_element
+    outcome = "refused with RuntimeError"
+else:
+    outcome = f"computed on {(weights * one_element).device.type}"
+documented = "refused with RuntimeError" if cuda else "computed on cpu"
+check(outcome, documented, label="weights * torch.tensor([2.0])")
+
+# %%
+# This is why ``loss * torch.tensor(0.5)`` works on a GPU while
+# ``loss * torch.tensor([0.5])`` does not.
+#
+# The same rule in ``backward(gradient)``
+# ---------------------------------------
+# The ``gradient`` passed to ``backward`` must be on the output's device.
+# The autograd engine checks it before running any backward function, with a
+# message of its own:
+x = torch.ones(3, device=device, requires_grad=True)
+y = x * 2
+gradient = torch.ones(3)  # on the CPU
+if cuda:
+    with expect_error(
+        RuntimeError, match=r"^invalid gradient at index 0 - expected device cuda(:\d+)? but got cpu$"
+    ):
+        y.backward(gradient)
+    outcome = "refused with RuntimeError"
+else:
+    y.backward(gradient)
+    outcome = f"x.grad computed on {x.grad.device.type}"
+documented = "refused with RuntimeError" if cuda else "x.grad computed on cpu"
+check(outcome, documented, label="y.backward(torch.ones(3))")
+
+x_meta = torch.ones(3, device="meta", requires_grad=True)
+with expect_error(RuntimeError, match=r"^invalid gradient at index 0 - expected device meta but got cpu$"):
+    (x_meta * 2).backward(gradient)
+
+# %%
+# The meta device shows the engine's check on every runner. A 0-dim gradient
+# is the exception here too: the engine moves it to the output's device.
+x = torch.ones(3, device=device, requires_grad=True)
+(x * 2).sum().backward(torch.tensor(1.0))
+check(x.grad, [2.0, 2.0, 2.0], label="x.grad")
+check(x.grad.device.type, device.type, label="x.grad.device.type")
+
+# %%
+# ``.to(device)`` on a leaf
+# -------------------------
+# A common way to make parameters is
+# ``w = torch.randn(3, requires_grad=True).to(device)``. Here the tensor
+# before ``.to`` keeps a name, ``original``, to show where its gradient goes:
+original = torch.randn(3, requires_grad=True)
+w = original.to(device)
+(w * 2).sum().backward()
+if cuda:
+    with expect_warning(
+        UserWarning, match=r"The \.grad attribute of a Tensor that is not a leaf Tensor is being accessed"
+    ):
+        w_grad = w.grad
+else:
+    w_grad = w.grad
+grad_fn = None if w.grad_fn is None else w.grad_fn.name()
+outcome = (
+    f"w is original: {w is original}, is_leaf: {w.is_leaf}, grad_fn: {grad_fn}, grad: {w_grad is not None}"
+)
+documented = (
+    "w is original: False, is_leaf: False, grad_fn: ToCopyBackward0, grad: False"
+    if cuda
+    else "w is original: True, is_leaf: True, grad_fn: None, grad: True"
+)
+check(outcome, documented, label="w = original.to(device)")
+check(original.grad, [2.0, 2.0, 2.0], label="original.grad")
+
+# %%
+# ``Tensor.to`` returns the tensor itself when it already has the requested
+# device and dtype, and a copy otherwise. On a CPU runner ``w`` *is* the
+# leaf, and its ``.grad`` is filled. On a GPU runner ``w`` is a copy made by
+# an operation recorded in the graph (``ToCopyBackward0``): it is not a leaf,
+# its ``.grad`` stays ``None`` (with a warning), and the gradient lands on
+# the CPU leaf, which the one-line form leaves without a name. An optimizer
+# given ``w`` would then never see a gradient. Any ``.to`` that copies does
+# this, on every runner; a change of dtype shows it here:
+w64 = torch.randn(3, requires_grad=True).to(torch.float64)
+(w64 * 2).sum().backward()
+check(w64.is_leaf, False, label="w64.is_leaf")
+check(w64.grad_fn, "ToCopyBackward0", label="w64.grad_fn")
+with expect_warning(
+    UserWarning, match=r"The \.grad attribute of a Tensor that is not a leaf Tensor is being accessed"
+):
+    check(w64.grad, None, label="w64.grad")
+
+# %%
+# Leaves on the runner's device
+# -----------------------------
+# Create the tensor on the device, or move it first and ask for gradients
+# afterwards. ``Module.to`` moves a module's parameters in place, so they
+# stay leaves:
+w = torch.randn(3, device=device, requires_grad=True)
+check(w.is_leaf, True, label="torch.randn(3, device=device, requires_grad=True).is_leaf")
+w = torch.randn(3).to(device).requires_grad_()
+check(w.is_leaf, True, label="torch.randn(3).to(device).requires_grad_().is_leaf")
+model = torch.nn.Linear(3, 1).to(device)
+check(model.weight.is_leaf, True, label="model.weight.is_leaf")
+check(model.weight.device.type, device.type, label="model.weight.device.type")
+
+# %%
+# Sources
+# -------
+# No source document: this example rebuilds no claim of the documents listed
+# in :ref:`sources`. It documents runner differences that
+# :ref:`pin_memory_empty` touches with ``pin_memory``. What it states about
+# PyTorch comes from its documentation and source, checked above: the
+# ``Tensor.to`` documentation (the tensor itself or a copy), the device check
+# of ``TensorIterator`` that lets one 0-dim CPU tensor through, and the
+# autograd engine's check of the gradients it is given, which moves a 0-dim
+# gradient and refuses any other.
