@@ -89,9 +89,9 @@ def run_cells(script: Path, root: Path) -> list[CellResult]:
     namespace: dict[str, Any] = {"__name__": "__main__", "__file__": str(script)}
     results = [CellResult(cell.first, cell.last) for cell in split_cells(source)]
     previous = Path.cwd()
-    os.chdir(script.parent)
-    reset_example({}, script.name, "before")
     try:
+        os.chdir(script.parent)
+        reset_example({}, script.name, "before")
         for cell, result in zip(split_cells(source), results, strict=True):
             code = compile("\n" * (cell.first - 1) + cell.code, str(script), "exec")
             stream = io.StringIO()

@@ -60,6 +60,8 @@ def find_root(start: Path) -> Path:
 def select_examples(gallery: Path, wanted: list[str]) -> list[str]:
     """Gallery-relative paths of the examples named (all when none are)."""
     every = sorted(p.relative_to(gallery).as_posix() for p in gallery.glob("*/plot_*.py"))
+    if not every:
+        raise UsageError(f"no examples ({gallery.name}/*/plot_*.py) in {gallery.parent}")
     if not wanted:
         return every
     chosen: list[str] = []
@@ -177,9 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     for result in results:
         if result.status in (RECORDED, ACCEPTED):
             verb = "wrote" if result.status == RECORDED else "overwrote"
-            print(
-                f"{verb} {record_path(records, result.runner, result.example).relative_to(root).as_posix()}"
-            )
+            path = record_path(records, result.runner, result.example)
+            print(f"{verb} {(path.relative_to(root) if path.is_relative_to(root) else path).as_posix()}")
     if getattr(args, "json", None):
         args.json.write_text(
             json.dumps(render_json(results, skips), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"

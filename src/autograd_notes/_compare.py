@@ -42,7 +42,7 @@ class Difference:
 
 
 def word_diff(old: str, new: str, *, context: int = 4) -> str:
-    """Mark the changed words: ``… of [-AddBackward0-]{+Add+}, is at …``."""
+    """Mark the changed words: ``… of [-AddBackward0,-]{+Add,+} is at …``."""
     a, b = old.split(), new.split()
     parts: list[str] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
@@ -54,10 +54,9 @@ def word_diff(old: str, new: str, *, context: int = 4) -> str:
                 same = [*head, "…", *tail]
             parts.extend(same)
             continue
-        if i2 > i1:
-            parts.append("[-" + " ".join(a[i1:i2]) + "-]")
-        if j2 > j1:
-            parts.append("{+" + " ".join(b[j1:j2]) + "+}")
+        removed = "[-" + " ".join(a[i1:i2]) + "-]" if i2 > i1 else ""
+        added = "{+" + " ".join(b[j1:j2]) + "+}" if j2 > j1 else ""
+        parts.append(removed + added)  # a replacement reads as one word: [-old-]{+new+}
     return " ".join(parts)
 
 
@@ -137,7 +136,11 @@ def compare_records(old: Record, new: Record) -> list[Difference]:
         if before["status"] != after["status"]:
             add("status changed", None, before["status"], after["status"])
         for old_event, new_event in zip(before["events"], after["events"], strict=False):
-            for kind, was, now, detail in _event_differences(old_event, new_event):
+            found = _event_differences(old_event, new_event)
+            moved_only = {**old_event, "line": None} == {**new_event, "line": None}
+            if not found and not moved_only:  # same observation, but the check was edited
+                found = [("cells changed", old_event.get("documented"), new_event.get("documented"), "")]
+            for kind, was, now, detail in found:
                 add(kind, new_event.get("line"), was, now, detail)
         if len(before["events"]) != len(after["events"]):
             add(

@@ -114,5 +114,5 @@ def summary_directive(source: str, example: str) -> str:
     lines = source.splitlines()
     segments = _segments(lines)
     at = segments[0][0] if segments else len(lines)
-    block = [f".. runner-summary:: {example}", ""]
+    block = ["", f".. runner-summary:: {example}", ""]  # blank lines: never part of a paragraph
     return "\n".join([*lines[:at], *block, *lines[at:]]) + "\n"

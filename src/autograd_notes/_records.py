@@ -79,8 +79,13 @@ def capture_example(gallery: Path, example: str, root: Path) -> Record:
 
 
 def same_behaviour(old: Record, new: Record) -> bool:
-    """Whether two records agree on everything but the date."""
-    return {**old, "recorded": None} == {**new, "recorded": None}
+    """Whether two records agree on everything but the date and the runner's versions.
+
+    A new PyTorch or Python that behaves the same is no drift: only what the
+    example did (its cells) counts.
+    """
+    ignored = {"recorded": None, "runner": None}
+    return {**old, **ignored} == {**new, **ignored}
 
 
 def load_record(path: Path) -> Record | None:

@@ -51,7 +51,8 @@ def _difference_text(difference: Difference) -> str:
     if difference.kind in ("no longer raises", "no longer warns"):
         body = f"recorded: {difference.old}\n{difference.detail}"
     elif difference.kind in ("now raises", "now warns"):
-        body = f"now: {difference.new}" + (f"\n{difference.detail}" if difference.detail else "")
+        was = f"recorded: {difference.old}\n" if difference.old else ""
+        body = f"{was}now: {difference.new}" + (f"\n{difference.detail}" if difference.detail else "")
     elif difference.kind == "status changed":
         body = f"the cell {difference.old} before and {difference.new} now"
     else:
@@ -72,11 +73,10 @@ def render_text(results: list[ExampleResult], skips: list[RunnerSkip]) -> str:
             continue
         lines.append(f"  recorded: {_torch(result.before)}, {result.recorded}")
         lines.append(f"  now:      {_torch(result.now)}")
-        cells: dict[int, list[Difference]] = {}
-        for difference in result.differences:
-            cells.setdefault(difference.cell, []).append(difference)
-        for cell, differences in cells.items():
-            first, last = differences[0].lines
+        cells: dict[tuple[int, tuple[int, int]], list[Difference]] = {}
+        for difference in result.differences:  # the example's own (lines 0-0) apart from cell 0's
+            cells.setdefault((difference.cell, difference.lines), []).append(difference)
+        for (cell, (first, last)), differences in cells.items():
             lines.append(f"  cell {cell} (lines {first}-{last})" if first else "  the example")
             lines.extend(textwrap.indent(_difference_text(d), "    ") for d in differences)
         lines.append("")
