@@ -375,7 +375,7 @@ def test_a_new_pytorch_that_behaves_the_same_is_no_drift(run: Run, project: Path
 
 def test_json_report_of_a_clean_run(run: Run, tmp_path: Path) -> None:
     run("capture")
-    report_path = tmp_path / "drift.json"
+    report_path = tmp_path / "not-yet" / "drift.json"  # its folder is made, as build/ in a clean clone
     status, _, _ = run("drift", "--device", "all", "--json", str(report_path))
     assert status == 0
     report = json.loads(report_path.read_text(encoding="utf-8"))

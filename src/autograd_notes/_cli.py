@@ -182,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
             path = record_path(records, result.runner, result.example)
             print(f"{verb} {(path.relative_to(root) if path.is_relative_to(root) else path).as_posix()}")
     if getattr(args, "json", None):
+        args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(
             json.dumps(render_json(results, skips), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
         )
