@@ -11,6 +11,7 @@ import math
 import os
 import random
 import signal
+import sys
 import threading
 import warnings
 from pathlib import Path
@@ -69,6 +70,16 @@ def reset_torch_state() -> None:
     torch.use_deterministic_algorithms(False)
 
 
+def _reset_matplotlib() -> None:
+    """Close every figure and restore the default style, if an example used matplotlib."""
+    if "matplotlib.pyplot" in sys.modules:
+        import matplotlib
+        import matplotlib.pyplot as plt
+
+        plt.close("all")
+        matplotlib.rcdefaults()
+
+
 def _can_alarm() -> bool:
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
@@ -105,8 +116,9 @@ def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
     names a file), reset PyTorch's global state, make any warning an error
     (a documented warning is caught by :func:`~autograd_notes.expect_warning`
     first; an undocumented one fails the build instead of printing a path),
-    and arm the timeout. After it: disarm, restore the warning filters and
-    reset PyTorch's state again so nothing leaks into the next example.
+    close matplotlib's figures, and arm the timeout. After it: disarm,
+    restore the warning filters, close the figures and reset PyTorch's state
+    again so nothing leaks into the next example.
     """
     global _saved_filters
     if when == "before":
@@ -115,6 +127,12 @@ def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
         _saved_filters = warnings.catch_warnings()
         _saved_filters.__enter__()
         warnings.simplefilter("error")
+        # plt.show() in an example is for readers of the download; on the
+        # build's non-interactive backend it only warns that it cannot show
+        warnings.filterwarnings(
+            "ignore", message=r".*(non-GUI backend|is non-interactive)", category=UserWarning
+        )
+        _reset_matplotlib()
         if _can_alarm():
             _arm(str(fname), example_timeout())
     else:
@@ -123,4 +141,5 @@ def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
         if _saved_filters is not None:
             _saved_filters.__exit__(None, None, None)
             _saved_filters = None
+        _reset_matplotlib()
         reset_torch_state()
