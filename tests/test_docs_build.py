@@ -227,3 +227,56 @@ def test_drift_between_a_record_and_this_build_is_shown(site: Build, project: Pa
         assert "This build differs from it in" in page
     finally:
         record.write_text(original, encoding="utf-8")
+
+
+def test_error_index_lists_every_documented_message_with_links(site: Build) -> None:
+    raw = site.page("errors.html")
+    page = text_of(raw)
+    records = [json.loads(p.read_text("utf-8")) for p in (ROOT / "records" / "cpu").rglob("*.json")]
+    messages = {
+        f"{e['raised']}: {e['message']}"
+        for r in records
+        for c in r["cells"]
+        for e in c["events"]
+        if e["kind"] == "error" and e["raised"]
+    }
+    assert len(messages) >= 10
+    for message in messages:
+        assert message in page, message
+    assert "05_inplace/plot_detach_inplace_saved.py, line" in page
+    anchors = set(re.findall(r'id="((?:error|warning)-[0-9a-f]{12})"', raw))
+    assert len(anchors) >= len(messages)
+
+
+def test_tracebacks_on_example_pages_link_to_their_index_entry(site: Build) -> None:
+    anchors = set(re.findall(r'id="((?:error|warning)-[0-9a-f]{12})"', site.page("errors.html")))
+    linked = 0
+    for example in EXAMPLES:
+        raw = example_page(site, example)
+        for anchor in re.findall(r'href="(?:\.\./)+errors\.html#((?:error|warning)-[0-9a-f]{12})"', raw):
+            assert anchor in anchors, (example, anchor)
+            linked += 1
+        if "Traceback (most recent call last):" in raw:
+            assert "Explained in the error-message index" in raw, example
+    assert linked >= 10
+
+
+def test_sources_page_says_whether_claims_hold_per_runner(site: Build) -> None:
+    page = text_of(site.page("sources.html"))
+    assert page.count("checks hold (torch") >= 5
+    assert "checks do not hold" not in page
+    assert "no record yet" in page
+
+
+def test_a_moved_example_leaves_no_stale_page(site: Build, project: Path) -> None:
+    old = project / "gallery" / "01_graph_basics" / "plot_tensor_kinds.py"
+    new = project / "gallery" / "02_backward" / "plot_tensor_kinds.py"
+    old.rename(new)
+    try:
+        again = sphinx_build(project)
+        assert again.returncode == 0, again.output[-3000:]
+        assert "01_graph_basics/plot_tensor_kinds.py no longer exists" in again.output
+        assert not (project / "docs" / "examples" / "01_graph_basics" / "plot_tensor_kinds.rst").exists()
+        assert (again.html / "examples" / "02_backward" / "plot_tensor_kinds.html").exists()
+    finally:
+        new.rename(old)

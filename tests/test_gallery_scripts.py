@@ -43,6 +43,12 @@ def test_gallery_has_every_section() -> None:
         "05_inplace",
         "06_views",
         "07_cpu_vs_gpu",
+        "08_grad_modes",
+        "09_hooks",
+        "10_higher_order",
+        "11_saved_tensors",
+        "12_views_inplace",
+        "13_training_loops",
     }
     for section in sections:
         assert list((ROOT / "gallery" / section).glob("plot_*.py")), section

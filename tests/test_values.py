@@ -174,7 +174,7 @@ def test_check_shape_mismatch_is_drift() -> None:
 def test_check_non_numeric_value_against_a_number_is_drift(value: object, name: str) -> None:
     with pytest.raises(BehaviourDrift) as info:
         check(value, 1)
-    assert info.value.observed.endswith(f"(expected a tensor or a number, got {name})")
+    assert info.value.observed.endswith(f"(expected a tensor, a number or a list of numbers, got {name})")
 
 
 def test_check_returns_nothing_so_a_notebook_cell_shows_the_value_once() -> None:
@@ -189,3 +189,21 @@ def test_check_non_numeric_expectation_by_equality(capsys: pytest.CaptureFixture
         check(["w", "x"], ["x", "w"], label="names")
     assert info.value.documented == "names: ['x', 'w']"
     assert info.value.observed == "['w', 'x'] (not equal)"
+
+
+def test_check_an_empty_list(capsys: pytest.CaptureFixture[str]) -> None:
+    check([], [], label="modified")
+    check(torch.empty(0), [])  # a tensor is still compared as one
+    assert capsys.readouterr().out == "modified: []\ntensor([])\n"
+    with pytest.raises(BehaviourDrift) as info:
+        check(["x"], [], label="modified")
+    assert info.value.observed == "['x'] (not equal)"
+
+
+def test_lists_of_numbers_are_compared_as_tensors(capsys: pytest.CaptureFixture[str]) -> None:
+    check([1.0, 2.0], [1.0, 2.0], label="pair")
+    assert capsys.readouterr().out == "pair: [1.0, 2.0]\n"
+    with pytest.raises(BehaviourDrift):
+        check((1, 2), [1.0, 2.5])
+    with pytest.raises(BehaviourDrift):
+        check(["a"], [1.0])

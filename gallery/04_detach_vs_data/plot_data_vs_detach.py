@@ -91,6 +91,41 @@ check(a.grad, None, label="a.grad")
 # touched the edit goes through (see :ref:`detach_inplace_saved`), and when
 # one is, it is reported.
 #
+# The two edits, drawn before backward
+# ------------------------------------
+# ``draw_graph`` reads, without running backward, what each node saved and
+# the version it saved it at. Here are both edits again, stopped before
+# ``backward()``:
+import matplotlib.pyplot as plt
+
+from autograd_notes import autograd_graph, draw_graph
+
+a = torch.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
+out = a.sigmoid()
+out.data.zero_()
+through_data = autograd_graph(out.sum(), names={"a": a, "out": out})
+check(through_data.modified, [], label="modified in place, through .data")
+draw_graph(through_data, title="out.data.zero_()")
+
+a = torch.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
+out = a.sigmoid()
+out.detach().zero_()
+through_detach = autograd_graph(out.sum(), names={"a": a, "out": out})
+check(
+    through_detach.modified,
+    ["SigmoidBackward0 (out): saved result (out) [3] v1 ≠ v0"],
+    label="modified in place, through detach()",
+)
+draw_graph(through_detach, title="out.detach().zero_()")
+plt.show()
+
+# %%
+# In both pictures ``SigmoidBackward0`` saved ``out`` at version 0, and
+# both edits zeroed it. After the ``.data`` edit the saved tensor is still
+# at ``v0``: the picture, like backward, sees nothing wrong, because the
+# counter that moved was ``.data``'s own. After the ``detach()`` edit it is
+# at ``v1 ≠ v0``, in red: the error of backward, predicted before it runs.
+#
 # Sources
 # -------
 # - :ref:`source_001` claims that ``.data`` and ``.detach()`` both return a

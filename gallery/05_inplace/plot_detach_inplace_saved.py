@@ -31,6 +31,23 @@ y_detached.zero_()
 check(y, 0.0, label="y")
 show_state(x=x, y=y, y_detached=y_detached, z=z)
 
+# %%
+# Before calling backward, draw the graph below ``z`` with what each node
+# saved for its gradient formula, and at which version:
+import matplotlib.pyplot as plt
+
+from autograd_notes import autograd_graph, draw_graph
+
+graph = autograd_graph(z, names={"x": x, "y": y, "z": z})
+check(graph.modified, ["PowBackward0 (z): saved self (y) [] v1 ≠ v0"], label="modified in place")
+draw_graph(graph, title="z = y**2, after y.detach().zero_()")
+plt.show()
+
+# %%
+# Gradients flow down the arrows, from ``z`` to the leaf ``x``.
+# ``PowBackward0`` saved ``y`` (shape ``[]``) when ``y`` was at version 0,
+# and ``y`` is now at version 1: ``v1 ≠ v0``, in red. Reading that saved
+# tensor is what backward will do first, so the picture predicts the error:
 with expect_error(
     RuntimeError,
     match=r"one of the variables needed for gradient computation has been modified by an inplace "

@@ -40,6 +40,29 @@ check(steps[1], [[18.0]], label="steps[1]")
 check(state._version, 2, label="state._version")
 show_state(a=a, d=d, state=state, loss=loss)
 
+# %%
+# Before backward, the graph below ``loss``, with what each node saved:
+import matplotlib.pyplot as plt
+
+from autograd_notes import autograd_graph, draw_graph
+
+names = {"a": a, "d": d, "state": state, "loss": loss, "steps[0]": steps[0], "steps[1]": steps[1]}
+graph = autograd_graph(loss, names=names)
+check([node.label for node in graph.nodes].count("CopySlices"), 1, label="CopySlices nodes")
+check(graph.modified, [], label="modified in place")
+check("state" in graph.text(), False, label="state in the graph")
+draw_graph(graph, title="Two unrolled steps, before backward")
+plt.show()
+
+# %%
+# Read from the top: the second step's ``MulBackward0`` sends the gradient
+# of its row through ``IndexBackward0`` to the ``CopySlices`` of the first
+# write, which passes the written row on to the first step (through
+# ``ExpandBackward0`` and ``ViewBackward0``) and the rest to
+# ``CloneBackward0`` and ``a``. Both multiplications saved a ``[1, 1]``
+# copy at version 0 and ``state`` appears nowhere, so nothing is red and
+# backward runs. Only one ``CopySlices`` is in the graph: the second write
+# came after the last step that ``loss`` used.
 loss.backward()
 check(d.grad, 14.0, label="d.grad")
 check(a.grad, [[12.0]], label="a.grad")

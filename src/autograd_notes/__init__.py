@@ -6,6 +6,8 @@ Each documented behaviour is checked while the example runs:
   or warn, print a clean traceback and let the example go on;
 * :func:`check` prints a value and compares it with the documented one;
 * :func:`show_state` prints the hidden autograd state of named tensors;
+* :func:`autograd_graph` reads a tensor's graph, with what each node saved
+  and at which version, and :func:`draw_graph` draws it;
 * :func:`runner_device` is the device the example runs on.
 
 When PyTorch no longer behaves as documented, :class:`BehaviourDrift` is
@@ -15,15 +17,19 @@ raised, saying where, what was documented and what happened.
 from ._device import DEVICE_VARIABLE, runner_device
 from ._drift import BehaviourDrift
 from ._expect import expect_error, expect_warning
+from ._graph import AutogradGraph, autograd_graph, draw_graph
 from ._runner import RunnerInfo, runner_info
 from ._state import show_state, state_table
 from ._values import check, format_value
 
 __all__ = [
     "DEVICE_VARIABLE",
+    "AutogradGraph",
     "BehaviourDrift",
     "RunnerInfo",
+    "autograd_graph",
     "check",
+    "draw_graph",
     "expect_error",
     "expect_warning",
     "format_value",

@@ -77,6 +77,16 @@ def _clean_output(text: str, root: Path) -> list[str]:
     return normalise_message(text).splitlines()
 
 
+def _warm_up() -> None:
+    """Import matplotlib before any output is captured.
+
+    On a fresh machine its first import builds a font cache and says so on
+    stderr: that line must not land in the first cell that draws a graph.
+    """
+    with contextlib.suppress(ImportError):
+        import matplotlib.pyplot  # noqa: F401
+
+
 def run_cells(script: Path, root: Path) -> list[CellResult]:
     """Run ``script`` cell by cell and return what each cell did.
 
@@ -85,6 +95,7 @@ def run_cells(script: Path, root: Path) -> list[CellResult]:
     cells are ``not run``.
     """
     script = script.resolve()
+    _warm_up()
     source = script.read_text(encoding="utf-8")
     namespace: dict[str, Any] = {"__name__": "__main__", "__file__": str(script)}
     results = [CellResult(cell.first, cell.last) for cell in split_cells(source)]

@@ -27,6 +27,7 @@ from ._compare import compare_live, explain_output_difference, record_cell
 from ._gallery_rst import code_cells
 from ._records import RUNNERS, Record, load_record, record_path
 from ._runner import runner_info
+from ._site_errors import ErrorIndexDirective, SourceStatusDirective, error_links
 
 __all__ = ["DIRECTIVES", "RunnerMatrixDirective", "RunnerOutputsDirective", "RunnerSummaryDirective"]
 
@@ -81,13 +82,16 @@ class RunnerOutputsDirective(_RunnerDirective):
             if record is not None and cell is not None:
                 others.append((runner, record, cell["output"]))
         differing = [(runner, record, output) for runner, record, output in others if output != live]
+        own = self.records(example).get(self.this_runner)
+        own_cell = record_cell(own, line) if own is not None else None
+        links = error_links(self.env, own_cell["events"]) if own_cell is not None else []
         if not differing:
             result: list[nodes.Node] = [_output_block(live)] if live else []
             if others and live:
                 names = ", ".join(f"{_RUNNER_NAMES[r]} ({self.describe(rec)})" for r, rec, _ in others)
                 result.append(nodes.paragraph("", f"✓ Same output on the {names}.", classes=["runner-same"]))
-            return result
-        return [self._tabs(live, differing)]
+            return [*result, *links]
+        return [self._tabs(live, differing), *links]
 
     def _tabs(self, live: list[str], differing: list[tuple[str, Record, list[str]]]) -> nodes.Node:
         group = f"runner-tabs-{next(_tab_ids)}"
@@ -243,4 +247,6 @@ DIRECTIVES: dict[str, type[SphinxDirective]] = {
     "runner-outputs": RunnerOutputsDirective,
     "runner-summary": RunnerSummaryDirective,
     "runner-matrix": RunnerMatrixDirective,
+    "error-index": ErrorIndexDirective,
+    "source-status": SourceStatusDirective,
 }

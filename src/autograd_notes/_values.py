@@ -44,10 +44,12 @@ def _compare(actual: object, expected: object, rtol: float | None, atol: float |
     if isinstance(expected, str):
         shown = actual.name() if isinstance(actual, torch.autograd.graph.Node) else actual
         return None if shown == expected else "not equal"
+    if isinstance(expected, (list, tuple)) and not expected and isinstance(actual, (list, tuple)):
+        return None if not actual else "not equal"  # an empty list of names, say: nothing numeric
     if not _is_numeric(expected):
         return None if actual == expected else "not equal"
-    if not isinstance(actual, (torch.Tensor, int, float)) or isinstance(actual, bool):
-        return f"expected a tensor or a number, got {type(actual).__name__}"
+    if not _is_numeric(actual) or (isinstance(actual, (list, tuple)) and not actual):
+        return f"expected a tensor, a number or a list of numbers, got {type(actual).__name__}"
     actual_t = torch.as_tensor(actual)
     if isinstance(expected, torch.Tensor):
         expected_t = expected

@@ -3,6 +3,8 @@
 Contract, for ``extensions = ["autograd_notes.sphinxext", ...]`` listed
 *before* ``sphinx_gallery.gen_gallery``:
 
+* **No stale pages.** Before sphinx-gallery runs, the files it generated
+  for examples that were moved or deleted are removed.
 * **Runner-aware caches.** The config value ``autograd_notes_runner`` is set
   to :attr:`~autograd_notes.RunnerInfo.key` (PyTorch version and build,
   device, Python) and rebuilds the environment when it changes, so executed
@@ -28,6 +30,7 @@ Contract, for ``extensions = ["autograd_notes.sphinxext", ...]`` listed
 from __future__ import annotations
 
 import hashlib
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -110,8 +113,37 @@ def invalidate_stale_gallery(gallery_dir: Path, key: str) -> int:
     return removed
 
 
+def remove_stale_pages(examples_dir: Path, gallery_dir: Path) -> list[str]:
+    """Remove what sphinx-gallery generated for examples that no longer exist.
+
+    sphinx-gallery never deletes: a moved or deleted example would keep its
+    page (a duplicate label, a page outside every toctree). Returns the
+    example names whose files were removed.
+    """
+    removed = []
+    for page in sorted(gallery_dir.glob("*/plot_*.rst")):
+        section = page.parent.relative_to(gallery_dir)
+        if (examples_dir / section / f"{page.stem}.py").exists():
+            continue
+        for leftover in page.parent.glob(f"{page.stem}.*"):
+            leftover.unlink()
+        for image in (page.parent / "images").rglob(f"sphx_glr_{page.stem}_*"):
+            image.unlink()
+        removed.append(f"{section.as_posix()}/{page.stem}.py")
+    for folder in sorted(p for p in gallery_dir.iterdir() if p.is_dir()) if gallery_dir.exists() else []:
+        if folder.name != "images" and not (examples_dir / folder.name).exists():
+            shutil.rmtree(folder)
+    return removed
+
+
 def _invalidate(app: Sphinx) -> None:
     key = app.config.autograd_notes_runner
+    conf = getattr(app.config, "sphinx_gallery_conf", None) or {}
+    sources = conf.get("examples_dirs", [])
+    sources = [sources] if isinstance(sources, str) else list(sources)
+    for source, gallery_dir in zip(sources, _gallery_dirs(app), strict=False):
+        for example in remove_stale_pages(Path(app.srcdir, source).resolve(), gallery_dir):
+            logger.info("autograd_notes: %s no longer exists; its generated page was removed", example)
     for gallery_dir in _gallery_dirs(app):
         removed = invalidate_stale_gallery(gallery_dir, key)
         if removed:

@@ -1,0 +1,157 @@
+"""
+.. _backward_misuse:
+
+Misusing ``requires_grad`` and ``backward()``
+=============================================
+
+Four error messages that autograd raises when a tensor is not what the call
+expects: changing ``requires_grad`` of a computed tensor, calling
+``backward()`` on a tensor without history, on a tensor with more than one
+element, and with a ``gradient`` of the wrong shape. For each, this example
+shows the exact message today, what it means, and the fix, including one
+tempting fix that silences an error and computes nothing.
+"""
+
+# %%
+# "you can only change requires_grad flags of leaf variables"
+# -----------------------------------------------------------
+# ``y`` is computed from the leaf ``x``, so it is not a leaf. Turning its
+# ``requires_grad`` *off* is refused; turning it *on* is accepted, because it
+# is already on.
+import torch
+
+from autograd_notes import check, expect_error, runner_device, show_state
+
+device = runner_device()
+
+x = torch.tensor([1.0, 2.0], device=device, requires_grad=True)
+y = x * 2
+
+with expect_error(
+    RuntimeError,
+    match=(
+        r"^you can only change requires_grad flags of leaf variables\. If you want to use a computed "
+        r"variable in a subgraph that doesn't require differentiation use var_no_grad = var\.detach\(\)\.$"
+    ),
+):
+    y.requires_grad_(False)
+
+check(y.requires_grad_() is y, True, label="y.requires_grad_() is y")
+check(y.requires_grad, True, label="y.requires_grad")
+
+# %%
+# A computed tensor's ``requires_grad`` is not a setting but a consequence:
+# it is ``True`` because ``y`` has a ``grad_fn`` leading back to ``x``. The
+# same error comes from ``y.requires_grad = False``. The fix is the one the
+# message names: ``y.detach()`` is a new leaf over the same values, with
+# ``requires_grad=False``, and ``y`` stays in the graph.
+y_no_grad = y.detach()
+show_state(x=x, y=y, y_no_grad=y_no_grad)
+
+# %%
+# The flag can only be switched on floating-point (or complex) tensors; an
+# integer leaf refuses it with another message:
+counts = torch.tensor([1, 2], device=device)
+with expect_error(RuntimeError, match=r"^only Tensors of floating point dtype can require gradients$"):
+    counts.requires_grad_()
+
+# %%
+# "element 0 of tensors does not require grad and does not have a grad_fn"
+# ------------------------------------------------------------------------
+# A loss computed under ``torch.no_grad()`` (or from ``x.detach()``, or from
+# leaves created without ``requires_grad=True``) has no history, and
+# ``backward()`` has nothing to go through:
+with torch.no_grad():
+    loss = (x**2).sum()
+show_state(x=x, loss=loss)
+
+with expect_error(
+    RuntimeError, match=r"^element 0 of tensors does not require grad and does not have a grad_fn$"
+):
+    loss.backward()
+
+# %%
+# "Element 0" is the first (here the only) tensor given to ``backward``. The
+# fix is upstream: compute the loss outside ``no_grad``, from leaves that
+# require a gradient.
+loss = (x**2).sum()
+loss.backward()
+check(x.grad, [2.0, 4.0], label="x.grad")
+
+# %%
+# The tempting fix that computes nothing
+# --------------------------------------
+# Calling ``requires_grad_()`` on the loss makes the error go away. It does
+# not give the loss a history: it turns it into a leaf of its own, and the
+# gradient stops there.
+x.grad = None
+with torch.no_grad():
+    loss = (x**2).sum()
+loss.requires_grad_()
+loss.backward()
+check(loss.is_leaf, True, label="loss.is_leaf")
+check(loss.grad, 1.0, label="loss.grad")
+check(x.grad, None, label="x.grad")
+
+# %%
+# No error, and no gradient for ``x``: an optimiser stepping on ``x`` would
+# silently do nothing. When this error appears, look for the ``no_grad``,
+# ``detach()``, ``.item()`` or missing ``requires_grad=True`` that cut the
+# chain; never add ``requires_grad_()`` at the end of it.
+#
+# "grad can be implicitly created only for scalar outputs"
+# --------------------------------------------------------
+# ``backward()`` without arguments needs a one-element tensor.
+# :ref:`vector_jacobian_product` explains why; here is the message:
+x.grad = None
+y = x * 2
+with expect_error(RuntimeError, match=r"^grad can be implicitly created only for scalar outputs$"):
+    y.backward()
+
+y.sum().backward()
+check(x.grad, [2.0, 2.0], label="x.grad after y.sum().backward()")
+
+# %%
+# Reduce the output to the scalar loss you mean (``.sum()``, ``.mean()``),
+# or pass the upstream gradient as ``y.backward(gradient)``. A mean would
+# give gradients half as large here: the reduction is part of the loss, and
+# PyTorch does not pick one for you.
+#
+# "Mismatch in shape"
+# -------------------
+# A ``gradient`` must have exactly the shape of the tensor it is given for,
+# one value per element. A vector of another length is refused, and so is a
+# scalar, although it would broadcast: there is no broadcasting here.
+with expect_error(
+    RuntimeError,
+    match=(
+        r"^Mismatch in shape: grad_output\[0\] has a shape of torch\.Size\(\[3\]\) "
+        r"and output\[0\] has a shape of torch\.Size\(\[2\]\)\.$"
+    ),
+):
+    y.backward(torch.ones(3, device=device))
+
+with expect_error(
+    RuntimeError,
+    match=(
+        r"^Mismatch in shape: grad_output\[0\] has a shape of torch\.Size\(\[\]\) "
+        r"and output\[0\] has a shape of torch\.Size\(\[2\]\)\.$"
+    ),
+):
+    y.backward(torch.tensor(1.0, device=device))
+check(x.grad, [2.0, 2.0], label="x.grad after both errors")
+
+# %%
+# "grad_output" is the ``gradient`` you passed and "output" the tensor you
+# called ``backward`` on; index 0 because there is one of each. The shapes
+# are checked before anything is computed, so ``x.grad`` kept the value of
+# the last successful pass. Build the gradient with ``torch.ones_like(y)``
+# (or from the loss, as in :ref:`vector_jacobian_product`) and the shapes
+# cannot disagree.
+#
+# Sources
+# -------
+# This example rebuilds no claim of a source document (see :ref:`sources`).
+# The last two errors also appear in :ref:`vector_jacobian_product`, which
+# rebuilds a source document's claim that a non-scalar output needs a
+# ``gradient``; this page is about recognising each message and its fix.

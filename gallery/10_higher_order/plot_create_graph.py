@@ -1,0 +1,158 @@
+"""
+.. _create_graph:
+
+Derivatives of derivatives: ``create_graph``
+============================================
+
+A gradient is a tensor like any other, but by default it is computed without
+recording a graph, so it cannot be differentiated again. This example takes
+the second and third derivatives of :math:`x^3` with
+``torch.autograd.grad(..., create_graph=True)``, shows the error without it,
+and then the options for an input that the output does not depend on:
+the error by default, ``None`` with ``allow_unused=True``, zeros with
+``materialize_grads=True``.
+"""
+
+# %%
+# A first derivative that can be differentiated
+# ---------------------------------------------
+# For :math:`y = x^3` at :math:`x = 3`: :math:`y' = 3x^2 = 27`,
+# :math:`y'' = 6x = 18` and :math:`y''' = 6`. ``torch.autograd.grad``
+# returns the gradients as a tuple instead of writing ``.grad``;
+# ``create_graph=True`` records the computation of the gradient itself.
+import torch
+
+from autograd_notes import check, expect_error, expect_warning, runner_device
+
+device = runner_device()
+
+x = torch.tensor(3.0, device=device, requires_grad=True)
+y = x**3
+
+(dy,) = torch.autograd.grad(y, x, create_graph=True)
+check(dy, 27.0, label="dy")
+check(dy.grad_fn, "MulBackward0", label="dy.grad_fn")
+
+(d2y,) = torch.autograd.grad(dy, x, create_graph=True)
+check(d2y, 18.0, label="d2y")
+
+(d3y,) = torch.autograd.grad(d2y, x)
+check(d3y, 6.0, label="d3y")
+check(x.grad, None, label="x.grad")
+
+# %%
+# With ``create_graph=True`` the backward pass of ``pow`` is itself a
+# recorded computation (:math:`3x^2` ends in a multiplication, hence
+# ``MulBackward0``), so ``dy`` is connected to ``x`` and can be
+# differentiated. Each order needs its own ``create_graph=True`` except the
+# last. ``torch.autograd.grad`` never touches ``.grad``: ``x.grad`` is still
+# ``None``.
+#
+# Without ``create_graph``
+# ------------------------
+# By default the gradient is a plain tensor with no history:
+y = x**3
+(dy,) = torch.autograd.grad(y, x)
+check(dy, 27.0, label="dy")
+check(dy.grad_fn, None, label="dy.grad_fn")
+check(dy.requires_grad, False, label="dy.requires_grad")
+
+with expect_error(
+    RuntimeError, match=r"^element 0 of tensors does not require grad and does not have a grad_fn$"
+):
+    torch.autograd.grad(dy, x)
+
+# %%
+# The message is the one of a loss computed under ``no_grad``
+# (:ref:`backward_misuse`), and for the same reason: ``dy`` has no
+# ``grad_fn`` to go back through. Nothing in it mentions ``create_graph``,
+# so remember this cause when it appears in code that differentiates a
+# gradient (a gradient penalty, a Hessian-vector product).
+#
+# ``backward(create_graph=True)`` warns
+# -------------------------------------
+# ``backward()`` takes ``create_graph=True`` too, and then ``x.grad`` has a
+# history. PyTorch warns that this creates a reference cycle:
+x = torch.tensor(3.0, device=device, requires_grad=True)
+y = x**3
+warned_always = torch.is_warn_always_enabled()
+torch.set_warn_always(True)  # otherwise PyTorch gives this warning once per process
+try:
+    with expect_warning(
+        UserWarning,
+        match=(
+            r"^Using backward\(\) with create_graph=True will create a reference cycle between the "
+            r"parameter and its gradient which can cause a memory leak\. We recommend using autograd\.grad "
+            r"when creating the graph to avoid this\."
+        ),
+    ):
+        y.backward(create_graph=True)
+finally:
+    torch.set_warn_always(warned_always)
+check(x.grad, 27.0, label="x.grad")
+check(x.grad.requires_grad, True, label="x.grad.requires_grad")
+x.grad = None  # breaks the cycle
+
+# %%
+# ``x.grad`` refers to a graph that refers back to ``x``, so neither is
+# freed until ``.grad`` is reset to ``None``, as the warning goes on to say.
+# ``torch.autograd.grad`` returns the gradient instead of storing it on
+# ``x``, which is why the warning recommends it. Do not rely on seeing the
+# warning: PyTorch gives it only the first time in a process, unless
+# ``torch.set_warn_always(True)`` is on, as it is for that one call above.
+#
+# An input that the output does not use
+# -------------------------------------
+# ``u`` requires a gradient but plays no part in ``y``. Asking
+# ``torch.autograd.grad`` for it is an error by default:
+u = torch.tensor(5.0, device=device, requires_grad=True)
+y = x**3
+with expect_error(
+    RuntimeError,
+    match=(
+        r"^The differentiated Tensor at index 1 appears to not have been used in the graph\. "
+        r"Set allow_unused=True if this is the desired behavior\.$"
+    ),
+):
+    torch.autograd.grad(y, (x, u), retain_graph=True)
+
+# %%
+# "Index 1" is the position of ``u`` in the inputs. The default is strict
+# because a gradient asked for but not connected is often a bug: a
+# ``detach()`` or a ``.data`` on the way, or the wrong tensor passed. When
+# it is intended, say so:
+dx, du = torch.autograd.grad(y, (x, u), retain_graph=True, allow_unused=True)
+check(dx, 27.0, label="dx")
+check(du, None, label="du with allow_unused=True")
+
+dx, du = torch.autograd.grad(y, (x, u), retain_graph=True, materialize_grads=True)
+check(du, 0.0, label="du with materialize_grads=True")
+
+# %%
+# ``allow_unused=True`` returns ``None`` for ``u``; ``materialize_grads=True``
+# returns a tensor of zeros of ``u``'s shape instead, which saves a ``None``
+# test in code that adds or stacks the gradients. ``materialize_grads=True``
+# implies ``allow_unused=True``, and contradicting it is refused:
+with expect_error(
+    ValueError,
+    match=(
+        r"^Expected allow_unused to be True or not passed when materialize_grads=True, "
+        r"but got: allow_unused=False\.$"
+    ),
+):
+    torch.autograd.grad(y, (x, u), allow_unused=False, materialize_grads=True)
+
+# %%
+# ``backward()`` has no such check: an unused leaf keeps ``.grad = None``
+# without an error, which is how a layer that is accidentally left out of
+# the loss goes unnoticed.
+y.backward()
+check(x.grad, 27.0, label="x.grad")
+check(u.grad, None, label="u.grad")
+
+# %%
+# Sources
+# -------
+# This example rebuilds no claim of a source document (see :ref:`sources`).
+# :ref:`retain_graph` explains the ``retain_graph=True`` used above to ask
+# several questions of the same graph.

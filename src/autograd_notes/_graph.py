@@ -1,0 +1,622 @@
+"""The autograd graph of a tensor: a model of what backward will read, its text and its picture.
+
+:func:`autograd_graph` walks ``tensor.grad_fn`` through ``next_functions``
+and records, for every node, what it saved for backward and at which
+version, without running backward. A saved tensor that was modified in
+place since it was saved is marked, so the graph predicts the error that
+``backward()`` would raise. :meth:`AutogradGraph.text` writes the graph as
+lines of text (what tests and ``check`` compare) and :func:`draw_graph`
+draws the same lines as a matplotlib figure, with matplotlib alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any, Literal
+
+import torch
+from torch.autograd.graph import Node
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = ["AutogradGraph", "GraphNode", "SavedTensor", "autograd_graph", "draw_graph"]
+
+_MODIFIED = "modified by an inplace operation"
+_FREED = "backward through the graph a second time"
+# "... [torch.FloatTensor [3]], which is output 0 of Sigmoid, is at version 1; expected version 0 instead"
+# (a leaf has no "which is output ... of ..." part)
+_VERSIONS = re.compile(
+    r"\[[\w.]+ \[(?P<shape>[\d, ]*)\]\](?:, which is output \d+ of \w+)?,? "
+    r"is at version (?P<now>\d+); expected version (?P<saved>\d+) instead"
+)
+_PREFIX = "torch::autograd::"
+
+Status = Literal["saved", "modified", "freed"]
+
+
+@dataclass(frozen=True)
+class SavedTensor:
+    """A tensor that a node saved for backward, and what became of it.
+
+    ``status`` is ``"saved"`` (backward can use it), ``"modified"`` (changed
+    in place since it was saved: backward will raise) or ``"freed"`` (a
+    backward without ``retain_graph`` released it). ``version`` is the
+    tensor's version counter now, ``saved_version`` the one the node
+    recorded (the same unless modified); both are ``None`` once freed.
+    ``tensor`` names the caller's tensors that it is, if any.
+    """
+
+    name: str
+    status: Status
+    shape: tuple[int, ...] | None = None
+    version: int | None = None
+    saved_version: int | None = None
+    tensor: str | None = None
+
+    @property
+    def summary(self) -> str:
+        """The facts on one line: ``saved self (y) [] v1 ≠ v0``."""
+        if self.status == "freed":
+            return f"saved {self.name}: freed by backward()"
+        named = f" ({self.tensor})" if self.tensor else ""
+        shape = f" [{', '.join(map(str, self.shape))}]" if self.shape is not None else ""
+        now = f" v{self.version}" if self.version is not None else ""
+        if self.status == "modified":
+            before = f" ≠ v{self.saved_version}" if self.saved_version is not None else ""
+            return f"saved {self.name}{named}{shape}{now}{before}"
+        return f"saved {self.name}{named}{shape}{now}"
+
+    @property
+    def line(self) -> str:
+        """The line shown under the node: the summary, and why it matters if modified."""
+        if self.status == "modified":
+            return f"{self.summary} ← modified in place"
+        return self.summary
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    """One node of the graph: a ``grad_fn`` node, or a leaf (``AccumulateGrad``).
+
+    ``name`` is ``node.name()``; ``tensor`` names the caller's tensors whose
+    ``grad_fn`` it is (for a leaf: the leaf tensor itself). ``values`` are
+    the non-tensor values it saved, as ``alpha=1``. ``next`` holds the
+    indices, in :attr:`AutogradGraph.nodes`, of the nodes it sends gradients
+    to; ``layer`` is its row in the picture (0 for the root).
+    """
+
+    name: str
+    layer: int
+    is_leaf: bool = False
+    tensor: str | None = None
+    shape: tuple[int, ...] | None = None
+    requires_grad: bool | None = None
+    saved: tuple[SavedTensor, ...] = ()
+    values: tuple[str, ...] = ()
+    next: tuple[int, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """The name without PyTorch's C++ namespace: ``CopySlices``."""
+        return self.name.removeprefix(_PREFIX)
+
+    @property
+    def title(self) -> str:
+        """The heading of the node: ``PowBackward0 (z)``, or ``leaf x`` for a leaf."""
+        if self.is_leaf:
+            return f"leaf {self.tensor}" if self.tensor else "leaf"
+        return f"{self.label} ({self.tensor})" if self.tensor else self.label
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        """The lines under the title: a leaf's shape, or what the node saved."""
+        if self.is_leaf:
+            shape = f"[{', '.join(map(str, self.shape or ()))}]"
+            return (f"{shape} requires_grad={self.requires_grad}",)
+        return tuple(s.line for s in self.saved) + tuple(f"saved {v}" for v in self.values)
+
+    @property
+    def modified(self) -> bool:
+        """Whether a tensor this node saved was modified in place since."""
+        return any(s.status == "modified" for s in self.saved)
+
+
+Slot = int | tuple[int, int]
+"""A place in a row of the picture: a node's index, or an edge ``(from, to)`` passing through."""
+
+
+@dataclass(frozen=True)
+class AutogradGraph:
+    """The graph below a tensor, root first, row by row (see :func:`autograd_graph`).
+
+    ``rows`` is the arrangement of the picture: for each layer, left to
+    right, the nodes and the edges that pass through it on their way to a
+    lower row.
+    """
+
+    nodes: tuple[GraphNode, ...]
+    rows: tuple[tuple[Slot, ...], ...]
+
+    @property
+    def modified(self) -> list[str]:
+        """Every saved tensor modified in place since it was saved, as ``node: saved ...``.
+
+        Empty when backward can read everything it saved.
+        """
+        return [
+            f"{node.title}: {saved.summary}"
+            for node in self.nodes
+            for saved in node.saved
+            if saved.status == "modified"
+        ]
+
+    def text(self) -> str:
+        """The graph as text: each node numbered, its lines, and the nodes it sends gradients to.
+
+        The same lines as the picture, for tests, checks and readers::
+
+            1 PowBackward0 (z)
+                saved self (y) [] v1 ≠ v0 ← modified in place
+                saved exponent=2
+                → 2 AddBackward0 (y)
+        """
+        out = []
+        for index, node in enumerate(self.nodes, start=1):
+            out.append(f"{index} {node.title}")
+            out.extend(f"    {line}" for line in node.lines)
+            out.extend(f"    → {target + 1} {self.nodes[target].title}" for target in node.next)
+        return "\n".join(out)
+
+
+# -- The model ---------------------------------------------------------------
+
+
+def _same_tensor(saved: torch.Tensor, named: torch.Tensor) -> bool:
+    """Whether ``saved`` (as unpacked from a node) is the caller's ``named`` tensor.
+
+    A saved input comes back as the very tensor; a saved output (``result``)
+    as another tensor over the same memory, which must require a gradient
+    (``detach()`` and ``.data`` aliases do not, and are not the saved tensor).
+    """
+    if saved is named:
+        return True
+    if not named.requires_grad or named.layout != torch.strided or saved.layout != torch.strided:
+        return False
+    storage = named.untyped_storage()
+    return (
+        storage.nbytes() > 0
+        and storage.data_ptr() == saved.untyped_storage().data_ptr()
+        and named.device == saved.device
+        and named.dtype == saved.dtype
+        and named.storage_offset() == saved.storage_offset()
+        and named.shape == saved.shape
+        and named.stride() == saved.stride()
+    )
+
+
+def _names_of(tensor: torch.Tensor | None, names: Mapping[str, torch.Tensor]) -> str | None:
+    if tensor is None:
+        return None
+    found = [name for name, named in names.items() if _same_tensor(tensor, named)]
+    return ", ".join(found) or None
+
+
+def _modified(
+    node: Node, attribute: str, label: str, message: str, names: Mapping[str, torch.Tensor]
+) -> SavedTensor:
+    """A saved tensor whose reading failed the version check, with the versions the error gives."""
+    raw = getattr(node, f"_raw{attribute}" if attribute.startswith("_") else f"_raw_{attribute}", None)
+    # SavedTensor.data skips the check (where PyTorch has it): to measure and name the tensor
+    unchecked = getattr(raw, "data", None)
+    tensor = unchecked if isinstance(unchecked, torch.Tensor) else None
+    match = _VERSIONS.search(message)
+    shape = tuple(tensor.shape) if tensor is not None else None
+    if shape is None and match:
+        shape = tuple(int(n) for n in match["shape"].split(",") if n.strip())
+    version = int(match["now"]) if match else (tensor._version if tensor is not None else None)
+    return SavedTensor(
+        name=label,
+        status="modified",
+        shape=shape,
+        version=version,
+        saved_version=int(match["saved"]) if match else None,
+        tensor=_names_of(tensor, names),
+    )
+
+
+def _saved(node: Node, names: Mapping[str, torch.Tensor]) -> tuple[list[SavedTensor], list[str]]:
+    """What ``node`` saved for backward: its tensors, and its other values as ``name=value``."""
+    listed = dir(node)
+    attributes = [a for a in listed if a.startswith("_saved_")]
+    if "saved_tensors" in listed:  # a custom torch.autograd.Function's ctx.save_for_backward
+        attributes.append("saved_tensors")
+    tensors: list[SavedTensor] = []
+    values: list[str] = []
+    for attribute in attributes:
+        label = attribute.removeprefix("_saved_").removeprefix("saved_")
+        try:
+            value = getattr(node, attribute)
+        except RuntimeError as error:
+            message = str(error)
+            if _MODIFIED in message:
+                tensors.append(_modified(node, attribute, label, message, names))
+            elif _FREED in message:
+                tensors.append(SavedTensor(name=label, status="freed"))
+            else:
+                raise
+            continue
+        if isinstance(value, torch.Tensor):
+            tensors.append(_present(label, value, names))
+        elif isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value):
+            tensors.extend(
+                _present(f"{label}[{i}]", v, names)
+                for i, v in enumerate(value)
+                if isinstance(v, torch.Tensor)
+            )
+        elif isinstance(value, (bool, int, float, str)) and "sym_" not in label:
+            # sizes, strides and numels (``self_sym_sizes``) are bookkeeping, not values
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 2**63:
+                value -= 2**64  # a negative int64 (dim=-1) that the binding returns as unsigned
+            values.append(f"{label}={value!r}")
+    return tensors, values
+
+
+def _present(label: str, tensor: torch.Tensor, names: Mapping[str, torch.Tensor]) -> SavedTensor:
+    """A saved tensor that passed the version check: its version now is the one it was saved at."""
+    return SavedTensor(
+        name=label,
+        status="saved",
+        shape=tuple(tensor.shape),
+        version=tensor._version,
+        tensor=_names_of(tensor, names),
+    )
+
+
+def _leaf(node: Node) -> torch.Tensor | None:
+    """The leaf tensor of an ``AccumulateGrad`` node (``None`` for any other node)."""
+    variable = getattr(node, "variable", None)
+    return variable if isinstance(variable, torch.Tensor) else None
+
+
+def _walk(root: Node) -> tuple[list[Node], list[list[int]]]:
+    """Every node below ``root``, breadth first, each once, and the (deduplicated) edges of each."""
+    nodes = [root]
+    index = {id(root): 0}  # the nodes are kept alive in ``nodes``, so their ids stay unique
+    edges: list[list[int]] = [[]]
+    queue = deque([root])
+    while queue:
+        node = queue.popleft()
+        source = index[id(node)]
+        for child, _ in node.next_functions:
+            if child is None:  # an input that needs no gradient
+                continue
+            if id(child) not in index:
+                index[id(child)] = len(nodes)
+                nodes.append(child)
+                edges.append([])
+                queue.append(child)
+            if index[id(child)] not in edges[source]:
+                edges[source].append(index[id(child)])
+    return nodes, edges
+
+
+def _layers(nodes: Sequence[Node], edges: Sequence[Sequence[int]]) -> list[int]:
+    """Each node's row: its longest path from the root, with every leaf on the bottom row."""
+    indegree = [0] * len(nodes)
+    for targets in edges:
+        for target in targets:
+            indegree[target] += 1
+    depth = [0] * len(nodes)
+    ready = deque([0])
+    while ready:
+        source = ready.popleft()
+        for target in edges[source]:
+            depth[target] = max(depth[target], depth[source] + 1)
+            indegree[target] -= 1
+            if indegree[target] == 0:
+                ready.append(target)
+    leaves = {i for i, node in enumerate(nodes) if _leaf(node) is not None}
+    bottom = max((d for i, d in enumerate(depth) if i not in leaves), default=-1) + 1
+    return [bottom if i in leaves else d for i, d in enumerate(depth)]
+
+
+def _hangs_from(slot: Slot, row_above: Sequence[Slot], targets: Callable[[int], Sequence[int]]) -> list[Slot]:
+    """The slots of the row above that ``slot`` is joined to (``targets(node)``: where a node's edges go).
+
+    A node hangs from the nodes with an edge to it and from the edges passing
+    through on their way to it; an edge passing through hangs from its
+    source, or from its own slot one row up.
+    """
+    if isinstance(slot, tuple):
+        return [other for other in row_above if other in (slot[0], slot)]
+    return [
+        other
+        for other in row_above
+        if (other[1] == slot if isinstance(other, tuple) else slot in targets(other))
+    ]
+
+
+def _arrange(layers: Sequence[int], edges: Sequence[Sequence[int]]) -> list[list[Slot]]:
+    """Order each row to keep crossings few (barycentre sweeps down, up, down), deterministically.
+
+    An edge that skips rows gets a slot in each row it crosses, so that it
+    is drawn between the nodes of that row instead of through them.
+    """
+    rows: list[list[Slot]] = [[] for _ in range(max(layers) + 1)]
+    for node, layer in enumerate(layers):
+        rows[layer].append(node)
+    for source, targets in enumerate(edges):
+        for target in targets:
+            for layer in range(layers[source] + 1, layers[target]):
+                rows[layer].append((source, target))
+
+    def above(slot: Slot, layer: int) -> list[Slot]:
+        return _hangs_from(slot, rows[layer - 1], edges.__getitem__)
+
+    def below(slot: Slot, layer: int) -> list[Slot]:
+        """The slots of ``layer + 1`` joined to ``slot``."""
+        return [candidate for candidate in rows[layer + 1] if slot in above(candidate, layer + 1)]
+
+    def place(row: list[Slot]) -> dict[Slot, float]:
+        return {slot: i - (len(row) - 1) / 2 for i, slot in enumerate(row)}
+
+    for sweep in ("down", "up", "down"):
+        order = range(1, len(rows)) if sweep == "down" else range(len(rows) - 2, -1, -1)
+        for layer in order:
+            neighbour = place(rows[layer - 1] if sweep == "down" else rows[layer + 1])
+            current = place(rows[layer])
+            keys: dict[Slot, float] = {}
+            for slot in rows[layer]:
+                joined = above(slot, layer) if sweep == "down" else below(slot, layer)
+                keys[slot] = sum(neighbour[j] for j in joined) / len(joined) if joined else current[slot]
+            rows[layer].sort(key=lambda slot: keys[slot])  # stable: ties keep their order
+    return rows
+
+
+def autograd_graph(tensor: torch.Tensor, names: Mapping[str, torch.Tensor] | None = None) -> AutogradGraph:
+    """Return the autograd graph below ``tensor``, with what each node saved and at which version.
+
+    Nothing is run: the nodes are read through ``grad_fn``,
+    ``next_functions`` and their ``_saved_*`` attributes. Reading a saved
+    tensor that was modified in place since it was saved fails PyTorch's
+    version check, exactly as backward would; that tensor is recorded as
+    ``"modified"``, with the version it was saved at and the one it has now.
+    ``names`` maps names to the caller's tensors (matched by identity, or
+    for a non-leaf by its ``grad_fn``), to label leaves, nodes and saved
+    tensors. Raises :class:`ValueError` if ``tensor`` has no ``grad_fn``.
+    """
+    names = dict(names or {})
+    if tensor.grad_fn is None:
+        raise ValueError(
+            "the tensor has no grad_fn (a leaf, or it does not require a gradient): "
+            "there is no graph below it to draw"
+        )
+    found, edges = _walk(tensor.grad_fn)
+    layers = _layers(found, edges)
+    rows = _arrange(layers, edges)
+    order = [slot for row in rows for slot in row if isinstance(slot, int)]
+    renumber = {old: new for new, old in enumerate(order)}
+    nodes = []
+    for old in order:
+        node = found[old]
+        variable = _leaf(node)
+        following = tuple(sorted(renumber[t] for t in edges[old]))
+        if variable is not None:
+            nodes.append(
+                GraphNode(
+                    name=node.name(),
+                    layer=layers[old],
+                    is_leaf=True,
+                    tensor=", ".join(n for n, t in names.items() if t is variable) or None,
+                    shape=tuple(variable.shape),
+                    requires_grad=variable.requires_grad,
+                    next=following,
+                )
+            )
+            continue
+        saved, values = _saved(node, names)
+        nodes.append(
+            GraphNode(
+                name=node.name(),
+                layer=layers[old],
+                tensor=", ".join(n for n, t in names.items() if t.grad_fn is node) or None,
+                saved=tuple(saved),
+                values=tuple(values),
+                next=following,
+            )
+        )
+    return AutogradGraph(
+        nodes=tuple(nodes),
+        rows=tuple(
+            tuple(
+                renumber[slot] if isinstance(slot, int) else (renumber[slot[0]], renumber[slot[1]])
+                for slot in row
+            )
+            for row in rows
+        ),
+    )
+
+
+# -- The picture -------------------------------------------------------------
+
+# DejaVu Sans Mono ships with matplotlib (no system font needed), and never LaTeX (no binary either),
+# nor mathtext: a name with a "$" is shown as it is
+_PLAIN: dict[str, Any] = {
+    "family": ["DejaVu Sans Mono", "monospace"],
+    "va": "top",
+    "usetex": False,
+    "parse_math": False,
+    "zorder": 3,
+}
+_TITLE_SIZE, _LINE_SIZE = 10.0, 8.5  # points
+_CHAR = 0.602 / 72  # width of one character of DejaVu Sans Mono, in inches per point of size
+_LEADING = 1.4 / 72  # height of a line, in inches per point of size
+_PAD, _GAP_X, _GAP_Y, _MARGIN, _PASS_WIDTH = 0.1, 0.3, 0.45, 0.2, 0.2  # inches
+_LEAF_COLOURS = ("#dbeafe", "#2563eb")  # face, edge
+_NODE_COLOURS = ("#f3f4f6", "#4b5563")
+_TEXT, _MODIFIED_COLOUR, _FREED_COLOUR, _ARROW = "#111827", "#b91c1c", "#6b7280", "#4b5563"
+_WARNING = "⚠ "
+
+
+def _drawn_lines(node: GraphNode) -> list[tuple[str, str]]:
+    """The lines under a node's title as drawn, with their colours: a modified tensor red and marked."""
+    statuses: list[Status] = [] if node.is_leaf else [saved.status for saved in node.saved]
+    statuses += ["saved"] * (len(node.lines) - len(statuses))  # saved values, or a leaf's line
+    colours = {"saved": _TEXT, "modified": _MODIFIED_COLOUR, "freed": _FREED_COLOUR}
+    return [
+        ((_WARNING if status == "modified" else "") + line, colours[status])
+        for line, status in zip(node.lines, statuses, strict=True)
+    ]
+
+
+def _box_size(node: GraphNode) -> tuple[float, float]:
+    """Width and height of a node's box, in inches."""
+    lines = [line for line, _ in _drawn_lines(node)]
+    width = max([len(node.title) * _TITLE_SIZE * _CHAR, *(len(line) * _LINE_SIZE * _CHAR for line in lines)])
+    height = _TITLE_SIZE * _LEADING + len(lines) * _LINE_SIZE * _LEADING
+    return width + 2 * _PAD, height + 2 * _PAD
+
+
+def _draw_node(ax: Axes, node: GraphNode, x: float, top: float, size: tuple[float, float]) -> None:
+    """Draw a node's box at ``x`` (its centre) from ``top`` down, with its title and lines."""
+    from matplotlib.patches import FancyBboxPatch
+
+    width, height = size
+    face, edge = _LEAF_COLOURS if node.is_leaf else _NODE_COLOURS
+    ax.add_patch(
+        FancyBboxPatch(
+            (x - width / 2, top - height),
+            width,
+            height,
+            boxstyle="round,pad=0,rounding_size=0.06",
+            facecolor=face,
+            edgecolor=_MODIFIED_COLOUR if node.modified else edge,
+            linewidth=2.0 if node.modified else 1.0,
+            zorder=2,
+        )
+    )
+    y = top - _PAD
+    ax.text(x, y, node.title, ha="center", fontsize=_TITLE_SIZE, fontweight="bold", color=_TEXT, **_PLAIN)
+    y -= _TITLE_SIZE * _LEADING
+    for line, colour in _drawn_lines(node):
+        ax.text(x - width / 2 + _PAD, y, line, ha="left", fontsize=_LINE_SIZE, color=colour, **_PLAIN)
+        y -= _LINE_SIZE * _LEADING
+
+
+def _pack(wanted: Sequence[float], gaps: Sequence[float]) -> list[float]:
+    """Positions as close to ``wanted`` as they can be (least squares), in order, ``gaps`` apart at least.
+
+    With ``c`` the running sum of the gaps, ``x - c`` must not decrease: an
+    isotonic regression of ``wanted - c``, solved by pooling adjacent
+    violators. A slot that nothing pushes stays where it is wanted, so an
+    edge passing through several rows stays straight.
+    """
+    offsets = [0.0]
+    for gap in gaps:
+        offsets.append(offsets[-1] + gap)
+    blocks: list[tuple[float, int]] = []  # (sum, count) of pooled targets
+    for target in (w - c for w, c in zip(wanted, offsets, strict=True)):
+        total, count = target, 1
+        while blocks and blocks[-1][0] / blocks[-1][1] > total / count:
+            before, size = blocks.pop()
+            total, count = total + before, count + size
+        blocks.append((total, count))
+    levels = [total / count for total, count in blocks for _ in range(count)]
+    return [level + c for level, c in zip(levels, offsets, strict=True)]
+
+
+def _columns(model: AutogradGraph, slot_width: Callable[[Slot], float]) -> dict[tuple[int, Slot], float]:
+    """The x of each slot's centre, in inches: under what it hangs from, rows packed without overlap."""
+    x: dict[tuple[int, Slot], float] = {}  # by (row, slot): an edge has a slot in several rows
+    for layer, row in enumerate(model.rows):
+        wanted = []
+        for slot in row:
+            above = _hangs_from(slot, model.rows[layer - 1], lambda n: model.nodes[n].next) if layer else []
+            wanted.append(sum(x[layer - 1, other] for other in above) / len(above) if above else 0.0)
+        gaps = [(slot_width(left) + slot_width(right)) / 2 + _GAP_X for left, right in pairwise(row)]
+        placed = _pack(wanted, gaps)
+        x.update({(layer, slot): p for slot, p in zip(row, placed, strict=True)})
+    return x
+
+
+def draw_graph(
+    graph: torch.Tensor | AutogradGraph,
+    names: Mapping[str, torch.Tensor] | None = None,
+    *,
+    title: str | None = None,
+) -> Figure:
+    """Draw the autograd graph of a tensor (or an :func:`autograd_graph`) as a matplotlib figure.
+
+    The root is at the top and the leaves (blue) at the bottom; arrows go
+    the way gradients flow. Under each node's name are the tensors it saved
+    for backward, with their shapes and versions (``saved self (y) [3] v0``)
+    and its other saved values (``saved alpha=1``); a saved tensor modified
+    in place since it was saved is red and marked ``⚠``, and its node framed
+    in red: backward through that node will raise. The figure's size follows
+    from the graph; it is made with :mod:`matplotlib.pyplot`, and not shown:
+    call ``plt.show()`` (sphinx-gallery captures the figure).
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch
+    from matplotlib.path import Path
+
+    model = graph if isinstance(graph, AutogradGraph) else autograd_graph(graph, names)
+    sizes = [_box_size(node) for node in model.nodes]
+
+    def slot_width(slot: Slot) -> float:
+        return sizes[slot][0] if isinstance(slot, int) else _PASS_WIDTH
+
+    row_heights = [max((sizes[s][1] for s in row if isinstance(s, int)), default=0.0) for row in model.rows]
+    row_heights = [h or _PASS_WIDTH for h in row_heights]  # a row that edges only pass through
+    x_of = _columns(model, slot_width)
+    left = min(x - slot_width(slot) / 2 for (_, slot), x in x_of.items())
+    right = max(x + slot_width(slot) / 2 for (_, slot), x in x_of.items())
+    heading = 0.45 if title else 0.0
+    title_width = len(title or "") * 11 * 0.65 / 72  # bold DejaVu Sans is about 0.65 em a character
+    width = max(right - left, title_width) + 2 * _MARGIN
+    height = sum(row_heights) + _GAP_Y * (len(model.rows) - 1) + 2 * _MARGIN + heading
+    x_of = {key: x - (left + right) / 2 + width / 2 for key, x in x_of.items()}
+    tops = [height - _MARGIN - heading - sum(row_heights[:i]) - _GAP_Y * i for i in range(len(model.rows))]
+
+    figure = plt.figure(figsize=(width, height), layout="none")
+    ax = figure.add_axes((0.0, 0.0, 1.0, 1.0))
+    ax.set_xlim(0, width)
+    ax.set_ylim(0, height)
+    ax.set_axis_off()
+    if title:
+        figure.suptitle(
+            title,
+            y=1 - _MARGIN / height,
+            va="top",
+            fontsize=11,
+            fontweight="bold",
+            usetex=False,
+            parse_math=False,
+        )
+    for index, node in enumerate(model.nodes):
+        _draw_node(ax, node, x_of[node.layer, index], tops[node.layer], sizes[index])
+        for target in node.next:
+            points = [(x_of[node.layer, index], tops[node.layer] - sizes[index][1])]
+            for layer in range(node.layer + 1, model.nodes[target].layer):
+                x = x_of[layer, (index, target)]
+                points += [(x, tops[layer]), (x, tops[layer] - row_heights[layer])]
+            lower = model.nodes[target].layer
+            points.append((x_of[lower, target], tops[lower]))
+            codes = [Path.MOVETO] + [Path.LINETO] * (len(points) - 1)
+            ax.add_patch(
+                FancyArrowPatch(
+                    path=Path(points, codes),
+                    arrowstyle="-|>",
+                    mutation_scale=12,
+                    color=_ARROW,
+                    linewidth=1.0,
+                    zorder=1,
+                )
+            )
+    return figure
