@@ -24,6 +24,7 @@ from sphinx.addnodes import pending_xref
 from sphinx.util.docutils import SphinxDirective
 
 from ._error_index import Variant, collect_messages, event_messages, message_head, message_label
+from ._nodes import doc_link, make_table
 from ._records import RUNNERS, Record, load_record
 
 __all__ = [
@@ -47,14 +48,6 @@ def load_all_records(records: Path) -> dict[str, dict[str, Record]]:
             if record is not None:
                 found.setdefault(runner, {})[path.relative_to(folder).with_suffix(".py").as_posix()] = record
     return found
-
-
-def _doc_link(docname: str, text: str) -> pending_xref:
-    ref: pending_xref = pending_xref(
-        "", refdomain="std", reftype="doc", reftarget=f"/{docname}", refexplicit=True
-    )
-    ref += nodes.Text(text)
-    return ref
 
 
 def _label_link(label: str, text: str) -> pending_xref:
@@ -116,7 +109,7 @@ class ErrorIndexDirective(SphinxDirective):
         for n, ((example, line), runners) in enumerate(by_place.items()):
             if n:
                 seen += nodes.Text("; ")
-            seen += _doc_link(_gallery_docname(self.env, example), f"{example}, line {line}")
+            seen += doc_link(_gallery_docname(self.env, example), f"{example}, line {line}").children[0]
             seen += nodes.Text(f" ({', '.join(runners)})")
         box += seen
         return box
@@ -141,24 +134,15 @@ class SourceStatusDirective(SphinxDirective):
             self.env.note_dependency(str(script))
             if source in _CITATION.findall(script.read_text(encoding="utf-8")):
                 examples.append(script.relative_to(gallery).as_posix())
-        table = nodes.table(classes=["source-status"])
-        group = nodes.tgroup(cols=1 + len(RUNNERS))
-        table += group
-        for width in (3, *(2 for _ in RUNNERS)):
-            group += nodes.colspec(colwidth=width)
-        head = nodes.thead()
-        group += head
-        head += self._row(["Example", *(f"{runner} runner" for runner in RUNNERS)])
-        body = nodes.tbody()
-        group += body
-        for example in examples:
-            cells: list[nodes.Node] = [
-                nodes.paragraph("", "", _doc_link(_gallery_docname(self.env, example), example))
+        rows = [
+            [
+                doc_link(_gallery_docname(self.env, example), example, literal=True),
+                *(self._status(records.get(runner, {}).get(example)) for runner in RUNNERS),
             ]
-            for runner in RUNNERS:
-                record = records.get(runner, {}).get(example)
-                cells.append(nodes.paragraph("", self._status(record)))
-            body += self._row(cells)
+            for example in examples
+        ]
+        header = ["Example", *(f"{runner} runner" for runner in RUNNERS)]
+        table = make_table(rows, header=header, widths=[3, *(2 for _ in RUNNERS)], classes=["source-status"])
         return [table]
 
     @staticmethod
@@ -171,12 +155,3 @@ class SourceStatusDirective(SphinxDirective):
         if failing:
             return f"{failing} of {len(events)} checks do not hold (torch {torch}, {record['recorded']})"
         return f"all {len(events)} checks hold (torch {torch}, {record['recorded']})"
-
-    @staticmethod
-    def _row(cells: list[Any]) -> nodes.row:
-        row = nodes.row()
-        for cell in cells:
-            entry = nodes.entry()
-            entry += cell if isinstance(cell, nodes.Node) else nodes.paragraph("", str(cell))
-            row += entry
-        return row

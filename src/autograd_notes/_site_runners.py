@@ -25,6 +25,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from ._compare import compare_live, explain_output_difference, record_cell
 from ._gallery_rst import code_cells
+from ._nodes import Cell, doc_link, make_table
 from ._records import RUNNERS, Record, load_record, record_path
 from ._runner import runner_info
 from ._site_errors import ErrorIndexDirective, SourceStatusDirective, error_links
@@ -163,7 +164,7 @@ class RunnerMatrixDirective(_RunnerDirective):
         """Return the matrix table and a drift section per example that differs."""
         generated = Path(self.env.srcdir, self.options.get("gallery", "examples"))
         pages = sorted(p for p in generated.glob("*/plot_*.rst"))
-        table, body = self._table()
+        rows: list[list[Cell]] = []
         drift_sections: list[nodes.Node] = []
         for page in pages:
             self.env.note_dependency(str(page))
@@ -171,8 +172,7 @@ class RunnerMatrixDirective(_RunnerDirective):
             docname = page.relative_to(self.env.srcdir).with_suffix("").as_posix()
             records = self.records(example)
             live = [(c.first_line, c.output) for c in code_cells(page.read_text(encoding="utf-8"))]
-            row = nodes.row()
-            row += self._entry(self._link(docname, example))
+            row: list[Cell] = [doc_link(docname, example, literal=True)]
             differences = []
             for runner in RUNNERS:
                 record = records[runner]
@@ -187,8 +187,8 @@ class RunnerMatrixDirective(_RunnerDirective):
                             if differences
                             else "; this build: same"
                         )
-                row += self._entry(nodes.paragraph("", status))
-            body += row
+                row.append(status)
+            rows.append(row)
             if differences:
                 section = nodes.rubric("", f"Drift: {example}")
                 drift_sections.append(section)
@@ -209,38 +209,12 @@ class RunnerMatrixDirective(_RunnerDirective):
                     f"{self.this_runner} record holds.",
                 )
             )
+        header = [
+            "Example",
+            *(f"{_RUNNER_NAMES[r]}{' (this build)' if r == self.this_runner else ''}" for r in RUNNERS),
+        ]
+        table = make_table(rows, header=header, widths=[2, *(3 for _ in RUNNERS)], classes=["runner-matrix"])
         return [table, *drift_sections]
-
-    def _table(self) -> tuple[nodes.table, nodes.tbody]:
-        table = nodes.table(classes=["runner-matrix"])
-        group = nodes.tgroup(cols=1 + len(RUNNERS))
-        table += group
-        for width in (2, *(3 for _ in RUNNERS)):
-            group += nodes.colspec(colwidth=width)
-        head = nodes.thead()
-        header = nodes.row()
-        header += self._entry(nodes.paragraph("", "Example"))
-        for runner in RUNNERS:
-            mark = " (this build)" if runner == self.this_runner else ""
-            header += self._entry(nodes.paragraph("", f"{_RUNNER_NAMES[runner]}{mark}"))
-        head += header
-        group += head
-        body = nodes.tbody()
-        group += body
-        return table, body
-
-    @staticmethod
-    def _entry(content: nodes.Node) -> nodes.entry:
-        entry = nodes.entry()
-        entry += content
-        return entry
-
-    def _link(self, docname: str, text: str) -> nodes.Node:
-        from sphinx.addnodes import pending_xref
-
-        ref = pending_xref("", refdomain="std", reftype="doc", reftarget=f"/{docname}", refexplicit=True)
-        ref += nodes.literal(text, text)
-        return nodes.paragraph("", "", ref)
 
 
 DIRECTIVES: dict[str, type[SphinxDirective]] = {

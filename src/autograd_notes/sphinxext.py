@@ -42,6 +42,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from ._gallery_rst import summary_directive, wrap_outputs
 from ._leaks import find_leaks, leak_patterns
+from ._nodes import make_table
 from ._runner import runner_info
 from ._site_runners import DIRECTIVES
 
@@ -164,20 +165,7 @@ class RunnerInfoDirective(SphinxDirective):
             ("Device", f"{info.device} ({info.device_name})"),
             ("Python", info.python),
         ]
-        table = nodes.table(classes=["runner-info"])
-        group = nodes.tgroup(cols=2)
-        table += group
-        group += nodes.colspec(colwidth=1)
-        group += nodes.colspec(colwidth=3)
-        body = nodes.tbody()
-        group += body
-        for name, value in rows:
-            row = nodes.row()
-            for text in (name, value):
-                entry = nodes.entry()
-                entry += nodes.paragraph(text=text)
-                row += entry
-            body += row
+        table = make_table(rows, widths=[1, 3], classes=["runner-info"])
         return [table]
 
 
