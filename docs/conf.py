@@ -75,6 +75,22 @@ nb_execution_raise_on_error = False
 nb_execution_show_tb = True
 nb_merge_streams = True
 
+# -- Languages ---------------------------------------------------------------
+# One gettext catalog per page (docs/locale/<lang>/LC_MESSAGES/<page>.po),
+# without source locations, so that catalogs change only when text does.
+locale_dirs = ["locale/"]
+gettext_compact = False
+gettext_uuid = False
+gettext_location = False
+gettext_last_translator = "Autograd Notes maintainers"
+gettext_language_team = "Autograd Notes maintainers"
+autograd_notes_languages = {
+    "en": "English",
+    "ru": "Русский",
+    "zh_CN": "简体中文",
+    "pt_BR": "Português (Brasil)",
+}
+
 # -- HTML --------------------------------------------------------------------
 html_theme = "furo"
 html_title = "Autograd Notes"

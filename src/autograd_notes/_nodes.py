@@ -8,7 +8,7 @@ from typing import TypeAlias
 from docutils import nodes
 from sphinx.addnodes import pending_xref
 
-__all__ = ["Cell", "doc_link", "make_table"]
+__all__ = ["Cell", "doc_link", "make_table", "untranslatable"]
 
 Cell: TypeAlias = "nodes.Node | str"
 
@@ -55,3 +55,17 @@ def doc_link(docname: str, text: str, *, literal: bool = False) -> nodes.paragra
     ref = pending_xref("", refdomain="std", reftype="doc", reftarget=f"/{docname}", refexplicit=True)
     ref += nodes.literal(text, text) if literal else nodes.Text(text)
     return nodes.paragraph("", "", ref)
+
+
+def untranslatable(result: list[nodes.Node]) -> list[nodes.Node]:
+    """Keep generated text out of the pages' gettext catalogs.
+
+    A directive's own words are translated where they are written (with
+    ``sphinx.locale._``, from the ``sphinx`` catalog of each language); the
+    rest (versions, dates, outputs) must not become messages, or catalogs
+    would change with every runner.
+    """
+    for node in result:
+        for element in node.findall(nodes.TextElement):
+            element["translatable"] = False
+    return result

@@ -21,10 +21,11 @@ from typing import Any
 
 from docutils import nodes
 from sphinx.addnodes import pending_xref
+from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
 from ._error_index import Variant, collect_messages, event_messages, message_head, message_label
-from ._nodes import doc_link, make_table
+from ._nodes import doc_link, make_table, untranslatable
 from ._records import RUNNERS, Record, load_record
 
 __all__ = [
@@ -76,7 +77,9 @@ def error_links(env: Any, events: list[dict[str, Any]]) -> list[nodes.Node]:
         links.append(_label_link(message_label(kind, text), message_head(text)))
     if not links:
         return []
-    return [nodes.paragraph("", "Explained in the error-message index: ", *links, classes=["error-links"])]
+    return untranslatable(
+        [nodes.paragraph("", _("Explained in the error-message index: "), *links, classes=["error-links"])]
+    )
 
 
 class ErrorIndexDirective(SphinxDirective):
@@ -93,8 +96,8 @@ class ErrorIndexDirective(SphinxDirective):
                 section += self._variant(variant)
             result.append(section)
         if not result:
-            result.append(nodes.paragraph("", "No example has been recorded yet."))
-        return result
+            result.append(nodes.paragraph("", _("No example has been recorded yet.")))
+        return untranslatable(result)
 
     def _variant(self, variant: Variant) -> nodes.Node:
         box = nodes.container(ids=[variant.label], names=[variant.label], classes=["error-entry"])
@@ -102,7 +105,7 @@ class ErrorIndexDirective(SphinxDirective):
         block = nodes.literal_block(variant.text, variant.text, classes=["error-text"])
         block["language"] = "none"
         box += block
-        seen = nodes.paragraph("", "Explained in: ")
+        seen = nodes.paragraph("", _("Explained in: "))
         by_place: dict[tuple[str, int], list[str]] = {}
         for occurrence in variant.occurrences:
             by_place.setdefault((occurrence.example, occurrence.line), []).append(occurrence.runner)
@@ -141,17 +144,21 @@ class SourceStatusDirective(SphinxDirective):
             ]
             for example in examples
         ]
-        header = ["Example", *(f"{runner} runner" for runner in RUNNERS)]
+        header = [_("Example"), *(_("{runner} runner").format(runner=runner) for runner in RUNNERS)]
         table = make_table(rows, header=header, widths=[3, *(2 for _ in RUNNERS)], classes=["source-status"])
-        return [table]
+        return untranslatable([table])
 
     @staticmethod
     def _status(record: Record | None) -> str:
         if record is None:
-            return "no record yet"
+            return _("no record yet")
         events = [e for cell in record["cells"] for e in cell["events"]]
         failing = sum(not e["holds"] for e in events)
         torch = record["runner"]["torch"]
         if failing:
-            return f"{failing} of {len(events)} checks do not hold (torch {torch}, {record['recorded']})"
-        return f"all {len(events)} checks hold (torch {torch}, {record['recorded']})"
+            return _("{failing} of {count} checks do not hold (torch {torch}, {date})").format(
+                failing=failing, count=len(events), torch=torch, date=record["recorded"]
+            )
+        return _("all {count} checks hold (torch {torch}, {date})").format(
+            count=len(events), torch=torch, date=record["recorded"]
+        )

@@ -21,18 +21,19 @@ from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import directives
+from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
 from ._compare import compare_live, explain_output_difference, record_cell
 from ._gallery_rst import code_cells
-from ._nodes import Cell, doc_link, make_table
+from ._nodes import Cell, doc_link, make_table, untranslatable
 from ._records import RUNNERS, Record, load_record, record_path
 from ._runner import runner_info
 from ._site_errors import ErrorIndexDirective, SourceStatusDirective, error_links
 
 __all__ = ["DIRECTIVES", "RunnerMatrixDirective", "RunnerOutputsDirective", "RunnerSummaryDirective"]
 
-_RUNNER_NAMES = {"cpu": "CPU runner", "cuda": "CUDA runner"}
+_RUNNER_NAMES = {"cpu": _("CPU runner"), "cuda": _("CUDA runner")}
 _tab_ids = itertools.count()
 
 
@@ -54,7 +55,9 @@ class _RunnerDirective(SphinxDirective):
     @staticmethod
     def describe(record: Record) -> str:
         runner = record["runner"]
-        return f"torch {runner['torch']}, {runner['device_name']}, recorded {record['recorded']}"
+        return _("torch {torch}, {device}, recorded {date}").format(
+            torch=runner["torch"], device=runner["device_name"], date=record["recorded"]
+        )
 
 
 def _output_block(lines: list[str]) -> nodes.literal_block:
@@ -89,15 +92,17 @@ class RunnerOutputsDirective(_RunnerDirective):
         if not differing:
             result: list[nodes.Node] = [_output_block(live)] if live else []
             if others and live:
-                names = ", ".join(f"{_RUNNER_NAMES[r]} ({self.describe(rec)})" for r, rec, _ in others)
-                result.append(nodes.paragraph("", f"✓ Same output on the {names}.", classes=["runner-same"]))
-            return [*result, *links]
-        return [self._tabs(live, differing), *links]
+                names = ", ".join(f"{_RUNNER_NAMES[r]} ({self.describe(rec)})" for r, rec, _o in others)
+                same = _("✓ Same output on the {runners}.").format(runners=names)
+                result.append(nodes.paragraph("", same, classes=["runner-same"]))
+            return untranslatable([*result, *links])
+        return untranslatable([self._tabs(live, differing), *links])
 
     def _tabs(self, live: list[str], differing: list[tuple[str, Record, list[str]]]) -> nodes.Node:
         group = f"runner-tabs-{next(_tab_ids)}"
         info = runner_info()
-        tabs = [(f"{_RUNNER_NAMES[self.this_runner]} · this build (torch {info.torch_version})", live)]
+        this_build = _("this build (torch {torch})").format(torch=info.torch_version)
+        tabs = [(f"{_RUNNER_NAMES[self.this_runner]} · {this_build}", live)]
         tabs += [(f"{_RUNNER_NAMES[r]} · {self.describe(rec)}", output) for r, rec, output in differing]
         container = nodes.container(classes=["runner-tabs"])
         for index, (label, lines) in enumerate(tabs):
@@ -110,10 +115,12 @@ class RunnerOutputsDirective(_RunnerDirective):
                 format="html",
             )
             panel = nodes.container(classes=["runner-tab-panel"])
-            panel += _output_block(lines) if lines else nodes.paragraph("", "(no output)")
+            panel += _output_block(lines) if lines else nodes.paragraph("", _("(no output)"))
             container += panel
-        why = " ".join(sorted({explain_output_difference(live, output) for _, _, output in differing}))
-        container += nodes.paragraph("", f"Why the runners differ: {why}", classes=["runner-why"])
+        why = " ".join(sorted({_(explain_output_difference(live, output)) for _r, _c, output in differing}))
+        container += nodes.paragraph(
+            "", _("Why the runners differ: {why}").format(why=why), classes=["runner-why"]
+        )
         return container
 
 
@@ -126,18 +133,27 @@ class RunnerSummaryDirective(_RunnerDirective):
         """Return a note naming this build's runner and every recorded one."""
         example = self.arguments[0]
         info = runner_info()
-        note = nodes.admonition(classes=["runner-summary"])
-        note += nodes.title("", "Runners")
+        # a container styled as an admonition: a real admonition title would
+        # become a message of every page's catalog
+        note = nodes.container(classes=["admonition", "note", "runner-summary"])
+        note += nodes.paragraph("", _("Runners"), classes=["admonition-title"])
         note += nodes.paragraph(
             "",
-            f"Outputs on this page ran when the site was built, on the {_RUNNER_NAMES[info.device]}: "
-            f"torch {info.torch_version} ({info.variant}), {info.device_name}.",
+            _(
+                "Outputs on this page ran when the site was built, on the {runner}: "
+                "torch {torch} ({variant}), {device}."
+            ).format(
+                runner=_RUNNER_NAMES[info.device],
+                torch=info.torch_version,
+                variant=info.variant,
+                device=info.device_name,
+            ),
         )
         items = nodes.bullet_list()
         for runner, record in self.records(example).items():
             if record is None:
-                text = (
-                    f"{_RUNNER_NAMES[runner]}: no record yet; no {runner} runner has captured this example."
+                text = _("{runner}: no record yet; no such runner has captured this example.").format(
+                    runner=_RUNNER_NAMES[runner]
                 )
             else:
                 text = f"{_RUNNER_NAMES[runner]}: {self.describe(record)}."
@@ -145,14 +161,16 @@ class RunnerSummaryDirective(_RunnerDirective):
                     page = Path(self.env.doc2path(self.env.docname)).read_text(encoding="utf-8")
                     live = [(c.first_line, c.output) for c in code_cells(page)]
                     changed = compare_live(live, record)
-                    text += (
-                        f" This build differs from it in {len(changed)} cell(s): see the drift report."
+                    text += " " + (
+                        _("This build differs from it in {count} cell(s): see the drift report.").format(
+                            count=len(changed)
+                        )
                         if changed
-                        else " This build printed the same."
+                        else _("This build printed the same.")
                     )
             items += nodes.list_item("", nodes.paragraph("", text))
         note += items
-        return [note]
+        return untranslatable([note])
 
 
 class RunnerMatrixDirective(_RunnerDirective):
@@ -177,25 +195,28 @@ class RunnerMatrixDirective(_RunnerDirective):
             for runner in RUNNERS:
                 record = records[runner]
                 if record is None:
-                    status = "no record yet"
+                    status = _("no record yet")
                 else:
                     status = self.describe(record)
                     if runner == self.this_runner:
                         differences = compare_live(live, record)
                         status += (
-                            f"; this build: {len(differences)} cell(s) differ"
+                            "; " + _("this build: {count} cell(s) differ").format(count=len(differences))
                             if differences
-                            else "; this build: same"
+                            else "; " + _("this build: same")
                         )
                 row.append(status)
             rows.append(row)
             if differences:
-                section = nodes.rubric("", f"Drift: {example}")
+                section = nodes.rubric("", _("Drift: {example}").format(example=example))
                 drift_sections.append(section)
                 for difference in differences:
                     drift_sections.append(
                         nodes.paragraph(
-                            "", f"cell {difference.cell} (lines {difference.lines[0]}-{difference.lines[1]}):"
+                            "",
+                            _("cell {cell} (lines {first}-{last}):").format(
+                                cell=difference.cell, first=difference.lines[0], last=difference.lines[1]
+                            ),
                         )
                     )
                     block = nodes.literal_block(difference.detail, difference.detail)
@@ -205,16 +226,15 @@ class RunnerMatrixDirective(_RunnerDirective):
             drift_sections.append(
                 nodes.paragraph(
                     "",
-                    "No drift: every example printed on this build what the "
-                    f"{self.this_runner} record holds.",
+                    _("No drift: every example printed on this build what its record for this runner holds."),
                 )
             )
         header = [
-            "Example",
-            *(f"{_RUNNER_NAMES[r]}{' (this build)' if r == self.this_runner else ''}" for r in RUNNERS),
+            _("Example"),
+            *(f"{_RUNNER_NAMES[r]}{_(' (this build)') if r == self.this_runner else ''}" for r in RUNNERS),
         ]
         table = make_table(rows, header=header, widths=[2, *(3 for _ in RUNNERS)], classes=["runner-matrix"])
-        return [table, *drift_sections]
+        return untranslatable([table, *drift_sections])
 
 
 DIRECTIVES: dict[str, type[SphinxDirective]] = {

@@ -37,12 +37,13 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
+from sphinx.locale import _
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from ._gallery_rst import summary_directive, wrap_outputs
 from ._leaks import find_leaks, leak_patterns
-from ._nodes import make_table
+from ._nodes import make_table, untranslatable
 from ._runner import runner_info
 from ._site_runners import DIRECTIVES
 
@@ -161,12 +162,12 @@ class RunnerInfoDirective(SphinxDirective):
         info = runner_info()
         rows = [
             ("PyTorch", info.torch_version),
-            ("Build variant", info.variant),
-            ("Device", f"{info.device} ({info.device_name})"),
+            (_("Build variant"), info.variant),
+            (_("Device"), f"{info.device} ({info.device_name})"),
             ("Python", info.python),
         ]
         table = make_table(rows, widths=[1, 3], classes=["runner-info"])
-        return [table]
+        return untranslatable([table])
 
 
 def _add_static(app: Sphinx) -> None:
