@@ -63,13 +63,13 @@ def _quiet_kernel(session: nox.Session) -> None:
 def docs(session: nox.Session) -> None:
     """Build the site into build/html (examples run once; unchanged ones are cached)."""
     _install(session, "docs")
-    session.run("sphinx-build", *SPHINX_FLAGS, *session.posargs, str(DOCS), str(HTML))
+    session.run("python", "-m", "autograd_notes.sitebuild", str(DOCS), str(HTML), *session.posargs)
     session.log(f"Open the site: {(HTML / 'index.html').as_uri()}")
 
 
 @nox.session(name="docs-live")
 def docs_live(session: nox.Session) -> None:
-    """Serve the site with live reload while writing (examples re-run when edited)."""
+    """Serve the English site with live reload while writing (examples re-run when edited)."""
     _install(session, "live")
     session.run(
         "sphinx-autobuild",
@@ -82,7 +82,7 @@ def docs_live(session: nox.Session) -> None:
         r"(examples|jupyter_execute)/",
         *session.posargs,
         str(DOCS),
-        str(HTML),
+        str(HTML / "en"),
     )
 
 

@@ -65,9 +65,12 @@ sphinx_gallery_conf = {
 # -- myst-nb -----------------------------------------------------------------
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
-# Executed on every read. The environment is rebuilt when the runner changes
-# (autograd_notes_runner), and an unchanged rebuild reads nothing again.
-nb_execution_mode = "force"
+# Executed once per runner and notebook version; the environment is rebuilt
+# when the runner changes (autograd_notes_runner).
+nb_execution_mode = "cache"
+# autograd_notes.sphinxext adds the runner key to this path: one execution
+# per runner, shared by every language of a build
+nb_execution_cache_path = "../build/jupyter_cache"
 nb_execution_timeout = 120
 # a failing cell is a warning naming the page, with the cell's traceback:
 # under -W it fails the build with a readable reason
@@ -93,6 +96,17 @@ autograd_notes_languages = {
 
 # -- HTML --------------------------------------------------------------------
 html_theme = "furo"
+templates_path = ["_templates"]  # furo's interface strings through gettext, the language switcher
+html_sidebars = {
+    "**": [
+        "sidebar/brand.html",
+        "sidebar/search.html",
+        "sidebar/languages.html",
+        "sidebar/scroll-start.html",
+        "sidebar/navigation.html",
+        "sidebar/scroll-end.html",
+    ]
+}
 html_title = "Autograd Notes"
 html_static_path: list[str] = []
 html_last_updated_fmt = None

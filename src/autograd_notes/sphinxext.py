@@ -19,6 +19,18 @@ Contract, for ``extensions = ["autograd_notes.sphinxext", ...]`` listed
   records folder is ``autograd_notes_records`` (default ``../records`` from
   the configuration folder); a digest of its files rebuilds the
   environment when a record changes.
+* **Languages.** ``autograd_notes_languages`` (code -> name) gives each
+  page links to itself in the other languages (``autograd_languages`` in the
+  template context; ``../<code>/<page>.html``). The catalogs of the build's
+  language are read strictly first: a syntax error stops the build naming
+  file and line, and a message whose markup differs from the English is a
+  warning. A translated build rewrites the example downloads in its
+  language (:mod:`autograd_notes._translated_downloads`). Chinese search
+  gets a working stemmer (Sphinx 9.0 refers to an undefined
+  ``ChineseStemmer``).
+* **Notebooks executed once per runner.** myst-nb's cache is kept per
+  runner key (``nb_execution_cache_path``/<key>), so every language of a
+  build reuses one execution, and a new PyTorch or device runs them again.
 * **``runner-info`` and ``runner-matrix`` directives.** The runner that
   built the site; every example × every runner, with this build's drift.
 * **No leaks.** After an HTML build, every page is searched for absolute
@@ -37,15 +49,19 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
+from sphinx.errors import ExtensionError
 from sphinx.locale import _
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from ._catalogs import CatalogError, markup_problems, read_catalog, translations
 from ._gallery_rst import summary_directive, wrap_outputs
 from ._leaks import find_leaks, leak_patterns
 from ._nodes import make_table, untranslatable
 from ._runner import runner_info
+from ._search import SearchChineseWithStemmer
 from ._site_runners import DIRECTIVES
+from ._translated_downloads import translate_downloads
 
 __all__ = ["RunnerInfoDirective", "setup"]
 
@@ -70,6 +86,9 @@ def records_digest(records: Path) -> str:
 
 def _set_runner_key(app: Sphinx, config: Config) -> None:
     config.autograd_notes_runner = runner_info().key
+    if getattr(config, "nb_execution_cache_path", ""):
+        key = hashlib.sha256(config.autograd_notes_runner.encode()).hexdigest()[:16]
+        config.nb_execution_cache_path = str(Path(app.confdir, config.nb_execution_cache_path, key).resolve())
     config.autograd_notes_records = str(_records_dir(app, config))
     config.autograd_notes_records_digest = records_digest(Path(config.autograd_notes_records))
 
@@ -170,6 +189,54 @@ class RunnerInfoDirective(SphinxDirective):
         return untranslatable([table])
 
 
+def _language_links(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.Node | None
+) -> None:
+    languages: dict[str, str] = app.config.autograd_notes_languages
+    current = app.config.language or "en"
+    up = "../" * (pagename.count("/") + 1)
+    context["autograd_languages"] = [
+        (code, name, f"{up}{code}/{pagename}.html", code == current) for code, name in languages.items()
+    ]
+
+
+def _check_catalogs(app: Sphinx) -> None:
+    language = app.config.language or "en"
+    if language == "en":
+        return
+    for locale_dir in app.config.locale_dirs:
+        folder = Path(app.srcdir, locale_dir, language, "LC_MESSAGES")
+        for path in sorted(folder.rglob("*.po")):
+            try:
+                catalog = read_catalog(path)
+            except CatalogError as error:
+                raise ExtensionError(f"broken translation catalog: {error}") from None
+            for problem in markup_problems(catalog):
+                logger.warning(
+                    "%s %s",
+                    path.relative_to(app.srcdir).as_posix(),
+                    problem,
+                    type="autograd_notes",
+                    subtype="i18n",
+                )
+
+
+def _translate_downloads(app: Sphinx, exception: Exception | None) -> None:
+    language = app.config.language or "en"
+    if exception is not None or language == "en" or app.builder.format != "html":
+        return
+    conf = app.config.sphinx_gallery_conf
+    sources = [Path(app.srcdir, d).resolve() for d in conf["examples_dirs"]]
+    prefixes = [Path(d).as_posix() for d in conf["gallery_dirs"]]
+    locale = Path(app.srcdir, app.config.locale_dirs[0], language, "LC_MESSAGES")
+
+    def catalog_for(docname: str) -> dict[str, str]:
+        return translations(locale / f"{docname}.po")
+
+    done = translate_downloads(Path(app.outdir), list(zip(sources, prefixes, strict=True)), catalog_for, conf)
+    logger.info("autograd_notes: %d example downloads written in %s", len(done), language)
+
+
 def _add_static(app: Sphinx) -> None:
     if app.builder.format == "html":
         app.config.html_static_path.append(str(STATIC))
@@ -197,7 +264,12 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("autograd_notes_runner", "", "env", types=frozenset({str}))
     app.add_config_value("autograd_notes_records", "", "env", types=frozenset({str}))
     app.add_config_value("autograd_notes_records_digest", "", "env", types=frozenset({str}))
-    app.connect("config-inited", _set_runner_key)
+    app.add_config_value("autograd_notes_languages", {"en": "English"}, "html", types=frozenset({dict}))
+    app.connect("config-inited", _set_runner_key, priority=400)
+    app.connect("builder-inited", _check_catalogs)
+    app.connect("html-page-context", _language_links)
+    app.connect("build-finished", _translate_downloads)
+    app.add_search_language(SearchChineseWithStemmer)
     app.connect("source-read", _add_runner_directives)
     app.connect("builder-inited", _add_static)
     for name, directive in DIRECTIVES.items():

@@ -1,0 +1,34 @@
+"""Chinese search that works on Sphinx 9.0.
+
+Sphinx 9.0's ``SearchChinese`` ships the English stemmer's JavaScript but
+then assigns ``window.Stemmer = ChineseStemmer``, which is not defined: the
+search page throws and finds nothing (sphinx-doc/sphinx#14229). This
+subclass inlines the same English stemmer and names it correctly. Words are
+still split by jieba, as in Sphinx (without jieba installed, the Chinese
+index is empty: jieba is a dependency of the docs build).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import sphinx.search
+from sphinx.search.zh import SearchChinese
+
+__all__ = ["SearchChineseWithStemmer"]
+
+_MINIFIED = Path(sphinx.search.__file__).parent / "minified-js"
+
+
+def _english_stemmer() -> str:
+    parts = [
+        (_MINIFIED / name).read_text(encoding="utf-8") for name in ("base-stemmer.js", "english-stemmer.js")
+    ]
+    return "\n".join([*parts, "window.Stemmer = EnglishStemmer;"])
+
+
+class SearchChineseWithStemmer(SearchChinese):
+    """Sphinx's Chinese search, with the stemmer its JavaScript refers to."""
+
+    js_stemmer_rawcode = ""  # no file to copy: the code is inlined below
+    js_stemmer_code = _english_stemmer()
