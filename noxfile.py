@@ -87,6 +87,49 @@ def docs_live(session: nox.Session) -> None:
 
 
 @nox.session
+def translations(session: nox.Session) -> None:
+    """Re-extract messages, merge them into docs/locale, and print coverage per language."""
+    _install(session, "i18n")
+    gettext = BUILD / "gettext"
+    # plot_gallery=0: the messages come from the pages, never from an execution
+    session.run(
+        "sphinx-build",
+        "-q",
+        "-b",
+        "gettext",
+        "-D",
+        "plot_gallery=0",
+        "-d",
+        str(BUILD / "doctrees" / "gettext"),
+        str(DOCS),
+        str(gettext),
+    )
+    listed = session.run(
+        "python", "-m", "autograd_notes.sitebuild", "--list-languages", str(DOCS), silent=True
+    )
+    languages = [code for code in str(listed).split() if code != "en"]
+    session.run(
+        "sphinx-intl",
+        "update",
+        "-p",
+        str(gettext),
+        "-d",
+        str(DOCS / "locale"),
+        *(f"-l{code}" for code in languages),
+    )
+    session.run(
+        "python",
+        "-m",
+        "autograd_notes",
+        "catalogs",
+        str(DOCS / "locale"),
+        "--pot",
+        str(gettext),
+        *(f"--language={code}" for code in languages),
+    )
+
+
+@nox.session
 def tests(session: nox.Session) -> None:
     """Run the test suite: helpers, every example on CPU, and a real site build."""
     _install(session, "test")

@@ -15,7 +15,15 @@ from pathlib import Path
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import PoFileError, read_po
 
-__all__ = ["CatalogError", "Coverage", "coverage", "markup_problems", "read_catalog", "translations"]
+__all__ = [
+    "CatalogError",
+    "Coverage",
+    "check_locale",
+    "coverage",
+    "markup_problems",
+    "read_catalog",
+    "translations",
+]
 
 # markup whose loss changes a page: literals, roles (and MyST roles), links
 _MARKUP = re.compile(r"``.+?``|:[\w:]+:`|\{[\w:]+\}`|`[^`]*?<[^>]+>`_{1,2}|\]\([^)]+\)")
@@ -111,3 +119,39 @@ def translations(path: Path) -> dict[str, str]:
         for m in read_catalog(path)
         if m.id and m.string and not m.fuzzy
     }
+
+
+def check_locale(locale: Path, languages: list[str], pot: Path | None = None) -> tuple[list[str], bool]:
+    """Report coverage per language, markup problems and missing pages; return (lines, ok)."""
+    lines = [
+        f"{'language':10} {'catalogs':>8} {'translated':>10} {'fuzzy':>6} {'untranslated':>12}  coverage"
+    ]
+    ok = True
+    problems: list[str] = []
+    pages = (
+        sorted(p.relative_to(pot).with_suffix(".po").as_posix() for p in pot.rglob("*.pot")) if pot else []
+    )
+    for language in languages:
+        folder = locale / language / "LC_MESSAGES"
+        total = Coverage()
+        files = sorted(folder.rglob("*.po"))
+        for path in files:
+            try:
+                catalog = read_catalog(path)
+            except CatalogError as error:
+                problems.append(str(error))
+                continue
+            total += coverage(catalog)
+            problems += [f"{path}: {problem}" for problem in markup_problems(catalog)]
+        problems += [
+            f"{folder / page}: missing (the page has no catalog)"
+            for page in pages
+            if not (folder / page).exists()
+        ]
+        count = total.translated + total.fuzzy + total.untranslated
+        share = 100.0 * total.translated / count if count else 0.0
+        counts = f"{total.translated:>10} {total.fuzzy:>6} {total.untranslated:>12}"
+        lines.append(f"{language:10} {len(files):>8} {counts}  {share:.1f}%")
+        ok = ok and total.complete and count > 0
+    lines += problems
+    return lines, ok and not problems

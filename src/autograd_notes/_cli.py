@@ -149,6 +149,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     drift.add_argument("--device", choices=(*RUNNERS, "all"), default="all", help="runners (default: all)")
     drift.add_argument("--json", type=Path, metavar="PATH", help="also write the report as JSON to PATH")
+    catalogs = commands.add_parser(
+        "catalogs",
+        help="translation coverage per language, markup problems, missing pages",
+        description="Check the gettext catalogs: exit status 1 unless every language is complete "
+        "(no fuzzy or untranslated message), keeps the English markup, and has every page.",
+    )
+    catalogs.add_argument("locale", type=Path, help="e.g. docs/locale")
+    catalogs.add_argument("--language", action="append", required=True, help="a language code (repeatable)")
+    catalogs.add_argument(
+        "--pot", type=Path, help="the extracted templates (build/gettext): every page must have a catalog"
+    )
     for command in (capture, drift):
         command.add_argument("--accept", action="store_true", help="overwrite records that differ")
         command.add_argument("--root", type=Path, help="project folder (default: found from the current one)")
@@ -160,6 +171,12 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     args = _parser().parse_args(argv)
+    if args.command == "catalogs":
+        from ._catalogs import check_locale
+
+        lines, ok = check_locale(args.locale, args.language, args.pot)
+        print("\n".join(lines))
+        return 0 if ok else 1
     try:
         root = (args.root or find_root(Path.cwd())).resolve()
         records = (args.records or root / "records").resolve()

@@ -86,7 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("docs", nargs="?", type=Path, default=Path("docs"))
     parser.add_argument("out", nargs="?", type=Path, default=Path("build/html"))
     parser.add_argument("--language", action="append", help="build only this language (repeatable)")
+    parser.add_argument("--list-languages", action="store_true", help="print the language codes and stop")
     args, extra = parser.parse_known_args(argv)
+    if args.list_languages:
+        print(" ".join(languages_of(args.docs.resolve())))
+        return 0
     return build_all(args.docs.resolve(), args.out.resolve(), extra=extra, only=args.language)
 
 
