@@ -54,9 +54,22 @@ class Coverage:
         return self.fuzzy == 0 and self.untranslated == 0
 
 
+_PO_LINE = re.compile(
+    r'^(?:#.*|\s*|(?:msgctxt|msgid|msgid_plural|msgstr(?:\[\d+\])?)\s+"(?:[^"\\]|\\.)*"\s*|"(?:[^"\\]|\\.)*"\s*)$'
+)
+
+
+def _lint(path: Path, text: str) -> None:
+    """Refuse lines that are no part of the PO grammar (Babel skips some silently)."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if not _PO_LINE.match(line):
+            raise CatalogError(f"{path}:{number}: not a valid line of a PO file: {line[:60]!r}")
+
+
 def read_catalog(path: Path) -> Catalog:
     """Read a ``.po`` file, refusing any syntax error with its file and line."""
     try:
+        _lint(path, path.read_text(encoding="utf-8"))
         with path.open("rb") as stream:
             return read_po(stream, abort_invalid=True)
     except PoFileError as error:
@@ -144,7 +157,7 @@ def check_locale(locale: Path, languages: list[str], pot: Path | None = None) ->
             total += coverage(catalog)
             problems += [f"{path}: {problem}" for problem in markup_problems(catalog)]
         problems += [
-            f"{folder / page}: missing (the page has no catalog)"
+            f"{folder / page}: missing (a page without catalog)"
             for page in pages
             if not (folder / page).exists()
         ]
