@@ -8,7 +8,10 @@ temporary folder and measures, there:
 * a rebuild with nothing changed, and how many examples executed (goal: 0);
 * a rebuild after the runner changed (goal: every example once);
 * the floor: every example run once in one process, plus a build with
-  execution off (``-D plot_gallery=0``).
+  execution off (``-D plot_gallery=0``);
+* a clean build of all four languages against a clean English-only one
+  (``python -m autograd_notes.sitebuild``), and the executions per example
+  in the four-language build (goal: 1).
 
 The goals are printed beside the measurements; the exit status is non-zero
 when an execution-count goal is missed. Times are never asserted.
@@ -16,6 +19,7 @@ when an execution-count goal is missed. Times are never asserted.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -60,6 +64,22 @@ def run_all_examples(examples: list[Path]) -> float:
     return time.perf_counter() - start
 
 
+def timed_sitebuild(project: Path, log: Path, *args: str) -> tuple[float, Counter[str]]:
+    start = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-m", "autograd_notes.sitebuild", "docs", "build/html", *args],
+        cwd=project,
+        env={**os.environ, "AUTOGRAD_NOTES_EXECUTION_LOG": str(log)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    elapsed = time.perf_counter() - start
+    if result.returncode != 0:
+        sys.exit(f"site build failed:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
+    return elapsed, Counter(executions(log))
+
+
 def main() -> int:
     examples = sorted((ROOT / "gallery").glob("*/plot_*.py"))
     names = sorted(p.name for p in examples)
@@ -72,6 +92,8 @@ def main() -> int:
         changed, changed_runs = timed_build(project, work / "changed.log")
         execute_only = run_all_examples(examples)
         no_exec, _ = timed_build(copy_project(work / "noexec"), work / "noexec.log", "-D", "plot_gallery=0")
+        english, _ = timed_sitebuild(copy_project(work / "english"), work / "english.log", "--language", "en")
+        every, every_runs = timed_sitebuild(copy_project(work / "every"), work / "every.log")
 
     floor = execute_only + no_exec
     print(f"examples: {len(names)}")
@@ -85,13 +107,16 @@ def main() -> int:
     print(f"ratio clean / floor            {clean / floor:5.2f}  (goal: close to 1)")
     print(f"ratio no-change / clean        {noop / clean:5.2f}  (goal: small)")
     print(f"ratio runner-changed / clean   {changed / clean:5.2f}")
-    print("executions per example: clean / no-change / runner-changed")
+    print(f"all four languages      {every:7.2f} s  (English only {english:.2f} s)")
+    print(f"ratio four languages / English  {every / english:5.2f}  (goal: little more than 1)")
+    print("executions per example: clean / no-change / runner-changed / four languages")
     failures = 0
     for name in names:
-        row = (clean_runs[name], noop_runs[name], changed_runs[name])
-        ok = row == (1, 0, 1)
+        row = (clean_runs[name], noop_runs[name], changed_runs[name], every_runs[name])
+        ok = row == (1, 0, 1, 1)
         failures += not ok
-        print(f"  {name:45s} {row[0]} / {row[1]} / {row[2]}  {'ok' if ok else 'MISSED (goal 1 / 0 / 1)'}")
+        counts = " / ".join(map(str, row))
+        print(f"  {name:45s} {counts}  {'ok' if ok else 'MISSED (goal 1 / 0 / 1 / 1)'}")
     return 1 if failures else 0
 
 
