@@ -26,10 +26,16 @@ class Build:
 
 def copy_project(dest: Path, *, gallery: bool = True) -> Path:
     """Copy what a build needs (docs, gallery and its records, pyproject) to ``dest``; return it."""
-    ignore = shutil.ignore_patterns("examples", "jupyter_execute", "__pycache__", "_build")
+    caches = shutil.ignore_patterns("__pycache__", "_build", "*.mo")
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        # what sphinx-gallery and myst-nb generate in docs/ itself (not docs/locale/*/examples)
+        generated = {"examples", "jupyter_execute"} if Path(folder) == ROOT / "docs" else set()
+        return set(caches(folder, names)) | (generated & set(names))
+
     shutil.copytree(ROOT / "docs", dest / "docs", ignore=ignore)
     if gallery:
-        shutil.copytree(ROOT / "gallery", dest / "gallery", ignore=ignore)
+        shutil.copytree(ROOT / "gallery", dest / "gallery", ignore=caches)
         shutil.copytree(ROOT / "records", dest / "records")
     shutil.copy2(ROOT / "pyproject.toml", dest / "pyproject.toml")
     return dest

@@ -165,7 +165,7 @@ def test_runner_matrix_lists_every_example_and_runner(site: Build) -> None:
         assert example.as_posix() in page
     assert page.count("this build: same") == len(EXAMPLES)
     assert page.count("no record yet") == len(EXAMPLES)
-    assert "No drift: every example printed on this build what the cpu record holds." in page
+    assert "No drift: every example printed on this build what its record for this runner holds." in page
 
 
 def _patched_records(project: Path, example: str, runner: str, edit: dict[str, str]) -> Path:

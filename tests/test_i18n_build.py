@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from _site import ROOT, copy_project, executions
+from babel.messages.pofile import read_po, write_po
 
 from autograd_notes._catalogs import check_locale, translations
 
@@ -76,7 +77,9 @@ def test_every_page_exists_in_every_language_with_its_lang(html_root: Path) -> N
     for code in LANGUAGES:
         assert pages(html_root, code) == english, code
         index = (html_root / code / "index.html").read_text(encoding="utf-8")
-        assert f'<html lang="{code.replace("_", "-")}"' in index or f'<html lang="{code}"' in index
+        declared = re.search(r'<html[^>]*\blang="([^"]+)"', index)
+        assert declared is not None
+        assert declared.group(1) in (code, code.replace("_", "-")), (code, declared.group(1))
 
 
 def test_language_switcher_links_resolve_to_the_same_page(html_root: Path) -> None:
@@ -176,15 +179,50 @@ def test_a_broken_catalog_stops_the_build_naming_file_and_line(tmp_path: Path) -
     )
 
 
-def test_dropped_markup_and_untranslated_text(tmp_path: Path) -> None:
+def test_dropped_markup_fails_the_build_naming_the_catalog(tmp_path: Path) -> None:
     project = copy_project(tmp_path)
-    po = project / "docs" / "locale" / "pt_BR" / "LC_MESSAGES" / "index.po"
-    text = po.read_text(encoding="utf-8")
-    # drop the literal of one translation: a warning, so the -W build fails
-    broken = re.sub(r'(msgstr "[^"]*?)``([^`"]+)``', r"\1\2", text, count=1)
-    assert broken != text
-    po.write_text(broken, encoding="utf-8")
+    po = (
+        project
+        / "docs"
+        / "locale"
+        / "pt_BR"
+        / "LC_MESSAGES"
+        / "examples"
+        / "05_inplace"
+        / "plot_detach_inplace_saved.po"
+    )
+    with po.open("rb") as stream:
+        catalog = read_po(stream)
+    message = next(m for m in catalog if m.id and "``" in str(m.string))
+    message.string = str(message.string).replace("``", "")  # the literals become plain text
+    with po.open("wb") as stream:
+        write_po(stream, catalog)
     result = build_site(project, "--language", "pt_BR")
     assert result.returncode != 0
-    assert "locale/pt_BR/LC_MESSAGES/index.po line" in result.stdout + result.stderr
-    assert "markup differs from English" in result.stdout + result.stderr
+    output = result.stdout + result.stderr
+    assert "locale/pt_BR/LC_MESSAGES/examples/05_inplace/plot_detach_inplace_saved.po line" in output
+    assert "markup differs from English" in output
+
+
+def test_an_untranslated_message_shows_in_english(tmp_path: Path) -> None:
+    project = copy_project(tmp_path)
+    po = (
+        project
+        / "docs"
+        / "locale"
+        / "ru"
+        / "LC_MESSAGES"
+        / "examples"
+        / "05_inplace"
+        / "plot_detach_inplace_saved.po"
+    )
+    with po.open("rb") as stream:
+        catalog = read_po(stream)
+    catalog["Edits that backward notices"].string = ""
+    with po.open("wb") as stream:
+        write_po(stream, catalog)
+    result = build_site(project, "--language", "en", "--language", "ru")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    page = (project / "build/html/ru/examples/05_inplace/plot_detach_inplace_saved.html").read_text("utf-8")
+    assert "Edits that backward notices" in page
+    assert "Раннеры" in page  # the rest of the page is still Russian

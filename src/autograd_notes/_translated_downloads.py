@@ -124,7 +124,7 @@ def _notebook(script: Path, gallery_conf: dict[str, Any]) -> str:
     from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 
     _, blocks = split_code_and_text_blocks(str(script))
-    return json.dumps(jupyter_notebook(blocks, gallery_conf, script.parent), indent=2)
+    return json.dumps(jupyter_notebook(blocks, gallery_conf, script.parent), indent=2, ensure_ascii=False)
 
 
 def translate_downloads(
