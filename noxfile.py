@@ -108,6 +108,10 @@ def translations(session: nox.Session) -> None:
         "python", "-m", "autograd_notes.sitebuild", "--list-languages", str(DOCS), silent=True
     )
     languages = [code for code in str(listed).split() if code != "en"]
+    # sphinx.po (the theme's and the extension's interface strings) is kept by hand and
+    # checked by tests/test_interface_strings.py: the templates alone would mark the
+    # extension's strings obsolete
+    (gettext / "sphinx.pot").unlink(missing_ok=True)
     session.run(
         "sphinx-intl",
         "update",
