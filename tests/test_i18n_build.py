@@ -8,10 +8,12 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from _site import ROOT, copy_project, executions
+from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
 from autograd_notes._catalogs import check_locale, translations
@@ -162,6 +164,8 @@ def test_translated_pages_show_translated_prose_and_interface(html_root: Path) -
     )
     assert "Наверх" in ru  # furo's "Back to top", from our sphinx.po
     assert "Раннеры" in ru  # the extension's own words
+    assert "[кадров внутри PyTorch: 3; torch._tensor.backward" in ru  # the helper's prose in outputs
+    assert "RuntimeError: one of the variables needed for gradient computation" in ru  # PyTorch's, as printed
     zh = html.unescape((html_root / "zh_CN" / "index.html").read_text("utf-8"))
     assert "回到顶部" in zh
 
@@ -179,50 +183,41 @@ def test_a_broken_catalog_stops_the_build_naming_file_and_line(tmp_path: Path) -
     )
 
 
-def test_dropped_markup_fails_the_build_naming_the_catalog(tmp_path: Path) -> None:
-    project = copy_project(tmp_path)
-    po = (
-        project
-        / "docs"
-        / "locale"
-        / "pt_BR"
-        / "LC_MESSAGES"
-        / "examples"
-        / "05_inplace"
-        / "plot_detach_inplace_saved.po"
-    )
+PAGE = Path("examples/05_inplace/plot_detach_inplace_saved")
+
+
+def edit_catalog(project: Path, language: str, change: Callable[[Catalog], None]) -> None:
+    """Apply ``change`` to the catalog of ``PAGE`` in ``language`` and write it back."""
+    po = project / "docs" / "locale" / language / "LC_MESSAGES" / PAGE.with_suffix(".po")
     with po.open("rb") as stream:
         catalog = read_po(stream)
-    message = next(m for m in catalog if m.id and "``" in str(m.string))
-    message.string = str(message.string).replace("``", "")  # the literals become plain text
+    change(catalog)
     with po.open("wb") as stream:
         write_po(stream, catalog)
+
+
+def test_dropped_markup_fails_the_build_naming_the_catalog(tmp_path: Path) -> None:
+    def drop_literals(catalog: Catalog) -> None:
+        message = next(m for m in catalog if m.id and "``" in str(m.string))
+        message.string = str(message.string).replace("``", "")  # the literals become plain text
+
+    project = copy_project(tmp_path)
+    edit_catalog(project, "pt_BR", drop_literals)
     result = build_site(project, "--language", "pt_BR")
     assert result.returncode != 0
     output = result.stdout + result.stderr
-    assert "locale/pt_BR/LC_MESSAGES/examples/05_inplace/plot_detach_inplace_saved.po line" in output
+    assert f"locale/pt_BR/LC_MESSAGES/{PAGE.as_posix()}.po line" in output
     assert "markup differs from English" in output
 
 
 def test_an_untranslated_message_shows_in_english(tmp_path: Path) -> None:
+    def forget_title(catalog: Catalog) -> None:
+        catalog["Edits that backward notices"].string = ""
+
     project = copy_project(tmp_path)
-    po = (
-        project
-        / "docs"
-        / "locale"
-        / "ru"
-        / "LC_MESSAGES"
-        / "examples"
-        / "05_inplace"
-        / "plot_detach_inplace_saved.po"
-    )
-    with po.open("rb") as stream:
-        catalog = read_po(stream)
-    catalog["Edits that backward notices"].string = ""
-    with po.open("wb") as stream:
-        write_po(stream, catalog)
+    edit_catalog(project, "ru", forget_title)
     result = build_site(project, "--language", "en", "--language", "ru")
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    page = (project / "build/html/ru/examples/05_inplace/plot_detach_inplace_saved.html").read_text("utf-8")
+    page = (project / "build/html/ru" / PAGE.with_suffix(".html")).read_text("utf-8")
     assert "Edits that backward notices" in page
     assert "Раннеры" in page  # the rest of the page is still Russian

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import html
 import itertools
+import re
 from pathlib import Path
 
 from docutils import nodes
@@ -60,8 +61,33 @@ class _RunnerDirective(SphinxDirective):
         )
 
 
+_INTERNAL_FRAMES = re.compile(r"^(\s*)\[(\d+) frames? inside PyTorch: (.*)\]$")
+
+
+def localise_output(lines: list[str]) -> list[str]:
+    """Translate the helper's own prose in an output: the folded PyTorch frames line.
+
+    Everything else an example prints (values, tables, PyTorch's messages)
+    stays as printed: readers search for those texts.
+    """
+
+    def localise(line: str) -> str:
+        match = _INTERNAL_FRAMES.match(line)
+        if match is None:
+            return line
+        indent, count, functions = match.groups()
+        template = (
+            _("[1 frame inside PyTorch: {functions}]")
+            if count == "1"
+            else _("[{count} frames inside PyTorch: {functions}]")
+        )
+        return indent + str(template).format(count=count, functions=functions)
+
+    return [localise(line) for line in lines]
+
+
 def _output_block(lines: list[str]) -> nodes.literal_block:
-    text = "\n".join(lines)
+    text = "\n".join(localise_output(lines))
     block = nodes.literal_block(text, text, classes=["sphx-glr-script-out", "runner-output"])
     block["language"] = "none"
     return block
