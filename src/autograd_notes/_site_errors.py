@@ -25,6 +25,7 @@ from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
 from ._error_index import Variant, collect_messages, event_messages, message_head, message_label
+from ._gallery_conf import gallery_folders
 from ._nodes import doc_link, make_table, untranslatable
 from ._records import RUNNERS, Record, load_record
 
@@ -60,10 +61,7 @@ def _label_link(label: str, text: str) -> pending_xref:
 
 
 def _gallery_docname(env: Any, example: str) -> str:
-    conf = getattr(env.config, "sphinx_gallery_conf", None) or {}
-    dirs = conf.get("gallery_dirs", ["examples"])
-    gallery = dirs if isinstance(dirs, str) else dirs[0]
-    return f"{gallery}/{Path(example).with_suffix('').as_posix()}"
+    return gallery_folders(env.config, env.srcdir)[0].docname(example)
 
 
 def error_links(env: Any, events: list[dict[str, Any]]) -> list[nodes.Node]:
@@ -129,8 +127,7 @@ class SourceStatusDirective(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         """Return a table: example × runner, with the checks that held."""
         source = self.arguments[0]
-        conf = self.config.sphinx_gallery_conf
-        gallery = Path(self.env.srcdir, conf["examples_dirs"][0]).resolve()
+        gallery = gallery_folders(self.config, self.env.srcdir)[0].source
         records = load_all_records(Path(self.config.autograd_notes_records))
         examples = []
         for script in sorted(gallery.glob("*/plot_*.py")):

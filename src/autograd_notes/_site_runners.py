@@ -106,13 +106,15 @@ class RunnerOutputsDirective(_RunnerDirective):
         live = list(self.content)
         while live and not live[-1].strip():
             live.pop()
+        records = self.records(example)
+        this_runner = self.this_runner
         others: list[tuple[str, Record, list[str]]] = []
-        for runner, record in self.records(example).items():
-            cell = record_cell(record, line) if record is not None and runner != self.this_runner else None
+        for runner, record in records.items():
+            cell = record_cell(record, line) if record is not None and runner != this_runner else None
             if record is not None and cell is not None:
                 others.append((runner, record, cell["output"]))
         differing = [(runner, record, output) for runner, record, output in others if output != live]
-        own = self.records(example).get(self.this_runner)
+        own = records.get(this_runner)
         own_cell = record_cell(own, line) if own is not None else None
         links = error_links(self.env, own_cell["events"]) if own_cell is not None else []
         if not differing:

@@ -55,6 +55,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from ._catalogs import CatalogError, markup_problems, read_catalog, translations
+from ._gallery_conf import gallery_folders
 from ._gallery_rst import summary_directive, wrap_outputs
 from ._leaks import find_leaks, leak_patterns
 from ._nodes import make_table, untranslatable
@@ -95,9 +96,8 @@ def _set_runner_key(app: Sphinx, config: Config) -> None:
 
 def _gallery_example(app: Sphinx, docname: str) -> str | None:
     """``<section>/plot_x.py`` when ``docname`` is a generated example page."""
-    for gallery_dir in _gallery_dirs(app):
-        prefix = Path(gallery_dir).relative_to(app.srcdir).as_posix() + "/"
-        rest = docname.removeprefix(prefix)
+    for gallery in gallery_folders(app.config, app.srcdir):
+        rest = docname.removeprefix(gallery.prefix + "/")
         if rest != docname and Path(rest).name.startswith("plot_") and "/" in rest:
             return rest + ".py"
     return None
@@ -107,13 +107,6 @@ def _add_runner_directives(app: Sphinx, docname: str, source: list[str]) -> None
     example = _gallery_example(app, docname)
     if example is not None:
         source[0] = summary_directive(wrap_outputs(source[0], example), example)
-
-
-def _gallery_dirs(app: Sphinx) -> list[Path]:
-    conf = getattr(app.config, "sphinx_gallery_conf", None) or {}
-    dirs = conf.get("gallery_dirs", [])
-    dirs = [dirs] if isinstance(dirs, str) else list(dirs)
-    return [Path(app.srcdir, d) for d in dirs]
 
 
 def invalidate_stale_gallery(gallery_dir: Path, key: str) -> int:
@@ -159,14 +152,10 @@ def remove_stale_pages(examples_dir: Path, gallery_dir: Path) -> list[str]:
 
 def _invalidate(app: Sphinx) -> None:
     key = app.config.autograd_notes_runner
-    conf = getattr(app.config, "sphinx_gallery_conf", None) or {}
-    sources = conf.get("examples_dirs", [])
-    sources = [sources] if isinstance(sources, str) else list(sources)
-    for source, gallery_dir in zip(sources, _gallery_dirs(app), strict=False):
-        for example in remove_stale_pages(Path(app.srcdir, source).resolve(), gallery_dir):
+    for gallery in gallery_folders(app.config, app.srcdir):
+        for example in remove_stale_pages(gallery.source, gallery.generated):
             logger.info("autograd_notes: %s no longer exists; its generated page was removed", example)
-    for gallery_dir in _gallery_dirs(app):
-        removed = invalidate_stale_gallery(gallery_dir, key)
+        removed = invalidate_stale_gallery(gallery.generated, key)
         if removed:
             logger.info("autograd_notes: runner changed (%s); %d examples will run again", key, removed)
 
@@ -225,15 +214,13 @@ def _translate_downloads(app: Sphinx, exception: Exception | None) -> None:
     language = app.config.language or "en"
     if exception is not None or language == "en" or app.builder.format != "html":
         return
-    conf = app.config.sphinx_gallery_conf
-    sources = [Path(app.srcdir, d).resolve() for d in conf["examples_dirs"]]
-    prefixes = [Path(d).as_posix() for d in conf["gallery_dirs"]]
+    galleries = [(gallery.source, gallery.prefix) for gallery in gallery_folders(app.config, app.srcdir)]
     locale = Path(app.srcdir, app.config.locale_dirs[0], language, "LC_MESSAGES")
 
     def catalog_for(docname: str) -> dict[str, str]:
         return translations(locale / f"{docname}.po")
 
-    done = translate_downloads(Path(app.outdir), list(zip(sources, prefixes, strict=True)), catalog_for, conf)
+    done = translate_downloads(Path(app.outdir), galleries, catalog_for, app.config.sphinx_gallery_conf)
     logger.info("autograd_notes: %d example downloads written in %s", len(done), language)
 
 
