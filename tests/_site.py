@@ -53,6 +53,7 @@ def sphinx_build(
         "-n",
         "-W",
         "--keep-going",
+        "--no-color",
         "-b",
         "html",
         "-d",
