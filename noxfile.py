@@ -187,3 +187,26 @@ def clean(session: nox.Session) -> None:
         if path.exists():
             session.log(f"removing {path.relative_to(ROOT)}")
             shutil.rmtree(path)
+
+
+@nox.session(name="capture-cuda")
+def capture_cuda(session: nox.Session) -> None:
+    """Record the examples on the CUDA runner and compare them with records/cuda (a GPU machine; REQUIRE_CUDA=1 fails without CUDA)."""  # noqa: E501
+    # constraints/torch.txt pins the version only: on a GPU machine pip takes PyPI's CUDA wheel of it.
+    _install(session)
+    # REQUIRE_CUDA reaches both commands through the environment nox passes on. capture writes
+    # the missing records and exits 1 where a committed one differs (it keeps it): drift then
+    # fails on that difference, with its report in build/drift-cuda.json. Arguments after --
+    # (examples, --accept) go to both.
+    session.run(
+        "python",
+        "-m",
+        "autograd_notes",
+        "capture",
+        "--device",
+        "cuda",
+        *session.posargs,
+        success_codes=[0, 1],
+    )
+    report = ["--json", str(BUILD / "drift-cuda.json")]
+    session.run("python", "-m", "autograd_notes", "drift", "--device", "cuda", *report, *session.posargs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import os
 
 # -- Project -----------------------------------------------------------------
 project = "Autograd Notes"
@@ -18,6 +19,8 @@ extensions = [
     "sphinx_gallery.gen_gallery",
     "myst_nb",
     "sphinx.ext.intersphinx",
+    "sphinx_copybutton",
+    "notfound.extension",
 ]
 exclude_patterns = [
     "_build",
@@ -108,7 +111,33 @@ html_sidebars = {
     ]
 }
 html_title = "Autograd Notes"
+# Math as MathML written at build time (autograd_notes._mathml): MathJax would
+# come from a CDN, and the site works offline.
+html_math_renderer = "mathml"
 html_static_path: list[str] = []
 html_last_updated_fmt = None
 html_copy_source = False
 html_show_sourcelink = False
+
+# -- Hosting -----------------------------------------------------------------
+# Where the site is published: <site>/<language>/<page>.html. Canonical links,
+# hreflang alternates, Open Graph, the sitemap and the 404 page's absolute
+# links follow from it (autograd_notes._page_meta). CI sets it per host.
+autograd_notes_site_url = os.environ.get(
+    "AUTOGRAD_NOTES_SITE_URL", "https://autograd-notes.github.io/autograd-notes/"
+)
+autograd_notes_repository = "https://github.com/autograd-notes/autograd-notes"
+autograd_notes_branch = "main"
+# notfound_urls_prefix is set per language from the site address
+notfound_no_urls_prefix = False
+
+# -- Copy buttons ------------------------------------------------------------
+# Code cells only: outputs and tracebacks are not for pasting. Prompts of
+# console and doctest snippets are left behind, and so is what they print.
+copybutton_selector = (
+    "div:not(.sphx-glr-script-out):not(.output):not(.runner-tab-panel) > div.highlight > pre"
+)
+copybutton_prompt_text = r">>> |\.\.\. |\$ |In \[\d*\]: | {2,5}\.\.\.: "
+copybutton_prompt_is_regexp = True
+copybutton_only_copy_prompt_lines = True
+copybutton_remove_prompts = True

@@ -41,8 +41,12 @@ def line_of(example: str, needle: str) -> int:
     return next(n for n, line in enumerate(textwrap.dedent(example).splitlines(), 1) if needle in line)
 
 
+# The fixture examples have no records: each test here is about one other failure.
+NO_RECORDS = ("-D", "autograd_notes_require_records=0")
+
+
 def build(tmp_path: Path, example: str, **env: str) -> Build:
-    return sphinx_build(fixture_site(tmp_path, example), env=env, timeout=300)
+    return sphinx_build(fixture_site(tmp_path, example), *NO_RECORDS, env=env, timeout=300)
 
 
 GOOD = '''\
@@ -184,6 +188,10 @@ torch.set_grad_enabled(False)
 torch.autograd.set_detect_anomaly(True)
 torch.set_default_dtype(torch.float64)
 torch.use_deterministic_algorithms(True)
+torch.backends.cudnn.deterministic = True
+torch.backends.cuda.matmul.allow_tf32 = True
+torch.set_float32_matmul_precision("medium")
+torch.set_printoptions(precision=1)
 torch.rand(5)
 '''
 
@@ -204,6 +212,10 @@ check(torch.is_grad_enabled(), True, label="grad mode")
 check(torch.is_anomaly_enabled(), False, label="anomaly mode")
 check(torch.get_default_dtype(), torch.float32, label="default dtype")
 check(torch.are_deterministic_algorithms_enabled(), False, label="deterministic")
+check(torch.backends.cudnn.deterministic, False, label="cuDNN deterministic")
+check(torch.backends.cuda.matmul.allow_tf32, False, label="TF32 matmul")
+check(torch.get_float32_matmul_precision(), "highest", label="float32 matmul precision")
+check(str(torch.tensor([0.123456])), "tensor([0.1235])", label="print options")
 check(torch.rand(2), torch.tensor([0.4963, 0.7682]), atol=1e-4, rtol=0, label="seeded rand")
 '''
 
@@ -211,7 +223,7 @@ check(torch.rand(2), torch.tensor([0.4963, 0.7682]), atol=1e-4, rtol=0, label="s
 def test_one_example_cannot_leak_state_into_the_next(tmp_path: Path) -> None:
     log = tmp_path / "log.txt"
     project = fixture_site(tmp_path, LEAKER, ("plot_checker.py", CHECKER))
-    result = sphinx_build(project, env={"AUTOGRAD_NOTES_EXECUTION_LOG": str(log)}, timeout=300)
+    result = sphinx_build(project, *NO_RECORDS, env={"AUTOGRAD_NOTES_EXECUTION_LOG": str(log)}, timeout=300)
     assert result.returncode == 0, result.output[-3000:]
     assert executions(log) == ["plot_bad.py", "plot_checker.py"]
     assert "seeded rand: tensor([0.4963, 0.7682])" in result.page("examples/plot_checker.html")
@@ -243,8 +255,52 @@ def test_notebook_page_with_drift_fails_naming_the_page(tmp_path: Path) -> None:
     (project / "docs" / "broken.md").write_text(BROKEN_NOTEBOOK, encoding="utf-8")
     index = project / "docs" / "index.md"
     index.write_text(INDEX.replace("examples/index", "examples/index\nbroken"), encoding="utf-8")
-    result = sphinx_build(project, timeout=300)
+    result = sphinx_build(project, *NO_RECORDS, timeout=300)
     assert result.returncode != 0
     assert "broken.md" in result.output
     assert "Executing notebook failed: CellExecutionError" in result.output
     assert "behaviour drift at <cell>:5" in result.output
+
+
+GREEDY = '''\
+"""
+A greedy example
+================
+
+Allocates far more memory than an example may.
+"""
+
+# %%
+import torch
+
+big = torch.empty(2**31, dtype=torch.uint8)
+big.fill_(1)
+'''
+
+
+def test_an_example_over_its_memory_limit_fails_naming_the_file(tmp_path: Path) -> None:
+    result = build(tmp_path, GREEDY, AUTOGRAD_NOTES_EXAMPLE_MEMORY="512")
+    assert result.returncode != 0
+    assert "plot_bad.py unexpectedly failed to execute correctly" in result.output
+    assert f'plot_bad.py", line {line_of(GREEDY, "torch.empty")}' in result.output
+    assert "DefaultCPUAllocator: can't allocate memory" in result.output
+
+
+def test_an_example_without_a_record_fails_the_build_with_the_command_to_record_it(tmp_path: Path) -> None:
+    project = fixture_site(tmp_path, GOOD)
+    section = project / "gallery" / "01_fixture"
+    section.mkdir()
+    (section / "GALLERY_HEADER.rst").write_text("A section\n=========\n", encoding="utf-8")
+    (project / "gallery" / "plot_bad.py").rename(section / "plot_bad.py")
+    result = sphinx_build(project, timeout=300)
+    assert result.returncode != 0
+    assert (
+        "01_fixture/plot_bad.py has no record on the cpu runner, this build's "
+        "(records/cpu/01_fixture/plot_bad.json is missing): "
+        "record it with `python -m autograd_notes capture --device cpu plot_bad`"
+    ) in result.output
+    # the same site with its record builds
+    from autograd_notes._cli import main as cli
+
+    assert cli(["capture", "--device", "cpu", "--root", str(project), "plot_bad"]) == 0
+    assert sphinx_build(project, timeout=300).returncode == 0

@@ -13,10 +13,13 @@ import pytest
 import torch
 
 from autograd_notes._reset import (
+    DEFAULT_MEMORY_MIB,
     DEFAULT_TIMEOUT_S,
     EXECUTION_LOG_VARIABLE,
+    MEMORY_VARIABLE,
     TIMEOUT_VARIABLE,
     ExampleTimeout,
+    example_memory_mib,
     example_timeout,
     reset_example,
     reset_torch_state,
@@ -39,6 +42,7 @@ def isolated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """No variable from the caller's shell, no alarm and PyTorch's defaults after each test."""
     monkeypatch.delenv(TIMEOUT_VARIABLE, raising=False)
     monkeypatch.delenv(EXECUTION_LOG_VARIABLE, raising=False)
+    monkeypatch.delenv(MEMORY_VARIABLE, raising=False)
     handler = signal.getsignal(signal.SIGALRM)
     with warnings.catch_warnings():
         yield
@@ -67,17 +71,81 @@ def test_before_and_after_reset_the_seeds() -> None:
 @pytest.mark.parametrize("when", ["before", "after"])
 def test_global_torch_state_is_reset(when: str) -> None:
     torch.set_default_dtype(torch.float64)
+    torch.set_default_device("meta")
     torch.set_grad_enabled(False)
     torch.autograd.set_detect_anomaly(True)
-    torch.use_deterministic_algorithms(True)
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    torch.backends.cudnn.deterministic = True
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.set_float32_matmul_precision("medium")
+    torch.set_printoptions(precision=1)
     try:
         reset_example(gallery_conf={}, fname=FNAME, when=when)
         assert torch.get_default_dtype() == torch.float32
+        assert torch.empty(1).device == torch.device("cpu")
         assert torch.is_grad_enabled()
         assert not torch.is_anomaly_enabled()
         assert not torch.are_deterministic_algorithms_enabled()
+        assert not torch.is_deterministic_algorithms_warn_only_enabled()
+        assert not torch.backends.cudnn.deterministic
+        assert not torch.backends.cudnn.benchmark
+        assert torch.backends.cudnn.allow_tf32
+        assert not torch.backends.cuda.matmul.allow_tf32
+        assert torch.get_float32_matmul_precision() == "highest"
+        assert str(torch.tensor([0.123456])) == "tensor([0.1235])"
     finally:
         after()
+
+
+def test_numpy_seed_is_reset() -> None:
+    import numpy as np
+
+    try:
+        before()
+        first = np.random.rand(3).tolist()
+        after()
+        before()
+        assert np.random.rand(3).tolist() == first
+    finally:
+        after()
+
+
+def test_memory_limit_stops_an_allocation_beyond_it_and_after_lifts_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(MEMORY_VARIABLE, "256")
+    gib = 2**30
+    try:
+        before()
+        with pytest.raises(RuntimeError, match="can't allocate memory"):
+            torch.empty(gib, dtype=torch.uint8).fill_(1)
+        small = torch.empty(16 * 2**20, dtype=torch.uint8).fill_(1)  # within the limit
+        assert int(small[-1]) == 1
+    finally:
+        after()
+    big = torch.empty(gib, dtype=torch.uint8).fill_(1)  # the limit is gone
+    assert int(big[-1]) == 1
+
+
+def test_default_memory_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(MEMORY_VARIABLE, raising=False)
+    assert example_memory_mib() == DEFAULT_MEMORY_MIB == 4096
+    monkeypatch.setenv(MEMORY_VARIABLE, " 300 ")
+    assert example_memory_mib() == 300
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [("4G", "is not a whole number of MiB"), ("1.5", "is not a whole number"), ("0", "must be positive")],
+)
+def test_invalid_memory_limit_names_the_variable(
+    monkeypatch: pytest.MonkeyPatch, raw: str, reason: str
+) -> None:
+    monkeypatch.setenv(MEMORY_VARIABLE, raw)
+    with pytest.raises(ValueError, match=rf"^AUTOGRAD_NOTES_EXAMPLE_MEMORY='{raw}' {reason}"):
+        example_memory_mib()
 
 
 def test_before_makes_warnings_errors_and_after_restores_the_filters() -> None:

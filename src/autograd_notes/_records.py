@@ -3,14 +3,17 @@
 Layout: ``records/<runner>/<section>/<example>.json``, e.g.
 ``records/cpu/05_inplace/plot_detach_inplace_saved.json``. Files are JSON
 with one item per line, and outputs stored as lists of lines, so that a
-change reads well in ``git diff``. A record holds no path, address or
-timing; its date is kept when a capture finds nothing changed.
+change reads well in ``git diff``. A record holds no path or address. Its
+running time (``seconds``, to a tenth) is what the example pages show: like
+the date, it is kept when a capture finds nothing else changed, so pages do
+not change with every build.
 """
 
 from __future__ import annotations
 
 import datetime
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,23 +71,26 @@ def record_path(records: Path, runner: str, example: str) -> Path:
 
 def capture_example(gallery: Path, example: str, root: Path) -> Record:
     """Run ``gallery/<example>`` on this runner and return its record."""
+    start = time.perf_counter()
     cells = run_cells(gallery / example, root)
+    seconds = time.perf_counter() - start
     return {
         "format": FORMAT,
         "example": example,
         "runner": runner_metadata(),
         "recorded": datetime.date.today().isoformat(),
+        "seconds": round(seconds, 1),
         "cells": [cell.as_record() for cell in cells],
     }
 
 
 def same_behaviour(old: Record, new: Record) -> bool:
-    """Whether two records agree on everything but the date and the runner's versions.
+    """Whether two records agree on everything but the date, running time and runner's versions.
 
     A new PyTorch or Python that behaves the same is no drift: only what the
     example did (its cells) counts.
     """
-    ignored = {"recorded": None, "runner": None}
+    ignored = {"recorded": None, "runner": None, "seconds": None}
     return {**old, **ignored} == {**new, **ignored}
 
 

@@ -1,8 +1,15 @@
-"""Per-example reset and timeout, called by sphinx-gallery before and after each example.
+"""Per-example reset, timeout and memory limit, called by sphinx-gallery around each example.
 
 ``docs/conf.py`` names :func:`reset_example` by its dotted path in
 ``reset_modules`` (with ``reset_modules_order = "both"``), so the
 configuration stays picklable. This module imports no Sphinx.
+
+The memory limit (``AUTOGRAD_NOTES_EXAMPLE_MEMORY``, MiB, default 4096) caps
+how much address space an example may add to the build process
+(``RLIMIT_AS``, Linux): an allocation beyond it fails in the example, which
+fails the build naming the example, instead of the machine running out of
+memory. It applies on a CPU runner only: CUDA maps large address ranges of
+its own.
 """
 
 from __future__ import annotations
@@ -20,22 +27,30 @@ from typing import Any
 
 import torch
 
+from ._device import runner_device
+
 __all__ = [
+    "DEFAULT_MEMORY_MIB",
     "EXECUTION_LOG_VARIABLE",
+    "MEMORY_VARIABLE",
     "TIMEOUT_VARIABLE",
     "ExampleTimeout",
+    "example_memory_mib",
     "example_timeout",
     "reset_example",
     "reset_torch_state",
 ]
 
 TIMEOUT_VARIABLE = "AUTOGRAD_NOTES_EXAMPLE_TIMEOUT"
+MEMORY_VARIABLE = "AUTOGRAD_NOTES_EXAMPLE_MEMORY"
+DEFAULT_MEMORY_MIB = 4096
 EXECUTION_LOG_VARIABLE = "AUTOGRAD_NOTES_EXECUTION_LOG"
 DEFAULT_TIMEOUT_S = 120.0
 SEED = 0
 
 _saved_filters: warnings.catch_warnings[None] | None = None
 _saved_handler: Any = None
+_saved_memory_limit: tuple[int, int] | None = None
 
 
 class ExampleTimeout(Exception):
@@ -56,18 +71,78 @@ def example_timeout() -> float:
     return value
 
 
+def example_memory_mib() -> int:
+    """MiB of address space an example may add: ``AUTOGRAD_NOTES_EXAMPLE_MEMORY`` or 4096."""
+    raw = os.environ.get(MEMORY_VARIABLE, "").strip()
+    if not raw:
+        return DEFAULT_MEMORY_MIB
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{MEMORY_VARIABLE}={raw!r} is not a whole number of MiB") from None
+    if value <= 0:
+        raise ValueError(f"{MEMORY_VARIABLE}={raw!r} must be positive")
+    return value
+
+
 def reset_torch_state() -> None:
     """Put every global that an example may change back to PyTorch's defaults.
 
-    Seeds (Python, PyTorch on every device), default dtype, grad mode,
-    anomaly detection and deterministic algorithms.
+    Seeds (Python, NumPy, PyTorch on every device), default dtype and
+    device, grad mode, anomaly detection, deterministic algorithms (and
+    cuDNN's flags), TF32 and float32 matmul precision, print options.
     """
     random.seed(SEED)
     torch.manual_seed(SEED)
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed(SEED)
     torch.set_default_dtype(torch.float32)
+    torch.set_default_device(None)
     torch.set_grad_enabled(True)
     torch.autograd.set_detect_anomaly(False)
     torch.use_deterministic_algorithms(False)
+    torch.backends.cudnn.deterministic = False
+    torch.backends.cudnn.benchmark = False
+    torch.backends.cudnn.allow_tf32 = True
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    torch.set_printoptions(profile="default")  # type: ignore[no-untyped-call]
+
+
+def _address_space() -> int | None:
+    """Bytes of address space this process maps now (Linux), else ``None``."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text(encoding="ascii").split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return pages * os.sysconf("SC_PAGE_SIZE")
+
+
+def _limit_memory() -> None:
+    """Let the example map at most ``example_memory_mib()`` more than the process has now."""
+    global _saved_memory_limit
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return
+    used = _address_space()
+    if used is None or runner_device().type != "cpu":
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = used + example_memory_mib() * 2**20
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    _saved_memory_limit = (soft, hard)
+
+
+def _unlimit_memory() -> None:
+    global _saved_memory_limit
+    if _saved_memory_limit is not None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, _saved_memory_limit)
+        _saved_memory_limit = None
 
 
 def _reset_matplotlib() -> None:
@@ -116,9 +191,10 @@ def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
     names a file), reset PyTorch's global state, make any warning an error
     (a documented warning is caught by :func:`~autograd_notes.expect_warning`
     first; an undocumented one fails the build instead of printing a path),
-    close matplotlib's figures, and arm the timeout. After it: disarm,
-    restore the warning filters, close the figures and reset PyTorch's state
-    again so nothing leaks into the next example.
+    close matplotlib's figures, arm the timeout and limit the memory. After
+    it: disarm, lift the limit, restore the warning filters, close the
+    figures and reset PyTorch's state again so nothing leaks into the next
+    example.
     """
     global _saved_filters
     if when == "before":
@@ -135,7 +211,9 @@ def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
         _reset_matplotlib()
         if _can_alarm():
             _arm(str(fname), example_timeout())
+        _limit_memory()
     else:
+        _unlimit_memory()
         if _can_alarm():
             _disarm()
         if _saved_filters is not None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.locale import _
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from ._compare import compare_live, explain_output_difference, record_cell
@@ -33,6 +34,8 @@ from ._runner import runner_info
 from ._site_errors import ErrorIndexDirective, SourceStatusDirective, error_links
 
 __all__ = ["DIRECTIVES", "RunnerMatrixDirective", "RunnerOutputsDirective", "RunnerSummaryDirective"]
+
+logger = logging.getLogger(__name__)
 
 _RUNNER_NAMES = {"cpu": _("CPU runner"), "cuda": _("CUDA runner")}
 _tab_ids = itertools.count()
@@ -53,12 +56,41 @@ class _RunnerDirective(SphinxDirective):
         # rebuilds the environment when any of them changes (see sphinxext)
         return {runner: load_record(record_path(self.records_dir(), runner, example)) for runner in RUNNERS}
 
+    def missing_record(self, example: str, runner: str) -> None:
+        """Warn (an error under ``-W``) that this build's runner has no record of ``example``."""
+        path = record_path(self.records_dir(), runner, example)
+        shown = path.relative_to(self.records_dir().parent).as_posix()
+        logger.warning(
+            "%s has no record on the %s runner, this build's (%s is missing): record it with "
+            "`python -m autograd_notes capture --device %s %s`",
+            example,
+            runner,
+            shown,
+            runner,
+            Path(example).stem,
+            location=self.get_location(),
+            type="autograd_notes",
+            subtype="record",
+        )
+
     @staticmethod
     def describe(record: Record) -> str:
         runner = record["runner"]
+        if "seconds" in record:
+            return _("torch {torch}, {device}, recorded {date}, ran in {duration}").format(
+                torch=runner["torch"],
+                device=runner["device_name"],
+                date=record["recorded"],
+                duration=running_time(record["seconds"]),
+            )
         return _("torch {torch}, {device}, recorded {date}").format(
             torch=runner["torch"], device=runner["device_name"], date=record["recorded"]
         )
+
+
+def running_time(seconds: float) -> str:
+    """A recorded running time as pages show it: ``1.5 s``, or ``< 0.1 s``."""
+    return "< 0.1 s" if seconds < 0.1 else f"{seconds:.1f} s"
 
 
 _INTERNAL_FRAMES = re.compile(r"^(\s*)\[(\d+) frames? inside PyTorch: (.*)\]$")
@@ -183,6 +215,8 @@ class RunnerSummaryDirective(_RunnerDirective):
                 text = _("{runner}: no record yet; no such runner has captured this example.").format(
                     runner=_RUNNER_NAMES[runner]
                 )
+                if runner == info.device and self.config.autograd_notes_require_records:
+                    self.missing_record(example, runner)
             else:
                 text = f"{_RUNNER_NAMES[runner]}: {self.describe(record)}."
                 if runner == info.device:

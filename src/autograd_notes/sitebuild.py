@@ -7,27 +7,54 @@ languages cost little more than one. Each language goes to ``<out>/<code>/``
 and ``<out>/index.html`` sends a visitor to English. Each build is
 ``sphinx-build -n -W --keep-going`` in its own process; the first failure
 stops the whole build with its reason.
+
+A build never half-succeeds: the languages are built in ``<out>.next``
+(a copy of the previous build, so that unchanged pages are not rewritten)
+and only when every one succeeded does it replace ``<out>``. A failed build
+leaves ``<out>`` as it was and what it wrote in ``<out>.failed``. Once all
+languages are built, the site-wide files are written: the root
+``index.html``, ``404.html``, ``sitemap.xml`` with language alternates and
+``robots.txt`` (:mod:`autograd_notes._sitemap`).
 """
 
 from __future__ import annotations
 
 import argparse
 import html
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
-__all__ = ["build_all", "languages_of", "main", "write_root_index"]
+from ._sitemap import write_robots, write_root_not_found, write_sitemap
+
+__all__ = ["build_all", "languages_of", "main", "swap_in", "write_root_index"]
 
 FLAGS = ("-n", "-W", "--keep-going", "-b", "html")
 
 
+def _configuration(docs: Path) -> dict[str, Any]:
+    """The names ``docs/conf.py`` defines."""
+    namespace: dict[str, Any] = {"__file__": str(docs / "conf.py")}
+    exec(compile((docs / "conf.py").read_text(encoding="utf-8"), str(docs / "conf.py"), "exec"), namespace)
+    return namespace
+
+
 def languages_of(docs: Path) -> dict[str, str]:
     """``autograd_notes_languages`` from ``docs/conf.py``, English first."""
-    namespace: dict[str, object] = {"__file__": str(docs / "conf.py")}
-    exec(compile((docs / "conf.py").read_text(encoding="utf-8"), str(docs / "conf.py"), "exec"), namespace)
-    languages = dict(namespace.get("autograd_notes_languages", {"en": "English"}))  # type: ignore[call-overload]
+    languages = dict(_configuration(docs).get("autograd_notes_languages", {"en": "English"}))
     return {"en": languages.pop("en", "English"), **languages}
+
+
+def swap_in(staging: Path, out: Path) -> None:
+    """Replace ``out`` by ``staging`` (the old one is removed once the new one is in place)."""
+    previous = out.with_name(out.name + ".previous")
+    shutil.rmtree(previous, ignore_errors=True)
+    if out.exists():
+        out.rename(previous)
+    staging.rename(out)
+    shutil.rmtree(previous, ignore_errors=True)
 
 
 def write_root_index(out: Path, languages: dict[str, str]) -> None:
@@ -60,9 +87,16 @@ def write_root_index(out: Path, languages: dict[str, str]) -> None:
 
 
 def build_all(docs: Path, out: Path, *, extra: list[str] | None = None, only: list[str] | None = None) -> int:
-    """Build every language (or ``only`` those); return the first non-zero status, else 0."""
+    """Build every language (or ``only`` those) and swap the result in; return 0 or the first failure."""
+    configuration = _configuration(docs)
     languages = languages_of(docs)
     doctrees = out.parent / "doctrees"
+    staging = out.with_name(out.name + ".next")
+    failed = out.with_name(out.name + ".failed")
+    for leftover in (staging, failed):
+        shutil.rmtree(leftover, ignore_errors=True)
+    if out.exists():
+        shutil.copytree(out, staging, symlinks=True)
     for code in languages:
         if only and code not in only:
             continue
@@ -70,14 +104,35 @@ def build_all(docs: Path, out: Path, *, extra: list[str] | None = None, only: li
         if code != "en":
             options += ["-D", "plot_gallery=0"]  # reuse the English build's executed examples
         command = [sys.executable, "-m", "sphinx", *FLAGS, *options, *(extra or [])]
-        command += ["-d", str(doctrees / code), str(docs), str(out / code)]
+        command += ["-d", str(doctrees / code), str(docs), str(staging / code)]
         print(f"autograd_notes: building {code} ({languages[code]})", flush=True)
         status = subprocess.run(command, check=False).returncode
         if status:
-            print(f"autograd_notes: the {code} build failed (status {status})", file=sys.stderr)
+            staging.rename(failed)
+            print(
+                f"autograd_notes: the {code} build failed (status {status}); the reason is above.\n"
+                f"autograd_notes: {_shown(out)} is unchanged (the last good build); "
+                f"what this build wrote is in {_shown(failed)}",
+                file=sys.stderr,
+            )
             return status
-    write_root_index(out, languages)
+    # myst-nb writes its executed notebooks beside the output folder: not for publishing
+    shutil.rmtree(staging / "jupyter_execute", ignore_errors=True)
+    site_url = str(configuration.get("autograd_notes_site_url", "https://example.org/"))
+    write_root_index(staging, languages)
+    write_root_not_found(staging)
+    write_sitemap(staging, site_url, list(languages))
+    write_robots(staging, site_url)
+    swap_in(staging, out)
     return 0
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the working folder when it is inside it (messages name no home folder)."""
+    try:
+        return path.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def main(argv: list[str] | None = None) -> int:

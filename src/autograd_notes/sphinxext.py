@@ -33,6 +33,11 @@ Contract, for ``extensions = ["autograd_notes.sphinxext", ...]`` listed
   build reuses one execution, and a new PyTorch or device runs them again.
 * **``runner-info`` and ``runner-matrix`` directives.** The runner that
   built the site; every example × every runner, with this build's drift.
+* **Pages for the web** (:mod:`autograd_notes._page_meta`): canonical
+  addresses from ``autograd_notes_site_url``, ``hreflang`` alternates, Open
+  Graph metadata, an "edit this page" link into ``autograd_notes_repository``
+  and the runner in the footer. Math is MathML written at build time
+  (:mod:`autograd_notes._mathml`): no script from a CDN.
 * **No leaks.** After an HTML build, every page is searched for absolute
   paths, the user name and memory addresses
   (:func:`~autograd_notes._leaks.find_leaks`); each finding is a warning,
@@ -59,6 +64,7 @@ from ._gallery_conf import gallery_folders
 from ._gallery_rst import summary_directive, wrap_outputs
 from ._leaks import find_leaks, leak_patterns
 from ._nodes import make_table, untranslatable
+from ._page_meta import add_page_meta, set_site_addresses
 from ._runner import runner_info
 from ._search import SearchChineseWithStemmer
 from ._site_runners import DIRECTIVES
@@ -228,6 +234,7 @@ def _add_static(app: Sphinx) -> None:
     if app.builder.format == "html":
         app.config.html_static_path.append(str(STATIC))
         app.add_css_file("autograd_notes.css")
+        app.add_js_file("autograd_notes.js", priority=600)  # after copybutton.js
 
 
 def _check_leaks(app: Sphinx, exception: Exception | None) -> None:
@@ -252,6 +259,14 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("autograd_notes_records", "", "env", types=frozenset({str}))
     app.add_config_value("autograd_notes_records_digest", "", "env", types=frozenset({str}))
     app.add_config_value("autograd_notes_languages", {"en": "English"}, "html", types=frozenset({dict}))
+    app.add_config_value("autograd_notes_site_url", "https://example.org/", "html", types=frozenset({str}))
+    app.add_config_value("autograd_notes_repository", "", "html", types=frozenset({str}))
+    app.add_config_value("autograd_notes_branch", "main", "html", types=frozenset({str}))
+    # an example with no record on this build's runner fails the build (under -W)
+    app.add_config_value("autograd_notes_require_records", True, "env", types=frozenset({bool}))
+    app.setup_extension("autograd_notes._mathml")
+    app.connect("config-inited", set_site_addresses, priority=400)
+    app.connect("html-page-context", add_page_meta)
     app.connect("config-inited", _set_runner_key, priority=400)
     app.connect("builder-inited", _check_catalogs)
     app.connect("html-page-context", _language_links)
