@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
+from pathlib import Path
 
 # -- Project -----------------------------------------------------------------
 project = "Autograd Notes"
@@ -111,6 +112,10 @@ html_sidebars = {
     ]
 }
 html_title = "Autograd Notes"
+html_favicon = "_static/favicon.svg"
+# Chinese search: jieba keeps these terms whole (and indexes their parts), so
+# a reader who types 计算图 finds the pages about the computation graph
+html_search_options = {"dict": str(Path(__file__).parent / "_search" / "zh_terms.txt")}
 # Math as MathML written at build time (autograd_notes._mathml): MathJax would
 # come from a CDN, and the site works offline.
 html_math_renderer = "mathml"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -72,3 +73,51 @@ def sphinx_build(
 def executions(log: Path) -> list[str]:
     """The examples the reset hook logged as executed, in order."""
     return log.read_text(encoding="utf-8").split() if log.exists() else []
+
+
+# The text a CUDA record differs by from the CPU one, for the example below:
+# the tensor type in its in-place error, the runner, the build of PyTorch.
+SYNTHETIC_CUDA_EDIT = {
+    "torch.FloatTensor": "torch.cuda.FloatTensor",
+    '"device": "cpu"': '"device": "cuda"',
+    '"device_name": "x86_64"': '"device_name": "NVIDIA H100 80GB HBM3"',
+    "+cpu": "+cu130",
+}
+SYNTHETIC_CUDA_EXAMPLE = "05_inplace/plot_detach_inplace_saved.py"
+
+
+def patched_record(project: Path, example: str, runner: str, edit: dict[str, str]) -> Path:
+    """Write ``runner``'s record of ``example`` in ``project``: the committed CPU record, text replaced."""
+    record = json.loads((ROOT / "records" / "cpu" / Path(example).with_suffix(".json")).read_text("utf-8"))
+    text = json.dumps(record)
+    for old, new in edit.items():
+        text = text.replace(old, new)
+    target = project / "records" / runner / Path(example).with_suffix(".json")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    return target
+
+
+def build_site(project: Path, *args: str, log: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m autograd_notes.sitebuild docs build/html`` in ``project``, as ``nox -s docs`` runs it."""
+    env = {**os.environ, "PYTHONWARNINGS": ""}
+    if log is not None:
+        env["AUTOGRAD_NOTES_EXECUTION_LOG"] = str(log)
+    return subprocess.run(
+        [sys.executable, "-m", "autograd_notes.sitebuild", "docs", "build/html", "--no-color", *args],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
+
+
+@dataclass
+class Site:
+    """The whole site, every language, built once for the tests that read it."""
+
+    project: Path
+    html: Path
+    log: Path

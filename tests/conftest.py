@@ -4,6 +4,8 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 # tests/_site.py is a helper module of the tests, importable as `_site`.
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -13,3 +15,28 @@ sys.path.insert(0, str(Path(__file__).parent))
 for variable in ("FORCE_COLOR", "PY_COLORS", "CLICOLOR_FORCE"):
     os.environ.pop(variable, None)
 os.environ["NO_COLOR"] = "1"
+
+
+@pytest.fixture(scope="session")
+def whole_site(tmp_path_factory: pytest.TempPathFactory) -> object:
+    """Every language of the real site, built once per test run as ``nox -s docs`` builds it.
+
+    One synthetic CUDA record (``_site.SYNTHETIC_CUDA_EXAMPLE``) is added to
+    the copy, so that a page has CPU/GPU tabs for the browser to switch.
+    """
+    from _site import (
+        SYNTHETIC_CUDA_EDIT,
+        SYNTHETIC_CUDA_EXAMPLE,
+        Site,
+        build_site,
+        copy_project,
+        patched_record,
+    )
+
+    project = copy_project(tmp_path_factory.mktemp("site"))
+    patched_record(project, SYNTHETIC_CUDA_EXAMPLE, "cuda", SYNTHETIC_CUDA_EDIT)
+    log = project / "executions.log"
+    result = build_site(project, log=log)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "WARNING" not in result.stdout + result.stderr, (result.stdout + result.stderr)[-3000:]
+    return Site(project, project / "build" / "html", log)

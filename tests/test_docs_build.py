@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from _site import ROOT, Build, copy_project, executions, sphinx_build
+from _site import ROOT, SYNTHETIC_CUDA_EDIT, Build, copy_project, executions, patched_record, sphinx_build
 
 from autograd_notes._leaks import find_leaks, leak_patterns
 
@@ -168,32 +168,13 @@ def test_runner_matrix_lists_every_example_and_runner(site: Build) -> None:
     assert "No drift: every example printed on this build what its record for this runner holds." in page
 
 
-def _patched_records(project: Path, example: str, runner: str, edit: dict[str, str]) -> Path:
-    """Write ``runner``'s record of ``example``: the CPU record with text replaced."""
-    source = project / "records" / "cpu" / Path(example).with_suffix(".json")
-    record = json.loads((ROOT / "records" / "cpu" / Path(example).with_suffix(".json")).read_text("utf-8"))
-    text = json.dumps(record)
-    for old, new in edit.items():
-        text = text.replace(old, new)
-    target = project / "records" / runner / Path(example).with_suffix(".json")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
-    assert source.exists()
-    return target
-
-
 def test_a_differing_gpu_record_shows_as_tabs_with_the_reason(site: Build, project: Path) -> None:
     example = "05_inplace/plot_detach_inplace_saved.py"
-    record = _patched_records(
+    record = patched_record(
         project,
         example,
         "cuda",
-        {
-            "torch.FloatTensor": "torch.cuda.FloatTensor",
-            '"device": "cpu"': '"device": "cuda"',
-            '"device_name": "x86_64"': '"device_name": "NVIDIA H100 80GB HBM3"',
-            "+cpu": "+cu130",
-        },
+        SYNTHETIC_CUDA_EDIT,
     )
     try:
         again = sphinx_build(project)
@@ -215,7 +196,7 @@ def test_drift_between_a_record_and_this_build_is_shown(site: Build, project: Pa
     example = "02_backward/plot_retain_graph.py"
     record = project / "records" / "cpu" / Path(example).with_suffix(".json")
     original = record.read_text(encoding="utf-8")
-    _patched_records(project, example, "cpu", {"tensor(": "tensor(0.0 + "})
+    patched_record(project, example, "cpu", {"tensor(": "tensor(0.0 + "})
     try:
         again = sphinx_build(project)
         assert again.returncode == 0, again.output[-3000:]

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from _site import ROOT, copy_project, executions
+from _site import ROOT, Site, build_site, copy_project, executions
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
@@ -24,32 +21,14 @@ LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 EXAMPLES = sorted(p.relative_to(ROOT / "gallery") for p in (ROOT / "gallery").glob("*/plot_*.py"))
 
 
-def build_site(project: Path, *args: str, log: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONWARNINGS": ""}
-    if log is not None:
-        env["AUTOGRAD_NOTES_EXECUTION_LOG"] = str(log)
-    return subprocess.run(
-        [sys.executable, "-m", "autograd_notes.sitebuild", "docs", "build/html", *args],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1800,
-        check=False,
-    )
+@pytest.fixture(scope="module")
+def project(whole_site: Site) -> Path:
+    return whole_site.project
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return copy_project(tmp_path_factory.mktemp("i18n"))
-
-
-@pytest.fixture(scope="module")
-def html_root(project: Path) -> Path:
-    result = build_site(project, log=project / "executions.log")
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "WARNING" not in result.stdout + result.stderr
-    return project / "build" / "html"
+def html_root(whole_site: Site) -> Path:
+    return whole_site.html
 
 
 def pages(root: Path, language: str) -> set[str]:

@@ -32,6 +32,7 @@ from ._gallery_conf import gallery_folders
 from ._runner import runner_info
 
 __all__ = [
+    "absolute_links_on_not_found",
     "description_of",
     "edit_path",
     "hreflang",
@@ -70,6 +71,21 @@ def set_site_addresses(app: Sphinx, config: Config) -> None:
     config.html_baseurl = f"{site_url(config)}{language}/"
     if hasattr(config, "notfound_urls_prefix"):
         config.notfound_urls_prefix = f"{urlsplit(site_url(config)).path}{language}/"
+
+
+def absolute_links_on_not_found(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Make the 404 page's own links absolute: it answers at any depth of the site.
+
+    sphinx-notfound-page rewrites the theme's links and the page's images,
+    not the references written in the page.
+    """
+    if docname != "404":
+        return
+    prefix = f"{urlsplit(site_url(app.config)).path}{app.config.language or 'en'}/"
+    for reference in doctree.findall(nodes.reference):
+        uri = reference.get("refuri", "")
+        if uri and "://" not in uri and not uri.startswith(("#", "/", "mailto:")):
+            reference["refuri"] = prefix + uri
 
 
 def description_of(doctree: nodes.Node | None) -> str:

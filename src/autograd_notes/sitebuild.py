@@ -29,7 +29,7 @@ from typing import Any
 
 from ._sitemap import write_robots, write_root_not_found, write_sitemap
 
-__all__ = ["build_all", "languages_of", "main", "swap_in", "write_root_index"]
+__all__ = ["build_all", "languages_of", "main", "site_url_of", "swap_in", "write_root_index"]
 
 FLAGS = ("-n", "-W", "--keep-going", "-b", "html")
 
@@ -45,6 +45,11 @@ def languages_of(docs: Path) -> dict[str, str]:
     """``autograd_notes_languages`` from ``docs/conf.py``, English first."""
     languages = dict(_configuration(docs).get("autograd_notes_languages", {"en": "English"}))
     return {"en": languages.pop("en", "English"), **languages}
+
+
+def site_url_of(docs: Path) -> str:
+    """``autograd_notes_site_url`` from ``docs/conf.py``: where the site is published."""
+    return str(_configuration(docs).get("autograd_notes_site_url", "https://example.org/"))
 
 
 def swap_in(staging: Path, out: Path) -> None:
@@ -88,7 +93,6 @@ def write_root_index(out: Path, languages: dict[str, str]) -> None:
 
 def build_all(docs: Path, out: Path, *, extra: list[str] | None = None, only: list[str] | None = None) -> int:
     """Build every language (or ``only`` those) and swap the result in; return 0 or the first failure."""
-    configuration = _configuration(docs)
     languages = languages_of(docs)
     doctrees = out.parent / "doctrees"
     staging = out.with_name(out.name + ".next")
@@ -118,7 +122,7 @@ def build_all(docs: Path, out: Path, *, extra: list[str] | None = None, only: li
             return status
     # myst-nb writes its executed notebooks beside the output folder: not for publishing
     shutil.rmtree(staging / "jupyter_execute", ignore_errors=True)
-    site_url = str(configuration.get("autograd_notes_site_url", "https://example.org/"))
+    site_url = site_url_of(docs)
     write_root_index(staging, languages)
     write_root_not_found(staging)
     write_sitemap(staging, site_url, list(languages))

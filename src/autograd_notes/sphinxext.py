@@ -64,7 +64,7 @@ from ._gallery_conf import gallery_folders
 from ._gallery_rst import summary_directive, wrap_outputs
 from ._leaks import find_leaks, leak_patterns
 from ._nodes import make_table, untranslatable
-from ._page_meta import add_page_meta, set_site_addresses
+from ._page_meta import absolute_links_on_not_found, add_page_meta, set_site_addresses
 from ._runner import runner_info
 from ._search import SearchChineseWithStemmer
 from ._site_runners import DIRECTIVES
@@ -267,6 +267,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("autograd_notes._mathml")
     app.connect("config-inited", set_site_addresses, priority=400)
     app.connect("html-page-context", add_page_meta)
+    app.connect("doctree-resolved", absolute_links_on_not_found)
     app.connect("config-inited", _set_runner_key, priority=400)
     app.connect("builder-inited", _check_catalogs)
     app.connect("html-page-context", _language_links)

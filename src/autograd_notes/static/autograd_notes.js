@@ -19,3 +19,28 @@
     locale = lang; // eslint-disable-line no-global-assign
   }
 })();
+
+// Sphinx's own Russian catalog leaves the search summary ("Search finished,
+// found N pages ...") empty, so Russian readers saw no summary at all. Give it
+// its Russian plural forms; in any other language, an empty translation
+// falls back to English rather than to nothing.
+(function () {
+  if (typeof Documentation === "undefined" || !Documentation.TRANSLATIONS) {
+    return;
+  }
+  var key = "Search finished, found one page matching the search query.";
+  var forms = Documentation.TRANSLATIONS[key];
+  if (!Array.isArray(forms) || forms.some(function (form) { return form; })) {
+    return;
+  }
+  if (document.documentElement.lang === "ru") {
+    Documentation.TRANSLATIONS[key] = [
+      "Поиск завершён: найдена ${resultCount} страница.",
+      "Поиск завершён: найдено ${resultCount} страницы.",
+      "Поиск завершён: найдено ${resultCount} страниц.",
+      "Поиск завершён: найдено ${resultCount} страницы.",
+    ];
+  } else {
+    delete Documentation.TRANSLATIONS[key];
+  }
+})();
