@@ -135,9 +135,37 @@ def translations(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the test suite: helpers, every example on CPU, and a real site build."""
+    """Run the test suite: helpers, every example on CPU, real site builds, a real browser."""
     _install(session, "test")
+    _ensure_chromium(session)
     session.run("pytest", *session.posargs)
+
+
+CHROMIUM = Path(os.environ.get("AUTOGRAD_NOTES_CHROMIUM", "/usr/bin/chromium"))
+# Debian's Chromium for the browser tests (Playwright cannot download its own
+# browser here), and CJK fonts so that Chinese pages render in screenshots
+BROWSER_PACKAGES = ("chromium", "fonts-noto-cjk")
+
+
+def _ensure_chromium(session: nox.Session) -> None:
+    """Install Debian's Chromium for tests/test_browser.py when it is missing and apt can."""
+    if CHROMIUM.exists():
+        return
+    if shutil.which("apt-get") is None or not hasattr(os, "geteuid") or os.geteuid() != 0:
+        session.warn(
+            f"No Chromium at {CHROMIUM}: the browser tests will fail. Install Debian's chromium "
+            "(apt-get install chromium fonts-noto-cjk) or set AUTOGRAD_NOTES_CHROMIUM to a Chromium."
+        )
+        return
+    session.run(
+        "apt-get",
+        "install",
+        "-y",
+        "-qq",
+        *BROWSER_PACKAGES,
+        external=True,
+        env={"DEBIAN_FRONTEND": "noninteractive"},
+    )
 
 
 @nox.session

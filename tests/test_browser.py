@@ -217,7 +217,8 @@ def test_every_page_loads_without_errors_or_requests_off_the_machine(
     failures = {}
     for name in names:
         response = page.goto(server.url(language, name), wait_until="load")
-        assert response is not None and response.status == 200, name
+        assert response is not None, name
+        assert response.status == 200, name
         found = problems.clear()
         if found:
             failures[name] = found
@@ -316,15 +317,18 @@ def test_cpu_and_gpu_tabs_switch(server: Server, watched: tuple[Any, Problems]) 
     assert labels.count() == 2
     assert "CPU runner" in labels.nth(0).inner_text()
     assert "CUDA runner" in labels.nth(1).inner_text()
-    assert panels.nth(0).is_visible() and not panels.nth(1).is_visible()
+    assert panels.nth(0).is_visible()
+    assert not panels.nth(1).is_visible()
     assert "torch.FloatTensor" in panels.nth(0).inner_text()
     labels.nth(1).click()
-    assert panels.nth(1).is_visible() and not panels.nth(0).is_visible()
+    assert panels.nth(1).is_visible()
+    assert not panels.nth(0).is_visible()
     assert "torch.cuda.FloatTensor" in panels.nth(1).inner_text()
     tabs.scroll_into_view_if_needed()
     screenshot(page, "en-example-cuda-tab")
     labels.nth(0).click()
-    assert panels.nth(0).is_visible() and not panels.nth(1).is_visible()
+    assert panels.nth(0).is_visible()
+    assert not panels.nth(1).is_visible()
     assert problems.clear() == []
 
 
@@ -374,8 +378,9 @@ def test_copy_buttons_copy_code_without_prompts_and_not_outputs(
         """() => {
         const block = document.createElement('div');
         block.className = 'highlight-pycon notranslate';
-        block.innerHTML = '<div class="highlight"><pre data-snippet=""><span class="gp">&gt;&gt;&gt; </span>x = 1\\n'
-          + '<span class="gp">&gt;&gt;&gt; </span>print(x)\\n<span class="go">1</span>\\n</pre></div>';
+        const prompt = '<span class="gp">&gt;&gt;&gt; </span>';
+        block.innerHTML = '<div class="highlight"><pre data-snippet="">' + prompt + 'x = 1\\n'
+          + prompt + 'print(x)\\n<span class="go">1</span>\\n</pre></div>';
         document.querySelector('article').prepend(block);
         addCopyButtonToCodeCells();
     }"""
@@ -402,7 +407,8 @@ def test_a_missing_page_gets_the_404_page_with_working_links(
 ) -> None:
     page, problems = watched
     response = page.goto(server.url("en", "examples/no-such-page.html"))
-    assert response is not None and response.status == 404
+    assert response is not None
+    assert response.status == 404
     assert page.locator("h1").first.inner_text().startswith("Page not found")
     screenshot(page, "404")
     # Chromium logs the page's own 404; its stylesheets and scripts load from the nested path
@@ -423,7 +429,9 @@ def test_math_renders_as_mathml_and_key_pages_are_captured(
     page.goto(server.url(language, "examples/10_higher_order/plot_create_graph.html"))
     formula = page.locator("math").first
     box = formula.bounding_box()
-    assert box is not None and box["width"] > 5 and box["height"] > 5
+    assert box is not None
+    assert box["width"] > 5
+    assert box["height"] > 5
     screenshot(page, f"{language}-create-graph")
     for name in ("index.html", "errors.html", "runners.html"):
         page.goto(server.url(language, name))

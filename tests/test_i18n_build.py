@@ -155,10 +155,22 @@ def test_a_broken_catalog_stops_the_build_naming_file_and_line(tmp_path: Path) -
     lines = po.read_text(encoding="utf-8").splitlines()
     lines.insert(20, 'msgid "unterminated')
     po.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    # the last good build, which a failed one must leave as it was
+    good = project / "build" / "html" / "ru" / "index.html"
+    good.parent.mkdir(parents=True)
+    good.write_text("<html lang='ru'>the last good build</html>", encoding="utf-8")
     result = build_site(project, "--language", "ru")
+    output = result.stdout + result.stderr
     assert result.returncode != 0
+    assert "locale/ru/LC_MESSAGES/errors.po:21: not a valid line of a PO file" in output
+    assert good.read_text(encoding="utf-8") == "<html lang='ru'>the last good build</html>"
+    assert sorted(p.name for p in (project / "build").iterdir() if p.name.startswith("html")) == [
+        "html",
+        "html.failed",
+    ]
     assert (
-        "locale/ru/LC_MESSAGES/errors.po:21: not a valid line of a PO file" in result.stdout + result.stderr
+        "build/html is unchanged (the last good build); what this build wrote is in build/html.failed"
+        in output
     )
 
 
