@@ -25,7 +25,7 @@ def to_mathml(latex: str, *, block: bool) -> str:
     """The ``<math>`` element for ``latex`` (``display="block"`` when ``block``)."""
     from latex2mathml.converter import convert
 
-    return convert(latex.strip(), display="block" if block else "inline")
+    return str(convert(latex.strip(), display="block" if block else "inline"))
 
 
 def _render(translator: HTML5Translator, node: nodes.Element, *, block: bool) -> None:
