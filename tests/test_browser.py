@@ -188,8 +188,14 @@ def screenshot(page: Any, name: str) -> None:
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
 
 
-def wait_for_search(page: Any) -> None:
-    """Until Sphinx's search has shown every result (its progress dots stop when it is done)."""
+def search_from_the_sidebar(page: Any, url: str, query: str) -> None:
+    """Open ``url``, type ``query`` in the sidebar's search box, press Enter and wait for every result.
+
+    Sphinx's search is done when its progress dots stop.
+    """
+    page.goto(url)
+    page.fill("form.sidebar-search-container input[name=q]", query)
+    page.press("form.sidebar-search-container input[name=q]", "Enter")
     page.wait_for_function(
         "document.querySelector('#search-results h2') !== null && Search._pulse_status === -1"
     )
@@ -239,10 +245,7 @@ def test_search_finds_the_mental_model_in_each_language(
     server: Server, watched: tuple[Any, Problems], language: str, query: str
 ) -> None:
     page, problems = watched
-    page.goto(server.url(language, "index.html"))
-    page.fill("form.sidebar-search-container input[name=q]", query)
-    page.press("form.sidebar-search-container input[name=q]", "Enter")
-    wait_for_search(page)
+    search_from_the_sidebar(page, server.url(language, "index.html"), query)
     summary = page.inner_text("#search-results p.search-summary")
     assert re.search(r"\d", summary), (language, summary)  # "found 3 pages", in the reader's language
     links = page.eval_on_selector_all("ul.search li a", "links => links.map(a => a.href)")
@@ -257,10 +260,7 @@ def test_a_pasted_error_message_leads_to_its_entry_in_the_error_index(
     server: Server, watched: tuple[Any, Problems], language: str
 ) -> None:
     page, problems = watched
-    page.goto(server.url(language, "index.html"))
-    page.fill("form.sidebar-search-container input[name=q]", INPLACE_ERROR)
-    page.press("form.sidebar-search-container input[name=q]", "Enter")
-    wait_for_search(page)
+    search_from_the_sidebar(page, server.url(language, "index.html"), INPLACE_ERROR)
     entry = page.locator("ul.search li a[href*='errors.html']").first
     entry.click()
     page.wait_for_load_state("load")
