@@ -9,6 +9,15 @@ import pytest
 # tests/_site.py is a helper module of the tests, importable as `_site`.
 sys.path.insert(0, str(Path(__file__).parent))
 
+from _site import (  # found through the path above
+    SYNTHETIC_CUDA_EDIT,
+    SYNTHETIC_CUDA_EXAMPLE,
+    Site,
+    build_site,
+    copy_project,
+    patched_record,
+)
+
 # What the tests read from a subprocess must not depend on the terminal: CI
 # sets FORCE_COLOR, and Sphinx, sphinx-gallery and pytest then colour their
 # messages with escape codes in the middle of the words the tests look for.
@@ -18,21 +27,12 @@ os.environ["NO_COLOR"] = "1"
 
 
 @pytest.fixture(scope="session")
-def whole_site(tmp_path_factory: pytest.TempPathFactory) -> object:
+def whole_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     """Every language of the real site, built once per test run as ``nox -s docs`` builds it.
 
     One synthetic CUDA record (``_site.SYNTHETIC_CUDA_EXAMPLE``) is added to
     the copy, so that a page has CPU/GPU tabs for the browser to switch.
     """
-    from _site import (
-        SYNTHETIC_CUDA_EDIT,
-        SYNTHETIC_CUDA_EXAMPLE,
-        Site,
-        build_site,
-        copy_project,
-        patched_record,
-    )
-
     project = copy_project(tmp_path_factory.mktemp("site"))
     patched_record(project, SYNTHETIC_CUDA_EXAMPLE, "cuda", SYNTHETIC_CUDA_EDIT)
     log = project / "executions.log"

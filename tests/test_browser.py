@@ -80,6 +80,10 @@ class _SiteHandler(http.server.SimpleHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
+    def list_directory(self, path: str | os.PathLike[str]) -> None:  # type: ignore[override]
+        """No listings: a folder without index.html is not found, as on GitHub Pages."""
+        self.send_error(404)
+
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
@@ -392,14 +396,23 @@ def test_copy_buttons_copy_code_without_prompts_and_not_outputs(
 
 
 @pytest.mark.parametrize(
-    ("language", "tooltip"), [("en", "Copy"), ("ru", "Скопировать"), ("zh_CN", "复制"), ("pt_BR", "Copiar")]
+    ("language", "tooltip", "title"),
+    [
+        ("en", "Copy", "Copy to clipboard"),
+        ("ru", "Скопировать", "Скопировать в буфер"),
+        ("zh_CN", "复制", "复制到剪贴板"),
+        ("pt_BR", "Copiar", "Copiar para a área de transferência"),
+    ],
 )
 def test_copy_buttons_speak_the_page_language(
-    server: Server, watched: tuple[Any, Problems], language: str, tooltip: str
+    server: Server, watched: tuple[Any, Problems], language: str, tooltip: str, title: str
 ) -> None:
-    page, _problems = watched
+    page, problems = watched
     page.goto(server.url(language, EXAMPLE_PAGE))
-    assert page.locator("button.copybtn").first.get_attribute("data-tooltip") == tooltip
+    button = page.locator("button.copybtn").first
+    assert button.get_attribute("data-tooltip") == tooltip
+    assert button.locator("svg title").inner_text() == title
+    assert problems.clear() == []
 
 
 def test_a_missing_page_gets_the_404_page_with_working_links(
@@ -428,6 +441,9 @@ def test_math_renders_as_mathml_and_key_pages_are_captured(
     page, problems = watched
     page.goto(server.url(language, "examples/10_higher_order/plot_create_graph.html"))
     formula = page.locator("math").first
+    # laid out as MathML (a browser without it would show inline text)
+    assert formula.evaluate("e => getComputedStyle(e).display") in ("math", "inline math")
+    assert formula.locator("msup").first.evaluate("e => e.getBoundingClientRect().height") > 0
     box = formula.bounding_box()
     assert box is not None
     assert box["width"] > 5

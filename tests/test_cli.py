@@ -181,6 +181,26 @@ def test_capture_writes_a_record_and_drift_finds_nothing(run: Run, project: Path
     ]
 
 
+def test_records_keep_a_running_time_that_drift_never_writes(run: Run, project: Path) -> None:
+    assert run("capture")[0] == 0
+    record = load_record(project / RECORD)
+    assert record is not None
+    assert isinstance(record["seconds"], float)
+    assert record["seconds"] >= 0
+    # a record from before running times: drift compares it and leaves it alone
+    del record["seconds"]
+    write_record(project / RECORD, record)
+    before = (project / RECORD).read_text(encoding="utf-8")
+    assert run("drift")[0] == 0
+    assert (project / RECORD).read_text(encoding="utf-8") == before
+    # capture adds the running time and changes nothing else
+    assert run("capture")[0] == 0
+    after = load_record(project / RECORD)
+    assert after is not None
+    assert "seconds" in after
+    assert {**after, "seconds": None} == {**record, "seconds": None}
+
+
 def test_the_real_gallery_captures_and_drifts_clean(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

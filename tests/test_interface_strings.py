@@ -12,11 +12,14 @@ import re
 from pathlib import Path
 
 import pytest
+from jinja2 import Environment
 
 from autograd_notes._catalogs import read_catalog
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = ["_site_runners.py", "_site_errors.py", "sphinxext.py"]
+SOURCES = ["_site_runners.py", "_site_errors.py", "sphinxext.py", "_page_meta.py"]
+# messages of furo's footer that are a name and a link, the same in every language
+NOT_WORDS = {"Furo"}
 
 
 def extension_strings() -> set[str]:
@@ -38,22 +41,31 @@ def extension_strings() -> set[str]:
 
 
 def template_strings() -> set[str]:
+    """What Jinja looks up at run time: ``_()`` calls and ``{% trans %}`` blocks, read as Jinja reads them."""
+    environment = Environment(extensions=["jinja2.ext.i18n"])
     found = set()
     for template in (ROOT / "docs" / "_templates").rglob("*.html"):
-        text = template.read_text(encoding="utf-8")
-        found |= set(re.findall(r"""_\(\s*["']([^"']+)["']\s*\)""", text))
+        for _line, _function, message in environment.extract_translations(
+            template.read_text(encoding="utf-8")
+        ):
+            text = message if isinstance(message, str) else message[0]
+            if re.sub(r"<[^>]+>", "", text).strip() not in NOT_WORDS:
+                found.add(text)
     return found
 
 
 def test_the_sources_of_interface_strings_are_found() -> None:
     assert "Runners" in extension_strings()
     assert "Only numbers differ" in " ".join(extension_strings())
-    assert {"Language", "Contents", "Toggle site navigation sidebar"} <= template_strings()
+    assert {"Language", "Contents", "Toggle site navigation sidebar", "Skip to content", "Back to top"} <= (
+        template_strings()
+    )
+    assert "Built with PyTorch %(torch)s on the %(runner)s, Python %(python)s" in template_strings()
 
 
 @pytest.mark.parametrize("language", ["ru", "zh_CN", "pt_BR"])
 def test_every_interface_string_is_translated(language: str) -> None:
     catalog = read_catalog(ROOT / "docs" / "locale" / language / "LC_MESSAGES" / "sphinx.po")
     translated = {str(m.id) for m in catalog if m.id and m.string and not m.fuzzy}
-    wanted = extension_strings() | template_strings() | {"Back to top", "Skip to content"}
+    wanted = extension_strings() | template_strings()
     assert sorted(wanted - translated) == []

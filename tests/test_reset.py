@@ -21,6 +21,7 @@ from autograd_notes._reset import (
     ExampleTimeout,
     example_memory_mib,
     example_timeout,
+    memory_limit_applies,
     reset_example,
     reset_torch_state,
 )
@@ -112,6 +113,12 @@ def test_numpy_seed_is_reset() -> None:
         after()
 
 
+needs_the_limit = pytest.mark.skipif(
+    not memory_limit_applies(), reason="the memory limit applies on Linux without CUDA only"
+)
+
+
+@needs_the_limit
 def test_memory_limit_stops_an_allocation_beyond_it_and_after_lifts_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -127,6 +134,46 @@ def test_memory_limit_stops_an_allocation_beyond_it_and_after_lifts_it(
         after()
     big = torch.empty(gib, dtype=torch.uint8).fill_(1)  # the limit is gone
     assert int(big[-1]) == 1
+
+
+def test_no_memory_limit_where_cuda_is_available(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(MEMORY_VARIABLE, "256")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert not memory_limit_applies()
+    try:
+        before()
+        assert int(torch.empty(2**30, dtype=torch.uint8).fill_(1)[-1]) == 1
+    finally:
+        after()
+
+
+@needs_the_limit
+def test_memory_limit_never_raises_a_limit_the_process_already_has(monkeypatch: pytest.MonkeyPatch) -> None:
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    stricter = 64 * 2**30  # far above what the process maps, far below its limit plus 4 GiB
+    resource.setrlimit(resource.RLIMIT_AS, (stricter, hard))
+    try:
+        monkeypatch.setenv(MEMORY_VARIABLE, str(10**6))  # a limit far above the stricter one
+        before()
+        assert resource.getrlimit(resource.RLIMIT_AS)[0] <= stricter
+        after()
+        assert resource.getrlimit(resource.RLIMIT_AS)[0] == stricter
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def test_a_bad_memory_limit_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(MEMORY_VARIABLE, "lots")
+    torch.set_grad_enabled(False)
+    try:
+        with pytest.raises(ValueError, match="AUTOGRAD_NOTES_EXAMPLE_MEMORY='lots'"):
+            before()
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+        assert not torch.is_grad_enabled()  # before() stopped before resetting anything
+    finally:
+        after()
 
 
 def test_default_memory_limit(monkeypatch: pytest.MonkeyPatch) -> None:

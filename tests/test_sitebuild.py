@@ -5,6 +5,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
 from autograd_notes._sitemap import content_pages, write_robots, write_root_not_found, write_sitemap
 from autograd_notes.sitebuild import languages_of, main, swap_in, write_root_index
 
@@ -80,3 +82,12 @@ def test_swap_in_replaces_the_site_and_leaves_no_leftovers(tmp_path: Path) -> No
     assert (out / "en" / "new.html").exists()
     assert not (out / "en" / "old.html").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["html"]
+
+
+def test_an_unknown_language_is_refused_before_anything_is_built(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "html"
+    assert main([str(ROOT / "docs"), str(out), "--language", "pt-BR"]) == 2
+    assert "unknown language pt-BR; the site has en ru zh_CN pt_BR" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

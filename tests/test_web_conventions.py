@@ -84,27 +84,50 @@ def test_generated_pages_have_no_edit_link(whole_site: Site) -> None:
         assert 'rel="edit"' not in page(whole_site, "en", name)
 
 
-@pytest.mark.parametrize(("language", "words"), [("en", "Built with PyTorch"), ("ru", "Собрано с PyTorch")])
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("en", "Built with PyTorch {torch} on the CPU runner, Python"),
+        ("ru", "Собрано с помощью PyTorch {torch} и Python"),
+        ("zh_CN", "在 CPU 运行器 上使用 PyTorch {torch} 和 Python"),
+        ("pt_BR", "Construído com PyTorch {torch} e Python"),
+    ],
+)
 def test_footer_names_the_torch_and_runner_that_built_the_site(
     whole_site: Site, language: str, words: str
 ) -> None:
+    import platform
+
     import torch
 
-    footer = html.unescape(
-        page(whole_site, language, "index").split('<div class="built-with">', 1)[1].split("</div>")[0]
-    )
-    assert words in footer
-    assert torch.__version__ in footer
-    assert "cpu" in footer
+    raw = page(whole_site, language, "index").split('<div class="built-with">', 1)[1].split("</div>")[0]
+    footer = " ".join(html.unescape(raw).split())
+    assert words.format(torch=torch.__version__) in footer
+    assert platform.python_version() in footer
+    if language == "ru":
+        assert footer.endswith("раннер: CPU-раннер")
 
 
 @pytest.mark.parametrize(
-    ("language", "words"), [("en", "ran in"), ("ru", "время выполнения"), ("zh_CN", "运行耗时")]
+    ("language", "duration"),
+    [
+        ("en", r"ran in (< 0\.1|\d+\.\d) s"),
+        ("ru", r"время выполнения (< 0,1|\d+,\d) с"),
+        ("zh_CN", r"运行耗时 (< 0\.1|\d+\.\d) 秒"),
+        ("pt_BR", r"executado em (< 0,1|\d+,\d) s"),
+    ],
 )
-def test_example_pages_show_the_recorded_running_time(whole_site: Site, language: str, words: str) -> None:
+def test_example_pages_show_the_recorded_running_time(whole_site: Site, language: str, duration: str) -> None:
     raw = html.unescape(page(whole_site, language, EXAMPLE))
     summary = raw.split("runner-summary", 1)[1].split("</div>", 1)[0]
-    assert re.search(rf"{words} (< 0\.1|\d+\.\d) s", summary), summary
+    assert re.search(duration, summary), summary
+
+
+def test_link_previews_show_a_title_as_text(whole_site: Site) -> None:
+    raw = page(whole_site, "en", "examples/02_backward/plot_non_leaf_grad")
+    (title,) = meta(raw, "og:title")
+    assert "<" not in title
+    assert ".grad" in title
 
 
 def test_running_times_stay_out_of_the_catalogs() -> None:

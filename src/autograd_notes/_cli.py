@@ -122,7 +122,8 @@ def compare_example(
         return result
     result.before, result.recorded = old["runner"], old["recorded"]
     if same_behaviour(old, new):
-        if "seconds" not in old:  # a record from before running times: add it, change nothing else
+        if "seconds" not in old and (write_missing or accept):
+            # a record from before running times (capture): add it, change nothing else
             head = {key: value for key, value in old.items() if key != "cells"}
             write_record(path, {**head, "seconds": new["seconds"], "cells": old["cells"]})
         return result

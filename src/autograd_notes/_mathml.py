@@ -29,7 +29,7 @@ def to_mathml(latex: str, *, block: bool) -> str:
 
 
 def _render(translator: HTML5Translator, node: nodes.Element, *, block: bool) -> None:
-    latex = node.astext() if not block else node["latex"]
+    latex = node.astext()
     try:
         markup = to_mathml(latex, block=block)
     except Exception as error:  # latex2mathml raises many kinds
@@ -37,10 +37,15 @@ def _render(translator: HTML5Translator, node: nodes.Element, *, block: bool) ->
             "cannot render math %r: %s", latex, error, location=node, type="autograd_notes", subtype="math"
         )
         markup = f'<code class="math-source">{translator.encode(latex)}</code>'
-    if block:
-        translator.body.append(f'<div class="math-block">{markup}</div>\n')
-    else:
+    if not block:
         translator.body.append(f'<span class="math-inline">{markup}</span>')
+        raise nodes.SkipNode
+    # a numbered, labelled equation keeps its anchor and number, for :eq: references
+    ids = " ".join(node.get("ids", []))
+    anchor = f' id="{ids}"' if ids else ""
+    number = node.get("number")
+    suffix = f'<span class="eqno">({number})</span>' if number else ""
+    translator.body.append(f'<div class="math-block"{anchor}>{markup}{suffix}</div>\n')
     raise nodes.SkipNode
 
 

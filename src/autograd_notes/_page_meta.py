@@ -25,14 +25,17 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from docutils import nodes
+from markupsafe import Markup
 from sphinx.application import Sphinx
 from sphinx.config import Config
+from sphinx.locale import _
 
 from ._gallery_conf import gallery_folders
 from ._runner import runner_info
 
 __all__ = [
     "absolute_links_on_not_found",
+    "add_page_meta",
     "description_of",
     "edit_path",
     "hreflang",
@@ -153,7 +156,8 @@ def _head_tags(app: Sphinx, pagename: str, context: dict[str, Any], doctree: nod
         tags.append(
             f'<link rel="alternate" hreflang="x-default" href="{escape(page_url(config, "en", pagename))}">'
         )
-    title = html.unescape(str(context.get("title") or config.html_title))
+    # the title is HTML (inline code in it is <code>): a preview shows its text
+    title = str(Markup(str(context.get("title") or config.html_title)).striptags())
     properties = {
         "og:type": "website",
         "og:site_name": config.html_title,
@@ -186,8 +190,5 @@ def add_page_meta(
     branch = app.config.autograd_notes_branch
     context["autograd_edit_url"] = f"{repository}/edit/{branch}/{path}" if path and repository else None
     info = runner_info()
-    context["autograd_built_with"] = {
-        "torch": info.torch_version,
-        "runner": info.device,
-        "python": info.python,
-    }
+    runner = _("CPU runner") if info.device == "cpu" else _("CUDA runner")
+    context["autograd_built_with"] = {"torch": info.torch_version, "runner": runner, "python": info.python}

@@ -37,6 +37,7 @@ __all__ = [
     "ExampleTimeout",
     "example_memory_mib",
     "example_timeout",
+    "memory_limit_applies",
     "reset_example",
     "reset_torch_state",
 ]
@@ -118,20 +119,36 @@ def _address_space() -> int | None:
     return pages * os.sysconf("SC_PAGE_SIZE")
 
 
-def _limit_memory() -> None:
-    """Let the example map at most ``example_memory_mib()`` more than the process has now."""
-    global _saved_memory_limit
+def memory_limit_applies() -> bool:
+    """Whether :func:`reset_example` limits memory here: Linux, a CPU runner, no CUDA.
+
+    CUDA maps far more address space than any limit allows, and an example
+    on a CPU runner may still start it where it is available (to show what a
+    GPU would do).
+    """
     try:
-        import resource
-    except ImportError:  # not on Windows
+        import resource  # noqa: F401 - not on Windows
+    except ImportError:
+        return False
+    return _address_space() is not None and runner_device().type == "cpu" and not torch.cuda.is_available()
+
+
+def _limit_memory(mib: int) -> None:
+    """Let the example map at most ``mib`` MiB more than the process has now."""
+    global _saved_memory_limit
+    if not memory_limit_applies():
         return
+    import resource
+
     used = _address_space()
-    if used is None or runner_device().type != "cpu":
-        return
+    assert used is not None  # memory_limit_applies checked it
+    torch.ones(2**16).sum()  # PyTorch's thread pool exists before the limit, not inside it
+    used = max(used, _address_space() or used)
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    limit = used + example_memory_mib() * 2**20
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
+    limit = used + mib * 2**20
+    for ceiling in (soft, hard):  # never above a limit the process already has
+        if ceiling != resource.RLIM_INFINITY:
+            limit = min(limit, ceiling)
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     _saved_memory_limit = (soft, hard)
 
@@ -198,6 +215,8 @@ def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
     """
     global _saved_filters
     if when == "before":
+        # read the settings first: a bad value fails before anything is changed
+        timeout, memory = example_timeout(), example_memory_mib()
         _log_execution(str(fname))
         reset_torch_state()
         _saved_filters = warnings.catch_warnings()
@@ -210,8 +229,8 @@ def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
         )
         _reset_matplotlib()
         if _can_alarm():
-            _arm(str(fname), example_timeout())
-        _limit_memory()
+            _arm(str(fname), timeout)
+        _limit_memory(memory)
     else:
         _unlimit_memory()
         if _can_alarm():

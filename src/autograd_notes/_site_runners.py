@@ -73,24 +73,27 @@ class _RunnerDirective(SphinxDirective):
             subtype="record",
         )
 
-    @staticmethod
-    def describe(record: Record) -> str:
+    def describe(self, record: Record) -> str:
         runner = record["runner"]
         if "seconds" in record:
             return _("torch {torch}, {device}, recorded {date}, ran in {duration}").format(
                 torch=runner["torch"],
                 device=runner["device_name"],
                 date=record["recorded"],
-                duration=running_time(record["seconds"]),
+                duration=running_time(record["seconds"], self.config.language or "en"),
             )
         return _("torch {torch}, {device}, recorded {date}").format(
             torch=runner["torch"], device=runner["device_name"], date=record["recorded"]
         )
 
 
-def running_time(seconds: float) -> str:
-    """A recorded running time as pages show it: ``1.5 s``, or ``< 0.1 s``."""
-    return "< 0.1 s" if seconds < 0.1 else f"{seconds:.1f} s"
+def running_time(seconds: float, language: str = "en") -> str:
+    """A recorded running time as a page in ``language`` shows it: ``1.5 s``, ``< 0.1 s``, ``1,5 с``."""
+    from babel.numbers import format_decimal
+
+    if seconds < 0.1:
+        return _("< {value} s").format(value=format_decimal(0.1, format="0.0", locale=language))
+    return _("{value} s").format(value=format_decimal(seconds, format="0.0", locale=language))
 
 
 _INTERNAL_FRAMES = re.compile(r"^(\s*)\[(\d+) frames? inside PyTorch: (.*)\]$")

@@ -9,8 +9,8 @@ and ``<out>/index.html`` sends a visitor to English. Each build is
 stops the whole build with its reason.
 
 A build never half-succeeds: the languages are built in ``<out>.next``
-(a copy of the previous build, so that unchanged pages are not rewritten)
-and only when every one succeeded does it replace ``<out>``. A failed build
+(from scratch; languages not asked for with ``--language`` are kept from
+the last build) and only when every one succeeded does it replace ``<out>``. A failed build
 leaves ``<out>`` as it was and what it wrote in ``<out>.failed``. Once all
 languages are built, the site-wide files are written: the root
 ``index.html``, ``404.html``, ``sitemap.xml`` with language alternates and
@@ -53,12 +53,21 @@ def site_url_of(docs: Path) -> str:
 
 
 def swap_in(staging: Path, out: Path) -> None:
-    """Replace ``out`` by ``staging`` (the old one is removed once the new one is in place)."""
+    """Replace ``out`` by ``staging``; the old one is removed once the new one is in place.
+
+    If the new one cannot be moved in, the old one is put back before the error propagates.
+    """
     previous = out.with_name(out.name + ".previous")
-    shutil.rmtree(previous, ignore_errors=True)
+    if previous.exists():
+        shutil.rmtree(previous)
     if out.exists():
         out.rename(previous)
-    staging.rename(out)
+    try:
+        staging.rename(out)
+    except OSError:
+        if previous.exists() and not out.exists():
+            previous.rename(out)
+        raise
     shutil.rmtree(previous, ignore_errors=True)
 
 
@@ -94,16 +103,26 @@ def write_root_index(out: Path, languages: dict[str, str]) -> None:
 def build_all(docs: Path, out: Path, *, extra: list[str] | None = None, only: list[str] | None = None) -> int:
     """Build every language (or ``only`` those) and swap the result in; return 0 or the first failure."""
     languages = languages_of(docs)
+    unknown = sorted(set(only or []) - set(languages))
+    if unknown:
+        print(
+            f"autograd_notes: unknown language {', '.join(unknown)}; the site has {' '.join(languages)}",
+            file=sys.stderr,
+        )
+        return 2
+    building = [code for code in languages if not only or code in only]
     doctrees = out.parent / "doctrees"
     staging = out.with_name(out.name + ".next")
     failed = out.with_name(out.name + ".failed")
     for leftover in (staging, failed):
         shutil.rmtree(leftover, ignore_errors=True)
-    if out.exists():
-        shutil.copytree(out, staging, symlinks=True)
+    # Languages built now start empty (no page of a deleted example survives);
+    # the others are kept from the last build.
+    staging.mkdir(parents=True)
     for code in languages:
-        if only and code not in only:
-            continue
+        if code not in building and (out / code).is_dir():
+            shutil.copytree(out / code, staging / code, symlinks=True)
+    for code in building:
         options = ["-D", f"language={code}"]
         if code != "en":
             options += ["-D", "plot_gallery=0"]  # reuse the English build's executed examples
@@ -112,6 +131,9 @@ def build_all(docs: Path, out: Path, *, extra: list[str] | None = None, only: li
         print(f"autograd_notes: building {code} ({languages[code]})", flush=True)
         status = subprocess.run(command, check=False).returncode
         if status:
+            # Sphinx keeps what it read even when reading warned: the next build
+            # would not read those pages again, and would not warn again
+            shutil.rmtree(doctrees / code, ignore_errors=True)
             staging.rename(failed)
             print(
                 f"autograd_notes: the {code} build failed (status {status}); the reason is above.\n"
@@ -122,10 +144,12 @@ def build_all(docs: Path, out: Path, *, extra: list[str] | None = None, only: li
             return status
     # myst-nb writes its executed notebooks beside the output folder: not for publishing
     shutil.rmtree(staging / "jupyter_execute", ignore_errors=True)
+    built = {code: name for code, name in languages.items() if (staging / code).is_dir()}
     site_url = site_url_of(docs)
-    write_root_index(staging, languages)
-    write_root_not_found(staging)
-    write_sitemap(staging, site_url, list(languages))
+    write_root_index(staging, built)
+    if not write_root_not_found(staging, next(iter(built))):
+        print("autograd_notes: no 404.html to copy to the site's root", file=sys.stderr)
+    write_sitemap(staging, site_url, list(built))
     write_robots(staging, site_url)
     swap_in(staging, out)
     return 0

@@ -2,8 +2,8 @@
 //
 // sphinx-copybutton speaks Russian and Chinese but not Portuguese: add
 // Brazilian Portuguese to its messages. This file loads after copybutton.js
-// and before the page is ready, when the buttons are made; `messages` and
-// `locale` are that script's top-level bindings.
+// and before the page is ready, when the buttons are made; `messages`,
+// `locale` and the icons are that script's top-level bindings.
 (function () {
   if (typeof messages === "undefined") {
     return;
@@ -15,8 +15,20 @@
     copy_failure: "Falha ao copiar",
   };
   var lang = document.documentElement.lang;
-  if (messages[lang] !== undefined) {
-    locale = lang; // eslint-disable-line no-global-assign
+  if (messages[lang] === undefined || locale === lang) {
+    return;
+  }
+  locale = lang; // eslint-disable-line no-global-assign
+  // The icons' titles were written when copybutton.js loaded, in English;
+  // the buttons are made from them once the page is ready, after this runs.
+  var title = /<title>[^<]*<\/title>/;
+  if (typeof iconCopy === "string") {
+    iconCopy = iconCopy.replace(title, "<title>" + messages[lang].copy_to_clipboard + "</title>");
+  }
+  try {
+    iconCheck = iconCheck.replace(title, "<title>" + messages[lang].copy_success + "</title>");
+  } catch (error) {
+    // iconCheck is a constant in some versions of sphinx-copybutton: its title stays
   }
 })();
 
