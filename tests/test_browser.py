@@ -411,7 +411,7 @@ def test_copy_buttons_speak_the_page_language(
     page.goto(server.url(language, EXAMPLE_PAGE))
     button = page.locator("button.copybtn").first
     assert button.get_attribute("data-tooltip") == tooltip
-    assert button.locator("svg title").inner_text() == title
+    assert button.locator("svg title").text_content() == title
     assert problems.clear() == []
 
 
