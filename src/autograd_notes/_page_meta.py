@@ -28,17 +28,17 @@ from docutils import nodes
 from markupsafe import Markup
 from sphinx.application import Sphinx
 from sphinx.config import Config
-from sphinx.locale import _
 
 from ._gallery_conf import gallery_folders
 from ._runner import runner_info
+from ._site_runners import RUNNER_NAMES
+from ._sitemap import hreflang, page_address, site_root
 
 __all__ = [
     "absolute_links_on_not_found",
     "add_page_meta",
     "description_of",
     "edit_path",
-    "hreflang",
     "og_locale",
     "page_url",
     "set_site_addresses",
@@ -50,12 +50,7 @@ DESCRIPTION_LENGTH = 200
 
 def site_url(config: Config) -> str:
     """``autograd_notes_site_url`` with exactly one trailing slash."""
-    return str(config.autograd_notes_site_url).rstrip("/") + "/"
-
-
-def hreflang(code: str) -> str:
-    """The BCP 47 tag of a Sphinx language code: ``zh_CN`` -> ``zh-CN``."""
-    return code.replace("_", "-")
+    return site_root(str(config.autograd_notes_site_url))
 
 
 def og_locale(code: str) -> str:
@@ -65,7 +60,7 @@ def og_locale(code: str) -> str:
 
 def page_url(config: Config, language: str, pagename: str) -> str:
     """The published address of ``pagename`` in ``language``."""
-    return f"{site_url(config)}{language}/{pagename}.html"
+    return page_address(site_url(config), language, f"{pagename}.html")
 
 
 def set_site_addresses(app: Sphinx, config: Config) -> None:
@@ -190,5 +185,8 @@ def add_page_meta(
     branch = app.config.autograd_notes_branch
     context["autograd_edit_url"] = f"{repository}/edit/{branch}/{path}" if path and repository else None
     info = runner_info()
-    runner = _("CPU runner") if info.device == "cpu" else _("CUDA runner")
-    context["autograd_built_with"] = {"torch": info.torch_version, "runner": runner, "python": info.python}
+    context["autograd_built_with"] = {
+        "torch": info.torch_version,
+        "runner": RUNNER_NAMES[info.device],
+        "python": info.python,
+    }

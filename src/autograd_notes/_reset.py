@@ -140,10 +140,9 @@ def _limit_memory(mib: int) -> None:
         return
     import resource
 
+    torch.ones(2**16).sum()  # PyTorch's thread pool exists before the limit, not inside it
     used = _address_space()
     assert used is not None  # memory_limit_applies checked it
-    torch.ones(2**16).sum()  # PyTorch's thread pool exists before the limit, not inside it
-    used = max(used, _address_space() or used)
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     limit = used + mib * 2**20
     for ceiling in (soft, hard):  # never above a limit the process already has

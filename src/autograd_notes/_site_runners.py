@@ -19,6 +19,7 @@ import html
 import itertools
 import re
 from pathlib import Path
+from typing import cast
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -33,12 +34,19 @@ from ._records import RUNNERS, Record, load_record, record_path
 from ._runner import runner_info
 from ._site_errors import ErrorIndexDirective, SourceStatusDirective, error_links
 
-__all__ = ["DIRECTIVES", "RunnerMatrixDirective", "RunnerOutputsDirective", "RunnerSummaryDirective"]
+__all__ = [
+    "DIRECTIVES",
+    "RUNNER_NAMES",
+    "RunnerMatrixDirective",
+    "RunnerOutputsDirective",
+    "RunnerSummaryDirective",
+]
 
 logger = logging.getLogger(__name__)
 
-_RUNNER_NAMES = {"cpu": _("CPU runner"), "cuda": _("CUDA runner")}
+RUNNER_NAMES = {"cpu": _("CPU runner"), "cuda": _("CUDA runner")}
 _tab_ids = itertools.count()
+_READ_RECORDS = "autograd_notes_records"  # env.temp_data key: the records this page read
 
 
 class _RunnerDirective(SphinxDirective):
@@ -52,9 +60,15 @@ class _RunnerDirective(SphinxDirective):
         return Path(self.config.autograd_notes_records)
 
     def records(self, example: str) -> dict[str, Record | None]:
+        """Every runner's record of ``example``, read once per page (its summary and each cell ask)."""
         # no note_dependency: records are hashed into a config value that
         # rebuilds the environment when any of them changes (see sphinxext)
-        return {runner: load_record(record_path(self.records_dir(), runner, example)) for runner in RUNNERS}
+        read = cast("dict[str, dict[str, Record | None]]", self.env.temp_data.setdefault(_READ_RECORDS, {}))
+        if example not in read:
+            read[example] = {
+                runner: load_record(record_path(self.records_dir(), runner, example)) for runner in RUNNERS
+            }
+        return read[example]
 
     def missing_record(self, example: str, runner: str) -> None:
         """Warn (an error under ``-W``) that this build's runner has no record of ``example``."""
@@ -155,7 +169,7 @@ class RunnerOutputsDirective(_RunnerDirective):
         if not differing:
             result: list[nodes.Node] = [_output_block(live)] if live else []
             if others and live:
-                names = ", ".join(f"{_RUNNER_NAMES[r]} ({self.describe(rec)})" for r, rec, _o in others)
+                names = ", ".join(f"{RUNNER_NAMES[r]} ({self.describe(rec)})" for r, rec, _o in others)
                 same = _("✓ Same output on the {runners}.").format(runners=names)
                 result.append(nodes.paragraph("", same, classes=["runner-same"]))
             return untranslatable([*result, *links])
@@ -165,8 +179,8 @@ class RunnerOutputsDirective(_RunnerDirective):
         group = f"runner-tabs-{next(_tab_ids)}"
         info = runner_info()
         this_build = _("this build (torch {torch})").format(torch=info.torch_version)
-        tabs = [(f"{_RUNNER_NAMES[self.this_runner]} · {this_build}", live)]
-        tabs += [(f"{_RUNNER_NAMES[r]} · {self.describe(rec)}", output) for r, rec, output in differing]
+        tabs = [(f"{RUNNER_NAMES[self.this_runner]} · {this_build}", live)]
+        tabs += [(f"{RUNNER_NAMES[r]} · {self.describe(rec)}", output) for r, rec, output in differing]
         container = nodes.container(classes=["runner-tabs"])
         for index, (label, lines) in enumerate(tabs):
             tab_id = f"{group}-{index}"
@@ -206,7 +220,7 @@ class RunnerSummaryDirective(_RunnerDirective):
                 "Outputs on this page ran when the site was built, on the {runner}: "
                 "torch {torch} ({variant}), {device}."
             ).format(
-                runner=_RUNNER_NAMES[info.device],
+                runner=RUNNER_NAMES[info.device],
                 torch=info.torch_version,
                 variant=info.variant,
                 device=info.device_name,
@@ -216,12 +230,12 @@ class RunnerSummaryDirective(_RunnerDirective):
         for runner, record in self.records(example).items():
             if record is None:
                 text = _("{runner}: no record yet; no such runner has captured this example.").format(
-                    runner=_RUNNER_NAMES[runner]
+                    runner=RUNNER_NAMES[runner]
                 )
                 if runner == info.device and self.config.autograd_notes_require_records:
                     self.missing_record(example, runner)
             else:
-                text = f"{_RUNNER_NAMES[runner]}: {self.describe(record)}."
+                text = f"{RUNNER_NAMES[runner]}: {self.describe(record)}."
                 if runner == info.device:
                     page = Path(self.env.doc2path(self.env.docname)).read_text(encoding="utf-8")
                     live = [(c.first_line, c.output) for c in code_cells(page)]
@@ -296,7 +310,7 @@ class RunnerMatrixDirective(_RunnerDirective):
             )
         header = [
             _("Example"),
-            *(f"{_RUNNER_NAMES[r]}{_(' (this build)') if r == self.this_runner else ''}" for r in RUNNERS),
+            *(f"{RUNNER_NAMES[r]}{_(' (this build)') if r == self.this_runner else ''}" for r in RUNNERS),
         ]
         table = make_table(rows, header=header, widths=[2, *(3 for _ in RUNNERS)], classes=["runner-matrix"])
         return untranslatable([table, *drift_sections])

@@ -12,7 +12,18 @@ import shutil
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
-__all__ = ["content_pages", "write_robots", "write_root_not_found", "write_sitemap"]
+__all__ = [
+    "DEFAULT_SITE_URL",
+    "content_pages",
+    "hreflang",
+    "page_address",
+    "site_root",
+    "write_robots",
+    "write_root_not_found",
+    "write_sitemap",
+]
+
+DEFAULT_SITE_URL = "https://example.org/"
 
 NOT_CONTENT = {"search.html", "genindex.html", "404.html", "py-modindex.html"}
 TECHNICAL_FOLDERS = {"_static", "_images", "_downloads", "_sources", "jupyter_execute"}
@@ -29,13 +40,23 @@ def content_pages(language_dir: Path) -> list[str]:
     return sorted(pages)
 
 
-def _hreflang(code: str) -> str:
+def hreflang(code: str) -> str:
+    """The BCP 47 tag of a Sphinx language code: ``zh_CN`` -> ``zh-CN``."""
     return code.replace("_", "-")
+
+
+def site_root(site_url: str) -> str:
+    """The site's address with exactly one trailing slash."""
+    return site_url.rstrip("/") + "/"
+
+
+def page_address(site_url: str, language: str, page: str) -> str:
+    """Where ``page`` (``a/b.html``) of ``language`` is published."""
+    return f"{site_root(site_url)}{language}/{page}"
 
 
 def write_sitemap(out: Path, site_url: str, languages: list[str]) -> int:
     """Write ``out/sitemap.xml`` for the languages built under ``out``; return the number of URLs."""
-    site = site_url.rstrip("/") + "/"
     pages_of = {code: set(content_pages(out / code)) for code in languages if (out / code).is_dir()}
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
@@ -45,12 +66,14 @@ def write_sitemap(out: Path, site_url: str, languages: list[str]) -> int:
     for code, pages in pages_of.items():
         for page in sorted(pages):
             lines.append("  <url>")
-            lines.append(f"    <loc>{site}{code}/{page}</loc>")
-            alternates = [(other, f"{site}{other}/{page}") for other in pages_of if page in pages_of[other]]
+            lines.append(f"    <loc>{page_address(site_url, code, page)}</loc>")
+            alternates = [
+                (other, page_address(site_url, other, page)) for other in pages_of if page in pages_of[other]
+            ]
             if "en" in pages_of and page in pages_of["en"]:
-                alternates.append(("x-default", f"{site}en/{page}"))
+                alternates.append(("x-default", page_address(site_url, "en", page)))
             for other, url in alternates:
-                tag = other if other == "x-default" else _hreflang(other)
+                tag = other if other == "x-default" else hreflang(other)
                 lines.append(
                     f'    <xhtml:link rel="alternate" hreflang={quoteattr(tag)} href={quoteattr(url)}/>'
                 )
@@ -63,7 +86,7 @@ def write_sitemap(out: Path, site_url: str, languages: list[str]) -> int:
 
 def write_robots(out: Path, site_url: str) -> None:
     """``out/robots.txt``: everything may be crawled; where the sitemap is."""
-    sitemap = site_url.rstrip("/") + "/sitemap.xml"
+    sitemap = site_root(site_url) + "sitemap.xml"
     (out / "robots.txt").write_text(f"User-agent: *\nAllow: /\n\nSitemap: {sitemap}\n", encoding="utf-8")
 
 

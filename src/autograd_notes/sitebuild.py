@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._sitemap import write_robots, write_root_not_found, write_sitemap
+from ._sitemap import DEFAULT_SITE_URL, hreflang, write_robots, write_root_not_found, write_sitemap
 
 __all__ = ["build_all", "languages_of", "main", "site_url_of", "swap_in", "write_root_index"]
 
@@ -41,15 +41,23 @@ def _configuration(docs: Path) -> dict[str, Any]:
     return namespace
 
 
+def _languages(configuration: dict[str, Any]) -> dict[str, str]:
+    languages = dict(configuration.get("autograd_notes_languages", {"en": "English"}))
+    return {"en": languages.pop("en", "English"), **languages}
+
+
+def _site_url(configuration: dict[str, Any]) -> str:
+    return str(configuration.get("autograd_notes_site_url", DEFAULT_SITE_URL))
+
+
 def languages_of(docs: Path) -> dict[str, str]:
     """``autograd_notes_languages`` from ``docs/conf.py``, English first."""
-    languages = dict(_configuration(docs).get("autograd_notes_languages", {"en": "English"}))
-    return {"en": languages.pop("en", "English"), **languages}
+    return _languages(_configuration(docs))
 
 
 def site_url_of(docs: Path) -> str:
     """``autograd_notes_site_url`` from ``docs/conf.py``: where the site is published."""
-    return str(_configuration(docs).get("autograd_notes_site_url", "https://example.org/"))
+    return _site_url(_configuration(docs))
 
 
 def swap_in(staging: Path, out: Path) -> None:
@@ -74,8 +82,7 @@ def swap_in(staging: Path, out: Path) -> None:
 def write_root_index(out: Path, languages: dict[str, str]) -> None:
     """``out/index.html``: a redirect to English, with a link to each language."""
     links = "\n".join(
-        f'    <li><a href="{code}/index.html" hreflang="{code.replace("_", "-")}">'
-        f"{html.escape(name)}</a></li>"
+        f'    <li><a href="{code}/index.html" hreflang="{hreflang(code)}">{html.escape(name)}</a></li>'
         for code, name in languages.items()
     )
     out.mkdir(parents=True, exist_ok=True)
@@ -102,7 +109,8 @@ def write_root_index(out: Path, languages: dict[str, str]) -> None:
 
 def build_all(docs: Path, out: Path, *, extra: list[str] | None = None, only: list[str] | None = None) -> int:
     """Build every language (or ``only`` those) and swap the result in; return 0 or the first failure."""
-    languages = languages_of(docs)
+    configuration = _configuration(docs)  # conf.py is run once per build
+    languages = _languages(configuration)
     unknown = sorted(set(only or []) - set(languages))
     if unknown:
         print(
@@ -145,7 +153,7 @@ def build_all(docs: Path, out: Path, *, extra: list[str] | None = None, only: li
     # myst-nb writes its executed notebooks beside the output folder: not for publishing
     shutil.rmtree(staging / "jupyter_execute", ignore_errors=True)
     built = {code: name for code, name in languages.items() if (staging / code).is_dir()}
-    site_url = site_url_of(docs)
+    site_url = _site_url(configuration)
     write_root_index(staging, built)
     if not write_root_not_found(staging, next(iter(built))):
         print("autograd_notes: no 404.html to copy to the site's root", file=sys.stderr)

@@ -68,6 +68,7 @@ from ._page_meta import absolute_links_on_not_found, add_page_meta, set_site_add
 from ._runner import runner_info
 from ._search import SearchChineseWithStemmer
 from ._site_runners import DIRECTIVES
+from ._sitemap import DEFAULT_SITE_URL, hreflang
 from ._translated_downloads import translate_downloads
 
 __all__ = ["RunnerInfoDirective", "setup"]
@@ -191,7 +192,8 @@ def _language_links(
     current = app.config.language or "en"
     up = "../" * (pagename.count("/") + 1)
     context["autograd_languages"] = [
-        (code, name, f"{up}{code}/{pagename}.html", code == current) for code, name in languages.items()
+        (hreflang(code), name, f"{up}{code}/{pagename}.html", code == current)
+        for code, name in languages.items()
     ]
 
 
@@ -259,7 +261,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("autograd_notes_records", "", "env", types=frozenset({str}))
     app.add_config_value("autograd_notes_records_digest", "", "env", types=frozenset({str}))
     app.add_config_value("autograd_notes_languages", {"en": "English"}, "html", types=frozenset({dict}))
-    app.add_config_value("autograd_notes_site_url", "https://example.org/", "html", types=frozenset({str}))
+    app.add_config_value("autograd_notes_site_url", DEFAULT_SITE_URL, "html", types=frozenset({str}))
     app.add_config_value("autograd_notes_repository", "", "html", types=frozenset({str}))
     app.add_config_value("autograd_notes_branch", "main", "html", types=frozenset({str}))
     # an example with no record on this build's runner fails the build (under -W)
