@@ -34,13 +34,17 @@ if cuda:
         f"{pinned.device.type} tensor, is_pinned={pinned.is_pinned()}, requires_grad={pinned.requires_grad}"
     )
 else:
-    with expect_error(
-        RuntimeError,
-        match=(
+    if torch.version.cuda is None:  # a CPU-only build of PyTorch
+        refusal = (
             r"^pin_memory=True requires a CUDA or other accelerator backend; "
             r"no pinned memory allocator is available on this system\.$"
-        ),
-    ) as refused:
+        )
+    else:  # a CUDA build (pip's default on Linux) on a machine without a GPU driver
+        refusal = (
+            r"^Found no NVIDIA driver on your system\. Please check that you have an NVIDIA GPU "
+            r"and installed a driver from http://www\.nvidia\.com/Download/index\.aspx$"
+        )
+    with expect_error(RuntimeError, match=refusal) as refused:
         torch.empty(3, requires_grad=True, pin_memory=True)
     outcome = f"refused with {type(refused.value).__name__}"
 
@@ -49,9 +53,11 @@ documented = "cpu tensor, is_pinned=True, requires_grad=True" if cuda else "refu
 check(outcome, documented, label="torch.empty(3, requires_grad=True, pin_memory=True)")
 
 # %%
-# On a machine without CUDA the call raises before allocating anything (this
-# branch was checked with a CPU-only build of PyTorch). On a machine with
-# CUDA it returns a pinned tensor that lives on the CPU, even when the
+# On a machine without CUDA the call raises before allocating anything. Its
+# message depends on the build of PyTorch: a CPU-only build says no pinned
+# memory allocator is available; a CUDA build (what ``pip install torch``
+# gives on Linux) says it found no NVIDIA driver. Both are checked. On a
+# machine with CUDA it returns a pinned tensor that lives on the CPU, even when the
 # example's own tensors are on the GPU: pinning is a property of host memory.
 # This is why this tensor, unlike every other one on this site, is not
 # created on ``device``. Its values are not printed: they are whatever the
