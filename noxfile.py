@@ -1,9 +1,15 @@
 """Build, test and lint Autograd Notes: ``nox -l`` lists the sessions.
 
-PyTorch is pinned for CI and default builds by ``constraints/torch.txt``.
-To build or test against another release (a drift check), set
-``AUTOGRAD_NOTES_TORCH=<version>``: the session then installs that version
-instead (the registry's other versions are CUDA builds of several GB).
+Every session installs through two constraint files:
+
+* ``constraints/toolchain.txt``, the lock of the build and test tool chain
+  (Sphinx, sphinx-gallery, myst-nb, furo, pytest, ...), resolved from the
+  dependency groups of ``pyproject.toml`` by ``nox -s lock``: a new release
+  of a tool reaches the site only through a reviewed change of that file;
+* ``constraints/torch.txt``, the PyTorch of CI and default builds. To build
+  or test against another release (a drift check), set
+  ``AUTOGRAD_NOTES_TORCH=<version>``: the session then installs that version
+  instead (the registry's other versions are CUDA builds of several GB).
 """
 
 from __future__ import annotations
@@ -22,6 +28,9 @@ nox.options.sessions = ["lint", "tests", "docs"]
 ROOT = Path(__file__).parent
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 CONSTRAINTS = ROOT / "constraints" / "torch.txt"
+TOOLCHAIN = ROOT / "constraints" / "toolchain.txt"
+# the groups constraints/toolchain.txt is resolved from: every group of pyproject.toml
+LOCKED_GROUPS = tuple(PYPROJECT["dependency-groups"])
 DOCS = ROOT / "docs"
 BUILD = ROOT / "build"
 HTML = BUILD / "html"
@@ -30,13 +39,12 @@ SPHINX_FLAGS = ("-n", "-W", "--keep-going", "-b", "html", "-d", str(BUILD / "doc
 
 
 def _install(session: nox.Session, *groups: str) -> None:
-    """Install torch (pinned, or the override), the project and dependency groups."""
+    """Install torch (pinned, or the override), the project and dependency groups, all locked."""
     override = os.environ.get(TORCH_VARIABLE)
-    torch = [f"torch=={override}"] if override else ["-c", str(CONSTRAINTS), "torch"]
-    session.install(*torch)
+    # The torch constraints keep any dependency from replacing the pinned torch.
+    pins = ["-c", str(TOOLCHAIN), *([] if override else ["-c", str(CONSTRAINTS)])]
+    session.install(*pins, f"torch=={override}" if override else "torch")
     requirements = [req for group in groups for req in nox.project.dependency_groups(PYPROJECT, group)]
-    # The constraints keep any dependency from replacing the pinned torch.
-    pins = [] if override else ["-c", str(CONSTRAINTS)]
     session.install(*pins, "-e", ".", *requirements)
     _quiet_kernel(session)
 
@@ -63,7 +71,7 @@ def _quiet_kernel(session: nox.Session) -> None:
 def docs(session: nox.Session) -> None:
     """Build the site into build/html (examples run once; unchanged ones are cached)."""
     _install(session, "docs")
-    session.run("python", "-m", "autograd_notes.sitebuild", str(DOCS), str(HTML), *session.posargs)
+    session.run("python", "-m", "autograd_notes.site.sitebuild", str(DOCS), str(HTML), *session.posargs)
     session.log(f"Open the site: {(HTML / 'index.html').as_uri()}")
 
 
@@ -105,11 +113,11 @@ def translations(session: nox.Session) -> None:
         str(gettext),
     )
     listed = session.run(
-        "python", "-m", "autograd_notes.sitebuild", "--list-languages", str(DOCS), silent=True
+        "python", "-m", "autograd_notes.site.sitebuild", "--list-languages", str(DOCS), silent=True
     )
     languages = [code for code in str(listed).split() if code != "en"]
     # sphinx.po (the theme's and the extension's interface strings) is kept by hand and
-    # checked by tests/test_interface_strings.py: the templates alone would mark the
+    # checked by tests/site/test_interface_strings.py: the templates alone would mark the
     # extension's strings obsolete
     (gettext / "sphinx.pot").unlink(missing_ok=True)
     session.run(
@@ -124,8 +132,7 @@ def translations(session: nox.Session) -> None:
     session.run(
         "python",
         "-m",
-        "autograd_notes",
-        "catalogs",
+        "autograd_notes.site.catalogs",
         str(DOCS / "locale"),
         "--pot",
         str(gettext),
@@ -148,7 +155,7 @@ BROWSER_PACKAGES = ("chromium", "fonts-noto-cjk")
 
 
 def _ensure_chromium(session: nox.Session) -> None:
-    """Install Debian's Chromium for tests/test_browser.py when it is missing and apt can."""
+    """Install Debian's Chromium for tests/site/test_browser.py when it is missing and apt can."""
     if CHROMIUM.exists():
         return
     if shutil.which("apt-get") is None or not hasattr(os, "geteuid") or os.geteuid() != 0:
@@ -170,11 +177,12 @@ def _ensure_chromium(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """Check style, formatting and types (ruff, mypy)."""
+    """Check style, formatting, types and the package's layers (ruff, mypy, import-linter)."""
     _install(session, "lint")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy")
+    session.run("lint-imports")
 
 
 @nox.session
@@ -206,6 +214,39 @@ def benchmark(session: nox.Session) -> None:
     """Measure build times and example executions per build, as ratios."""
     _install(session, "docs")
     session.run("python", "benchmarks/build_speed.py", *session.posargs)
+
+
+@nox.session(default=False)
+def lock(session: nox.Session) -> None:
+    """Resolve constraints/toolchain.txt from pyproject's dependency groups (-- --upgrade: newest)."""
+    session.install("-c", str(TOOLCHAIN), *nox.project.dependency_groups(PYPROJECT, "lock"))
+    # uv resolves for every platform and Python the tool chain runs on (3.11+, as
+    # Sphinx 9). PyTorch is not in the groups: constraints/torch.txt pins it apart,
+    # so that a drift check can install another release.
+    groups = [f"--group=pyproject.toml:{group}" for group in LOCKED_GROUPS]
+    session.run(
+        "uv",
+        "pip",
+        "compile",
+        *groups,
+        "--universal",
+        "--python-version=3.11",
+        "--quiet",
+        f"--output-file={TOOLCHAIN.relative_to(ROOT)}",
+        *session.posargs,
+        env={"UV_CUSTOM_COMPILE_COMMAND": "nox -s lock"},
+    )
+    session.log(f"wrote {TOOLCHAIN.relative_to(ROOT)}: review its diff, then build and test")
+
+
+@nox.session
+def package(session: nox.Session) -> None:
+    """Build the sdist and wheel into dist/ and check them (twine check, what a reader installs)."""
+    _install(session, "release")
+    dist = ROOT / "dist"
+    shutil.rmtree(dist, ignore_errors=True)
+    session.run("python", "-m", "build", "--no-isolation", "--outdir", str(dist))
+    session.run("twine", "check", "--strict", *map(str, sorted(dist.iterdir())))
 
 
 @nox.session(default=False)

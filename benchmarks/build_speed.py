@@ -10,7 +10,7 @@ temporary folder and measures, there:
 * the floor: every example run once in one process, plus a build with
   execution off (``-D plot_gallery=0``);
 * a clean build of all four languages against a clean English-only one
-  (``python -m autograd_notes.sitebuild``), and the executions per example
+  (``python -m autograd_notes.site.sitebuild``), and the executions per example
   in the four-language build (goal: 1).
 
 The goals are printed beside the measurements; the exit status is non-zero
@@ -67,7 +67,7 @@ def run_all_examples(examples: list[Path]) -> float:
 def timed_sitebuild(project: Path, log: Path, *args: str) -> tuple[float, Counter[str]]:
     start = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, "-m", "autograd_notes.sitebuild", "docs", "build/html", *args],
+        [sys.executable, "-m", "autograd_notes.site.sitebuild", "docs", "build/html", *args],
         cwd=project,
         env={**os.environ, "AUTOGRAD_NOTES_EXECUTION_LOG": str(log)},
         capture_output=True,

@@ -16,7 +16,7 @@ language = "en"
 # -- General -----------------------------------------------------------------
 extensions = [
     # before sphinx_gallery: it must invalidate stale example caches first
-    "autograd_notes.sphinxext",
+    "autograd_notes.site.sphinxext",
     "sphinx_gallery.gen_gallery",
     "myst_nb",
     "sphinx.ext.intersphinx",
@@ -72,7 +72,7 @@ myst_heading_anchors = 3
 # Executed once per runner and notebook version; the environment is rebuilt
 # when the runner changes (autograd_notes_runner).
 nb_execution_mode = "cache"
-# autograd_notes.sphinxext adds the runner key to this path: one execution
+# autograd_notes.site.sphinxext adds the runner key to this path: one execution
 # per runner, shared by every language of a build
 nb_execution_cache_path = "../build/jupyter_cache"
 nb_execution_timeout = 120
@@ -116,7 +116,7 @@ html_favicon = "_static/favicon.svg"
 # Chinese search: jieba keeps these terms whole (and indexes their parts), so
 # a reader who types 计算图 finds the pages about the computation graph
 html_search_options = {"dict": str(Path(__file__).parent / "_search" / "zh_terms.txt")}
-# Math as MathML written at build time (autograd_notes._mathml): MathJax would
+# Math as MathML written at build time (autograd_notes.site.mathml): MathJax would
 # come from a CDN, and the site works offline.
 html_math_renderer = "mathml"
 html_static_path: list[str] = []
@@ -127,7 +127,7 @@ html_show_sourcelink = False
 # -- Hosting -----------------------------------------------------------------
 # Where the site is published: <site>/<language>/<page>.html. Canonical links,
 # hreflang alternates, Open Graph, the sitemap and the 404 page's absolute
-# links follow from it (autograd_notes._page_meta). CI sets it per host.
+# links follow from it (autograd_notes.site.page_meta). CI sets it per host.
 autograd_notes_site_url = os.environ.get(
     "AUTOGRAD_NOTES_SITE_URL", "https://autograd-notes.github.io/autograd-notes/"
 )

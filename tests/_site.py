@@ -26,7 +26,7 @@ class Build:
 
 
 def copy_project(dest: Path, *, gallery: bool = True) -> Path:
-    """Copy what a build needs (docs, gallery and its records, pyproject) to ``dest``; return it."""
+    """Copy what a build needs (docs, gallery and its records, the package) to ``dest``; return it."""
     caches = shutil.ignore_patterns("__pycache__", "_build", "*.mo")
 
     def ignore(folder: str, names: list[str]) -> set[str]:
@@ -38,7 +38,10 @@ def copy_project(dest: Path, *, gallery: bool = True) -> Path:
     if gallery:
         shutil.copytree(ROOT / "gallery", dest / "gallery", ignore=caches)
         shutil.copytree(ROOT / "records", dest / "records")
-    shutil.copy2(ROOT / "pyproject.toml", dest / "pyproject.toml")
+    # the project itself: the site build publishes its wheel
+    shutil.copytree(ROOT / "src", dest / "src", ignore=caches)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, dest / name)
     return dest
 
 
@@ -99,12 +102,12 @@ def patched_record(project: Path, example: str, runner: str, edit: dict[str, str
 
 
 def build_site(project: Path, *args: str, log: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """``python -m autograd_notes.sitebuild docs build/html`` in ``project``, as ``nox -s docs`` runs it."""
+    """``python -m autograd_notes.site.sitebuild docs build/html`` in ``project``, as ``nox -s docs`` does."""
     env = {**os.environ, "PYTHONWARNINGS": ""}
     if log is not None:
         env["AUTOGRAD_NOTES_EXECUTION_LOG"] = str(log)
     return subprocess.run(
-        [sys.executable, "-m", "autograd_notes.sitebuild", "docs", "build/html", "--no-color", *args],
+        [sys.executable, "-m", "autograd_notes.site.sitebuild", "docs", "build/html", "--no-color", *args],
         cwd=project,
         env=env,
         capture_output=True,

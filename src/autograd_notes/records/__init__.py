@@ -1,0 +1,14 @@
+"""Records: what every example did on each runner, and drift against it.
+
+The second layer of the flow *script → helper checks → record → page*.
+:mod:`.cells` runs a gallery script cell by cell as sphinx-gallery does,
+:mod:`.record` turns one run into a record file
+(``records/<runner>/<section>/<example>.json``), :mod:`.compare` says in
+words how two records differ, :mod:`.report` renders the drift report and
+:mod:`.cli` is ``python -m autograd_notes capture|drift``.
+
+Imports: the helpers (:mod:`autograd_notes`) and PyTorch, never Sphinx or
+:mod:`autograd_notes.site`, so records are captured on a bare GPU machine
+that has only PyTorch and this package (checked by import-linter in
+``nox -s lint``).
+"""

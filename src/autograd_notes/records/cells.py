@@ -1,0 +1,133 @@
+"""Run a gallery script cell by cell, as sphinx-gallery does, capturing each cell.
+
+A cell starts at a ``# %%`` line (the module docstring before the first one
+is the page's introduction). Cells run in order in one namespace, compiled
+with the script's own file name and line numbers, in the script's folder,
+with the same per-example reset as a site build
+(:func:`~autograd_notes._reset.reset_example`). This module imports no
+Sphinx: it runs where only PyTorch is installed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .._events import Event, recording
+from .._normalise import normalise_message
+from .._reset import reset_example
+from .._traceback import format_clean_traceback
+
+__all__ = ["Cell", "CellResult", "run_cells", "split_cells"]
+
+_MARKER = re.compile(r"^# ?%%")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """Lines ``first``..``last`` (1-based, inclusive) of a script."""
+
+    first: int
+    last: int
+    code: str
+
+
+@dataclass
+class CellResult:
+    """What one cell printed and what its checks observed."""
+
+    first: int
+    last: int
+    output: list[str] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    status: str = "ran"  # "ran", "failed" (an undocumented exception) or "not run"
+
+    def as_record(self) -> dict[str, Any]:
+        """Return the cell as stored in a record file."""
+        return {
+            "lines": [self.first, self.last],
+            "status": self.status,
+            "output": self.output,
+            "events": self.events,
+        }
+
+
+def split_cells(source: str) -> list[Cell]:
+    """Split a script into cells at its ``# %%`` lines.
+
+    The part before the first marker (the docstring and anything beside it)
+    is cell 0, so that every line of the script belongs to one cell.
+    """
+    lines = source.splitlines()
+    starts = [0] + [i for i, line in enumerate(lines) if _MARKER.match(line) and i > 0]
+    cells = []
+    for index, start in enumerate(starts):
+        end = starts[index + 1] if index + 1 < len(starts) else len(lines)
+        cells.append(Cell(first=start + 1, last=end, code="\n".join(lines[start:end])))
+    return cells
+
+
+def _clean_output(text: str, root: Path) -> list[str]:
+    text = text.replace(f"{root.as_posix()}/", "")
+    return normalise_message(text).splitlines()
+
+
+def _warm_up() -> None:
+    """Import matplotlib before any output is captured.
+
+    On a fresh machine its first import builds a font cache and says so on
+    stderr: that line must not land in the first cell that draws a graph.
+    """
+    with contextlib.suppress(ImportError):
+        import matplotlib.pyplot  # noqa: F401
+
+
+def run_cells(script: Path, root: Path) -> list[CellResult]:
+    """Run ``script`` cell by cell and return what each cell did.
+
+    An exception that no ``expect_error`` documents ends the run: its cell
+    is ``failed`` (its clean traceback is part of its output) and the later
+    cells are ``not run``.
+    """
+    script = script.resolve()
+    _warm_up()
+    source = script.read_text(encoding="utf-8")
+    namespace: dict[str, Any] = {"__name__": "__main__", "__file__": str(script)}
+    results = [CellResult(cell.first, cell.last) for cell in split_cells(source)]
+    previous = Path.cwd()
+    try:
+        os.chdir(script.parent)
+        reset_example({}, script.name, "before")
+        for cell, result in zip(split_cells(source), results, strict=True):
+            code = compile("\n" * (cell.first - 1) + cell.code, str(script), "exec")
+            stream = io.StringIO()
+            with (
+                recording() as events,
+                contextlib.redirect_stdout(stream),
+                contextlib.redirect_stderr(stream),
+            ):
+                try:
+                    exec(code, namespace)
+                except Exception as error:
+                    # start at the script's frame: this function's own is not the example's
+                    print(
+                        format_clean_traceback(
+                            error, error.__traceback__.tb_next if error.__traceback__ else None
+                        )
+                    )
+                    result.status = "failed"
+            result.output = _clean_output(stream.getvalue(), root)
+            result.events = events
+            if result.status == "failed":
+                for later in results[results.index(result) + 1 :]:
+                    later.status = "not run"
+                break
+    finally:
+        reset_example({}, script.name, "after")
+        os.chdir(previous)
+    return results

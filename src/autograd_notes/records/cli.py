@@ -1,0 +1,195 @@
+"""``python -m autograd_notes capture|drift``: record examples per runner, and report drift.
+
+Needs PyTorch and this package only (no Sphinx), so it runs on a bare GPU
+machine. See ``--help`` of each command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import torch
+
+from .._device import DEVICE_VARIABLE
+from .compare import compare_records
+from .record import (
+    RUNNERS,
+    RecordError,
+    capture_example,
+    load_record,
+    record_path,
+    same_behaviour,
+    write_record,
+)
+from .report import (
+    ACCEPTED,
+    DRIFT,
+    NO_RECORD,
+    RECORDED,
+    SAME,
+    ExampleResult,
+    RunnerSkip,
+    exit_status,
+    render_json,
+    render_text,
+)
+
+__all__ = ["main"]
+
+REQUIRE_CUDA = "REQUIRE_CUDA"
+
+
+class UsageError(Exception):
+    """Bad arguments: exit status 2 with the message."""
+
+
+def find_root(start: Path) -> Path:
+    """Return the project folder: the nearest above ``start`` with ``gallery/`` and ``pyproject.toml``."""
+    for folder in [start, *start.parents]:
+        if (folder / "gallery").is_dir() and (folder / "pyproject.toml").is_file():
+            return folder
+    raise UsageError(f"no project with gallery/ and pyproject.toml above {start}; pass --root")
+
+
+def select_examples(gallery: Path, wanted: list[str]) -> list[str]:
+    """Gallery-relative paths of the examples named (all when none are)."""
+    every = sorted(p.relative_to(gallery).as_posix() for p in gallery.glob("*/plot_*.py"))
+    if not every:
+        raise UsageError(f"no examples ({gallery.name}/*/plot_*.py) in {gallery.parent}")
+    if not wanted:
+        return every
+    chosen: list[str] = []
+    for name in wanted:
+        key = Path(name).as_posix().removeprefix("gallery/")
+        matches = [
+            e for e in every if key in (e, Path(e).name, Path(e).stem, Path(e).with_suffix("").as_posix())
+        ]
+        if not matches:
+            raise UsageError(f"no example {name!r} in {gallery.name}/ (examples are e.g. {every[0]})")
+        chosen.extend(m for m in matches if m not in chosen)
+    return chosen
+
+
+def select_runners(device: str) -> tuple[list[str], list[RunnerSkip]]:
+    """Choose the runners for this machine; CUDA is skipped, or required by REQUIRE_CUDA=1."""
+    wanted = list(RUNNERS) if device == "all" else [device]
+    runners: list[str] = []
+    skips: list[RunnerSkip] = []
+    for runner in wanted:
+        if runner == "cuda" and not torch.cuda.is_available():
+            reason = f"no CUDA device is available to this PyTorch ({torch.__version__})"
+            if os.environ.get(REQUIRE_CUDA) == "1":
+                raise UsageError(f"cuda runner: {reason}, and {REQUIRE_CUDA}=1 requires it")
+            skips.append(RunnerSkip(runner, f"{reason} (set {REQUIRE_CUDA}=1 to make this an error)"))
+        else:
+            runners.append(runner)
+    return runners, skips
+
+
+@contextlib.contextmanager
+def on_runner(runner: str) -> Iterator[None]:
+    """Point :func:`~autograd_notes.runner_device` at ``runner`` inside the block."""
+    before = os.environ.get(DEVICE_VARIABLE)
+    os.environ[DEVICE_VARIABLE] = runner
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[DEVICE_VARIABLE]
+        else:
+            os.environ[DEVICE_VARIABLE] = before
+
+
+def compare_example(
+    root: Path, records: Path, runner: str, example: str, *, write_missing: bool, accept: bool
+) -> ExampleResult:
+    """Capture one example on ``runner`` and compare it with its record, writing as allowed."""
+    path = record_path(records, runner, example)
+    old = load_record(path)
+    with on_runner(runner):
+        new = capture_example(root / "gallery", example, root)
+    result = ExampleResult(example, runner, SAME, now=new["runner"])
+    if old is None:
+        result.status = RECORDED if (write_missing or accept) else NO_RECORD
+        if result.status == RECORDED:
+            write_record(path, new)
+        return result
+    result.before, result.recorded = old["runner"], old["recorded"]
+    if same_behaviour(old, new):
+        if "seconds" not in old and (write_missing or accept):
+            # a record from before running times (capture): add it, change nothing else
+            head = {key: value for key, value in old.items() if key != "cells"}
+            write_record(path, {**head, "seconds": new["seconds"], "cells": old["cells"]})
+        return result
+    result.differences = compare_records(old, new)
+    result.status = ACCEPTED if accept else DRIFT
+    if accept:
+        write_record(path, new)
+    return result
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m autograd_notes", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    capture = commands.add_parser(
+        "capture",
+        help="run examples on one runner and record what they do",
+        description="Run examples on one runner and write records for those that have none. "
+        "A record that differs is reported and kept unless --accept is given.",
+    )
+    capture.add_argument("--device", choices=RUNNERS, default="cpu", help="the runner (default: cpu)")
+    drift = commands.add_parser(
+        "drift",
+        help="re-capture and compare with the committed records",
+        description="Re-capture examples on the runners this machine has and compare them with the "
+        "committed records. Exit status 1 on any difference or missing record. Records are only "
+        "written with --accept.",
+    )
+    drift.add_argument("--device", choices=(*RUNNERS, "all"), default="all", help="runners (default: all)")
+    drift.add_argument("--json", type=Path, metavar="PATH", help="also write the report as JSON to PATH")
+    for command in (capture, drift):
+        command.add_argument("--accept", action="store_true", help="overwrite records that differ")
+        command.add_argument("--root", type=Path, help="project folder (default: found from the current one)")
+        command.add_argument("--records", type=Path, help="records folder (default: <root>/records)")
+        command.add_argument("examples", nargs="*", help="examples, e.g. plot_retain_graph (default: all)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        root = (args.root or find_root(Path.cwd())).resolve()
+        records = (args.records or root / "records").resolve()
+        examples = select_examples(root / "gallery", args.examples)
+        runners, skips = select_runners(args.device)
+        results = [
+            compare_example(
+                root, records, runner, example, write_missing=args.command == "capture", accept=args.accept
+            )
+            for runner in runners
+            for example in examples
+        ]
+    except (UsageError, RecordError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(render_text(results, skips))
+    for result in results:
+        if result.status in (RECORDED, ACCEPTED):
+            verb = "wrote" if result.status == RECORDED else "overwrote"
+            path = record_path(records, result.runner, result.example)
+            print(f"{verb} {(path.relative_to(root) if path.is_relative_to(root) else path).as_posix()}")
+    if getattr(args, "json", None):
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(
+            json.dumps(render_json(results, skips), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+    if args.command == "capture" and any(r.status == DRIFT for r in results):
+        print("capture: records that differ were kept; pass --accept to overwrite them", file=sys.stderr)
+    return exit_status(results)

@@ -1,0 +1,115 @@
+"""Record files: what an example did on one runner, one JSON file per example and runner.
+
+Layout: ``records/<runner>/<section>/<example>.json``, e.g.
+``records/cpu/05_inplace/plot_detach_inplace_saved.json``. Files are JSON
+with one item per line, and outputs stored as lists of lines, so that a
+change reads well in ``git diff``. A record holds no path or address. Its
+running time (``seconds``, to a tenth) is what the example pages show: like
+the date, it is kept when a capture finds nothing else changed, so pages do
+not change with every build.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from .._runner import runner_info
+from .cells import run_cells
+
+__all__ = [
+    "RUNNERS",
+    "Record",
+    "capture_example",
+    "load_record",
+    "record_path",
+    "runner_metadata",
+    "same_behaviour",
+    "write_record",
+]
+
+RUNNERS = ("cpu", "cuda")
+FORMAT = 1
+
+Record = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RecordError(Exception):
+    """A record file that cannot be read, with its path and the reason."""
+
+    path: Path
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+def runner_metadata() -> dict[str, Any]:
+    """Describe the runner of a capture: PyTorch, its build, device and Python."""
+    info = runner_info()
+    return {
+        "device": info.device,
+        "device_name": info.device_name,
+        "torch": info.torch_version,
+        "variant": info.variant,
+        "cuda": torch.version.cuda,
+        "python": info.python,
+    }
+
+
+def record_path(records: Path, runner: str, example: str) -> Path:
+    """``records/<runner>/<section>/<name>.json`` for ``<section>/<name>.py``."""
+    return records / runner / Path(example).with_suffix(".json")
+
+
+def capture_example(gallery: Path, example: str, root: Path) -> Record:
+    """Run ``gallery/<example>`` on this runner and return its record."""
+    start = time.perf_counter()
+    cells = run_cells(gallery / example, root)
+    seconds = time.perf_counter() - start
+    return {
+        "format": FORMAT,
+        "example": example,
+        "runner": runner_metadata(),
+        "recorded": datetime.date.today().isoformat(),
+        "seconds": round(seconds, 1),
+        "cells": [cell.as_record() for cell in cells],
+    }
+
+
+def same_behaviour(old: Record, new: Record) -> bool:
+    """Whether two records agree on everything but the date, running time and runner's versions.
+
+    A new PyTorch or Python that behaves the same is no drift: only what the
+    example did (its cells) counts.
+    """
+    ignored = {"recorded": None, "runner": None, "seconds": None}
+    return {**old, **ignored} == {**new, **ignored}
+
+
+def load_record(path: Path) -> Record | None:
+    """Read a record, ``None`` if there is none; :class:`RecordError` if unreadable."""
+    if not path.exists():
+        return None
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise RecordError(
+            path, f"not valid JSON: line {error.lineno} column {error.colno}: {error.msg}"
+        ) from None
+    if not isinstance(record, dict) or record.get("format") != FORMAT or "cells" not in record:
+        raise RecordError(path, f"not a record of format {FORMAT}")
+    return record
+
+
+def write_record(path: Path, record: Record) -> None:
+    """Write ``record`` as stable, diff-friendly JSON."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

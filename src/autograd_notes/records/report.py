@@ -1,0 +1,126 @@
+"""Drift reports: a readable one for people, a JSON one for tools."""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any
+
+from .compare import Difference
+
+__all__ = ["ExampleResult", "RunnerSkip", "exit_status", "render_json", "render_text"]
+
+# what an example's comparison can end as
+SAME = "same"
+DRIFT = "drift"
+NO_RECORD = "no record"
+RECORDED = "recorded"
+ACCEPTED = "accepted"
+
+
+@dataclass
+class ExampleResult:
+    """One example compared on one runner."""
+
+    example: str
+    runner: str
+    status: str
+    now: dict[str, Any]
+    before: dict[str, Any] | None = None
+    recorded: str | None = None
+    differences: list[Difference] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RunnerSkip:
+    """A runner that was not compared, and why."""
+
+    runner: str
+    reason: str
+
+
+def _torch(runner: dict[str, Any] | None) -> str:
+    if runner is None:
+        return "-"
+    return f"torch {runner['torch']} on {runner['device']} ({runner['device_name']})"
+
+
+def _difference_text(difference: Difference) -> str:
+    where = f" at line {difference.line}" if difference.line else ""
+    head = f"{difference.kind}{where}"
+    if difference.kind in ("no longer raises", "no longer warns"):
+        body = f"recorded: {difference.old}\n{difference.detail}"
+    elif difference.kind in ("now raises", "now warns"):
+        was = f"recorded: {difference.old}\n" if difference.old else ""
+        body = f"{was}now: {difference.new}" + (f"\n{difference.detail}" if difference.detail else "")
+    elif difference.kind == "status changed":
+        body = f"the cell {difference.old} before and {difference.new} now"
+    else:
+        body = difference.detail or f"recorded: {difference.old}\nnow:      {difference.new}"
+    return head + ":\n" + textwrap.indent(body.strip(), "    ")
+
+
+def render_text(results: list[ExampleResult], skips: list[RunnerSkip]) -> str:
+    """Render the report a maintainer reads: each difference, then a summary."""
+    lines: list[str] = []
+    drifted = [r for r in results if r.status == DRIFT]
+    for result in results:
+        if result.status in (SAME, RECORDED):
+            continue
+        lines.append(f"{result.example} [{result.runner}]: {result.status}")
+        if result.status == NO_RECORD:
+            lines.append("  no record yet: run `python -m autograd_notes capture` and commit it")
+            continue
+        lines.append(f"  recorded: {_torch(result.before)}, {result.recorded}")
+        lines.append(f"  now:      {_torch(result.now)}")
+        cells: dict[tuple[int, tuple[int, int]], list[Difference]] = {}
+        for difference in result.differences:  # the example's own (lines 0-0) apart from cell 0's
+            cells.setdefault((difference.cell, difference.lines), []).append(difference)
+        for (cell, (first, last)), differences in cells.items():
+            lines.append(f"  cell {cell} (lines {first}-{last})" if first else "  the example")
+            lines.extend(textwrap.indent(_difference_text(d), "    ") for d in differences)
+        lines.append("")
+    for runner in sorted({r.runner for r in results}):
+        mine = [r for r in results if r.runner == runner]
+        counts = {
+            status: sum(r.status == status for r in mine)
+            for status in (SAME, DRIFT, NO_RECORD, RECORDED, ACCEPTED)
+        }
+        now = _torch(mine[0].now) if mine else "-"
+        summary = ", ".join(f"{n} {status}" for status, n in counts.items() if n)
+        lines.append(f"{runner}: compared {len(mine)} examples, {now}, with their records: {summary}")
+    for skip in skips:
+        lines.append(f"{skip.runner}: skipped: {skip.reason}")
+    if not drifted and not any(r.status == NO_RECORD for r in results):
+        lines.append("No behaviour drift.")
+    else:
+        lines.append(
+            f"Behaviour drift in {len(drifted)} example(s). Accept the new behaviour, after updating the "
+            "examples' text, with `python -m autograd_notes drift --accept`."
+        )
+    return "\n".join(lines)
+
+
+def render_json(results: list[ExampleResult], skips: list[RunnerSkip]) -> dict[str, Any]:
+    """Render the same report for tools."""
+    return {
+        "drift": any(r.status in (DRIFT, NO_RECORD) for r in results),
+        "skipped": [{"runner": s.runner, "reason": s.reason} for s in skips],
+        "examples": [
+            {
+                "example": r.example,
+                "runner": r.runner,
+                "status": r.status,
+                "recorded": r.recorded,
+                "before": r.before,
+                "now": r.now,
+                "differences": [d.as_dict() for d in r.differences],
+            }
+            for r in results
+        ],
+    }
+
+
+def exit_status(results: list[ExampleResult]) -> int:
+    """1 when any example drifted or has no record, else 0."""
+    return int(any(r.status in (DRIFT, NO_RECORD) for r in results))

@@ -1,0 +1,194 @@
+"""Translation catalogs: read them strictly, measure coverage, compare markup with English.
+
+Used by the site build (a catalog with a syntax error stops it, naming the
+file and line), by ``python -m autograd_notes.site.catalogs`` (coverage per
+language, for ``nox -s translations``) and by the tests. Needs Babel only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import PoFileError, read_po
+
+__all__ = [
+    "CatalogError",
+    "Coverage",
+    "check_locale",
+    "coverage",
+    "markup_problems",
+    "read_catalog",
+    "translations",
+]
+
+# markup whose loss changes a page: literals, roles (and MyST roles), links
+_MARKUP = re.compile(r"``.+?``|:[\w:]+:`|\{[\w:]+\}`|`[^`]*?<[^>]+>`_{1,2}|\]\([^)]+\)")
+
+
+class CatalogError(Exception):
+    """A catalog that cannot be read: the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Counts of one catalog or language."""
+
+    translated: int = 0
+    fuzzy: int = 0
+    untranslated: int = 0
+
+    def __add__(self, other: Coverage) -> Coverage:
+        return Coverage(
+            self.translated + other.translated,
+            self.fuzzy + other.fuzzy,
+            self.untranslated + other.untranslated,
+        )
+
+    @property
+    def complete(self) -> bool:
+        """Every message translated, none fuzzy."""
+        return self.fuzzy == 0 and self.untranslated == 0
+
+
+_PO_LINE = re.compile(
+    r'^(?:#.*|\s*|(?:msgctxt|msgid|msgid_plural|msgstr(?:\[\d+\])?)\s+"(?:[^"\\]|\\.)*"\s*|"(?:[^"\\]|\\.)*"\s*)$'
+)
+
+
+def _lint(path: Path, text: str) -> None:
+    """Refuse lines that are no part of the PO grammar (Babel skips some silently)."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if not _PO_LINE.match(line):
+            raise CatalogError(f"{path}:{number}: not a valid line of a PO file: {line[:60]!r}")
+
+
+def read_catalog(path: Path) -> Catalog:
+    """Read a ``.po`` file, refusing any syntax error with its file and line."""
+    try:
+        _lint(path, path.read_text(encoding="utf-8"))
+        with path.open("rb") as stream:
+            return read_po(stream, abort_invalid=True)
+    except PoFileError as error:
+        raise CatalogError(f"{path}: {error}") from None
+    except UnicodeDecodeError as error:
+        raise CatalogError(f"{path}: not UTF-8 ({error.reason} at byte {error.start})") from None
+
+
+def coverage(catalog: Catalog) -> Coverage:
+    """How many messages are translated, fuzzy or untranslated (the header aside)."""
+    translated = fuzzy = untranslated = 0
+    for message in catalog:
+        if not message.id:
+            continue
+        if message.fuzzy:
+            fuzzy += 1
+        elif message.string:
+            translated += 1
+        else:
+            untranslated += 1
+    return Coverage(translated, fuzzy, untranslated)
+
+
+def _markup(text: str) -> Counter[str]:
+    found: Counter[str] = Counter()
+    for item in _MARKUP.findall(text):
+        if item.startswith("``"):
+            found[item] += 1  # a literal must come through unchanged
+        elif item.startswith("`"):
+            found["link " + re.sub(r".*<", "<", item)] += 1  # the target, not the translated text
+        elif item.startswith("]("):
+            found["link " + item] += 1
+        else:
+            found[item] += 1  # the role itself: :ref:`, :download:`, {ref}` ...
+    return found
+
+
+def markup_problems(catalog: Catalog) -> list[str]:
+    """Messages whose translation drops or breaks markup of the English."""
+    problems = []
+    for message in catalog:
+        if not message.id or not message.string or message.fuzzy:
+            continue
+        if _markup(str(message.id)) != _markup(str(message.string)):
+            missing = _markup(str(message.id)) - _markup(str(message.string))
+            extra = _markup(str(message.string)) - _markup(str(message.id))
+            problems.append(
+                f"line {message.lineno}: markup differs from English (missing "
+                f"{sorted(missing.elements())}, added {sorted(extra.elements())}): {str(message.id)[:80]}"
+            )
+    return problems
+
+
+def translations(path: Path) -> dict[str, str]:
+    """The translated messages of a catalog, keyed by whitespace-normalised English."""
+    if not path.exists():
+        return {}
+    return {
+        " ".join(str(m.id).split()): str(m.string)
+        for m in read_catalog(path)
+        if m.id and m.string and not m.fuzzy
+    }
+
+
+def check_locale(locale: Path, languages: list[str], pot: Path | None = None) -> tuple[list[str], bool]:
+    """Report coverage per language, markup problems and missing pages; return (lines, ok)."""
+    lines = [
+        f"{'language':10} {'catalogs':>8} {'translated':>10} {'fuzzy':>6} {'untranslated':>12}  coverage"
+    ]
+    ok = True
+    problems: list[str] = []
+    pages = (
+        sorted(p.relative_to(pot).with_suffix(".po").as_posix() for p in pot.rglob("*.pot")) if pot else []
+    )
+    for language in languages:
+        folder = locale / language / "LC_MESSAGES"
+        total = Coverage()
+        files = sorted(folder.rglob("*.po"))
+        for path in files:
+            try:
+                catalog = read_catalog(path)
+            except CatalogError as error:
+                problems.append(str(error))
+                continue
+            total += coverage(catalog)
+            problems += [f"{path}: {problem}" for problem in markup_problems(catalog)]
+        problems += [
+            f"{folder / page}: missing (a page without catalog)"
+            for page in pages
+            if not (folder / page).exists()
+        ]
+        count = total.translated + total.fuzzy + total.untranslated
+        share = 100.0 * total.translated / count if count else 0.0
+        counts = f"{total.translated:>10} {total.fuzzy:>6} {total.untranslated:>12}"
+        lines.append(f"{language:10} {len(files):>8} {counts}  {share:.1f}%")
+        ok = ok and total.complete and count > 0
+    lines += problems
+    return lines, ok and not problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m autograd_notes.site.catalogs``: exit status 1 unless every language is complete."""
+    parser = argparse.ArgumentParser(
+        prog="python -m autograd_notes.site.catalogs",
+        description="Check the gettext catalogs: exit status 1 unless every language is complete "
+        "(no fuzzy or untranslated message), keeps the English markup, and has every page.",
+    )
+    parser.add_argument("locale", type=Path, help="e.g. docs/locale")
+    parser.add_argument("--language", action="append", required=True, help="a language code (repeatable)")
+    parser.add_argument(
+        "--pot", type=Path, help="the extracted templates (build/gettext): every page must have a catalog"
+    )
+    args = parser.parse_args(argv)
+    lines, ok = check_locale(args.locale, args.language, args.pot)
+    print("\n".join(lines))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

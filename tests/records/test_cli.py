@@ -1,0 +1,645 @@
+"""python -m autograd_notes capture|drift: records, drift reports, --accept, runners, bad input.
+
+Most tests use a tiny project in ``tmp_path`` whose example calls a module
+this test controls (``fixture_behaviour``) and PyTorch, so that its
+behaviour can change between the capture and the drift run, as when a new
+PyTorch behaves differently.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import types
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from autograd_notes._device import DEVICE_VARIABLE
+from autograd_notes._reset import TIMEOUT_VARIABLE, reset_torch_state
+from autograd_notes.records.cli import main
+from autograd_notes.records.record import load_record, write_record
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = "01_x/plot_fixture.py"
+RECORD = "records/cpu/01_x/plot_fixture.json"
+TORCH_LINES = (
+    f"  recorded: torch {torch.__version__} on cpu (",
+    f"  now:      torch {torch.__version__} on cpu (",
+)
+
+RAISES = "torch.ones(2, requires_grad=True).mul(2).backward()"
+NO_RAISE = "torch.ones(2, requires_grad=True).sum().backward()"  # same line, nothing raised
+SCRIPT = f'''"""
+Fixture
+=======
+
+An expected error, a value and an expected warning.
+"""
+
+# %%
+import torch
+
+import fixture_behaviour as behaviour
+from autograd_notes import check, expect_error, expect_warning
+
+with expect_error(RuntimeError, match="only for scalar outputs"):
+    {RAISES}
+check(behaviour.total(), 2.0, label="total")
+with expect_warning(UserWarning, match="careful"):
+    behaviour.warn()
+
+# %%
+print("the end")
+'''
+
+
+def line_of(text: str, needle: str) -> int:
+    """The 1-based number of the only line of ``text`` containing ``needle``."""
+    found = [n for n, line in enumerate(text.splitlines(), start=1) if needle in line]
+    assert len(found) == 1, (needle, found)
+    return found[0]
+
+
+ERROR_LINE = line_of(SCRIPT, "with expect_error")
+VALUE_LINE = line_of(SCRIPT, "check(behaviour.total()")
+WARNING_LINE = line_of(SCRIPT, "with expect_warning")
+
+
+def warn_careful() -> None:
+    warnings.warn("careful", UserWarning, stacklevel=2)
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No runner setting from the caller's shell; PyTorch's defaults after each test."""
+    for variable in (DEVICE_VARIABLE, TIMEOUT_VARIABLE, "REQUIRE_CUDA"):
+        monkeypatch.delenv(variable, raising=False)
+    yield
+    reset_torch_state()
+
+
+@pytest.fixture
+def behaviour(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+    """The module the example imports: what a test patches to change its behaviour."""
+    module = types.ModuleType("fixture_behaviour")
+    module.total = lambda: torch.ones(2).sum()  # type: ignore[attr-defined]
+    module.warn = warn_careful  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "fixture_behaviour", module)
+    return module
+
+
+@pytest.fixture
+def project(tmp_path: Path, behaviour: types.ModuleType, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "project"
+    (root / "gallery" / "01_x").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "fixture"\n', encoding="utf-8")
+    (root / "gallery" / EXAMPLE).write_text(SCRIPT, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    return root
+
+
+@pytest.fixture
+def no_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This machine as one without a CUDA device, whatever it has."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+
+
+Run = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str], project: Path) -> Run:
+    """Run a command on the project; return its exit status, stdout and stderr."""
+
+    def run_command(command: str, *args: str) -> tuple[int, str, str]:
+        extra = ["--device", "cpu"] if command == "drift" and "--device" not in args else []
+        status = main([command, "--root", str(project), *extra, *args])
+        out, err = capsys.readouterr()
+        return status, out, err
+
+    return run_command
+
+
+def edit_script(project: Path, old: str, new: str) -> None:
+    path = project / "gallery" / EXAMPLE
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def reword_backward(monkeypatch: pytest.MonkeyPatch, change: Callable[[RuntimeError], Exception]) -> None:
+    """Make ``Tensor.backward`` raise ``change(error)`` where PyTorch raises ``error``."""
+    real = torch.autograd.backward
+
+    def backward(*args: Any, **kwargs: Any) -> None:
+        try:
+            real(*args, **kwargs)
+        except RuntimeError as error:
+            raise change(error) from None
+
+    monkeypatch.setattr(torch.autograd, "backward", backward)
+
+
+def assert_drift_report(status: int, out: str, *expected: str) -> None:
+    """Exit status 1, both PyTorch versions, and each expected line (stripped) in the report."""
+    assert status == 1, out
+    lines = out.splitlines()
+    assert lines[0] == f"{EXAMPLE} [cpu]: drift"
+    assert lines[1].startswith(TORCH_LINES[0])
+    assert lines[2].startswith(TORCH_LINES[1])
+    stripped = [line.strip() for line in lines]
+    for line in expected:
+        assert line in stripped, f"{line!r} not in:\n{out}"
+    assert lines[-1].startswith("Behaviour drift in 1 example(s).")
+
+
+# -- capture, then a clean drift --------------------------------------------------------
+
+
+def test_capture_writes_a_record_and_drift_finds_nothing(run: Run, project: Path) -> None:
+    status, out, err = run("capture")
+    assert (status, err) == (0, "")
+    assert out.splitlines()[-2:] == ["No behaviour drift.", f"wrote {RECORD}"]
+    record = load_record(project / RECORD)
+    assert record is not None
+    assert record["example"] == EXAMPLE
+    assert [e["holds"] for c in record["cells"] for e in c["events"]] == [True, True, True]
+
+    status, out, err = run("drift")
+    assert (status, err) == (0, "")
+    assert out.splitlines() == [
+        f"cpu: compared 1 examples, torch {torch.__version__} on cpu ({record['runner']['device_name']}), "
+        "with their records: 1 same",
+        "No behaviour drift.",
+    ]
+
+
+def test_records_keep_a_running_time_that_drift_never_writes(run: Run, project: Path) -> None:
+    assert run("capture")[0] == 0
+    record = load_record(project / RECORD)
+    assert record is not None
+    assert isinstance(record["seconds"], float)
+    assert record["seconds"] >= 0
+    # a record from before running times: drift compares it and leaves it alone
+    del record["seconds"]
+    write_record(project / RECORD, record)
+    before = (project / RECORD).read_text(encoding="utf-8")
+    assert run("drift")[0] == 0
+    assert (project / RECORD).read_text(encoding="utf-8") == before
+    # capture adds the running time and changes nothing else
+    assert run("capture")[0] == 0
+    after = load_record(project / RECORD)
+    assert after is not None
+    assert "seconds" in after
+    assert {**after, "seconds": None} == {**record, "seconds": None}
+
+
+def test_the_real_gallery_captures_and_drifts_clean(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    records = tmp_path / "records"
+    args = ["--root", str(ROOT), "--records", str(records), "plot_detach_inplace_saved", "plot_non_leaf_grad"]
+    assert main(["capture", *args]) == 0
+    out = capsys.readouterr().out
+    assert f"wrote {(records / 'cpu/05_inplace/plot_detach_inplace_saved.json').as_posix()}" in out
+    assert main(["drift", "--device", "cpu", *args]) == 0
+    out = capsys.readouterr().out
+    assert "cpu: compared 2 examples, " in out
+    assert out.splitlines()[-2].endswith("with their records: 2 same")
+    assert out.splitlines()[-1] == "No behaviour drift."
+
+
+def test_drift_without_a_record_fails_and_writes_nothing(run: Run, project: Path) -> None:
+    status, out, _ = run("drift")
+    assert status == 1
+    assert out.splitlines()[:2] == [
+        f"{EXAMPLE} [cpu]: no record",
+        "  no record yet: run `python -m autograd_notes capture` and commit it",
+    ]
+    assert not (project / "records").exists()
+
+
+def test_the_runner_variable_is_restored(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    run("capture")
+    assert DEVICE_VARIABLE not in os.environ
+    monkeypatch.setenv(DEVICE_VARIABLE, "auto")
+    run("drift")
+    assert os.environ[DEVICE_VARIABLE] == "auto"
+
+
+# -- a changed behaviour, each kind ------------------------------------------------------
+
+
+def test_no_longer_raises(run: Run, project: Path) -> None:
+    run("capture")
+    edit_script(project, RAISES, NO_RAISE)
+    status, out, _ = run("drift")
+    assert_drift_report(
+        status,
+        out,
+        "cell 1 (lines 8-19)",
+        f"no longer raises at line {ERROR_LINE}:",
+        "recorded: RuntimeError",
+        "documented: RuntimeError matching 'only for scalar outputs'",
+        "-RuntimeError: grad can be implicitly created only for scalar outputs",
+    )
+
+
+def test_now_raises(run: Run, project: Path) -> None:
+    edit_script(project, RAISES, NO_RAISE)
+    run("capture")
+    edit_script(project, NO_RAISE, RAISES)
+    status, out, _ = run("drift")
+    assert_drift_report(
+        status,
+        out,
+        f"now raises at line {ERROR_LINE}:",
+        "now: RuntimeError",
+        "grad can be implicitly created only for scalar outputs",
+    )
+
+
+def test_now_raises_another_type(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    run("capture")
+    reword_backward(monkeypatch, lambda error: ValueError(str(error)))
+    status, out, _ = run("drift")
+    assert_drift_report(
+        status, out, f"now raises at line {ERROR_LINE}:", "recorded: RuntimeError", "now: ValueError"
+    )
+
+
+def test_message_changed(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    run("capture")
+    reword_backward(monkeypatch, lambda error: RuntimeError(str(error).replace("scalar", "0-dim")))
+    status, out, _ = run("drift")
+    assert_drift_report(
+        status,
+        out,
+        f"message changed at line {ERROR_LINE}:",
+        "grad can be implicitly created only for [-scalar-]{+0-dim+} outputs",
+        "+RuntimeError: grad can be implicitly created only for 0-dim outputs",
+    )
+
+
+def test_value_changed(run: Run, behaviour: types.ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    run("capture")
+    monkeypatch.setattr(behaviour, "total", lambda: torch.tensor(3.0))
+    status, out, _ = run("drift")
+    assert_drift_report(
+        status,
+        out,
+        f"value changed at line {VALUE_LINE}:",
+        "total: tensor(2.) -> tensor(3.)",
+        "output changed:",
+        "-total: tensor(2.)",
+        "+total: tensor(3.)",
+    )
+
+
+def test_no_longer_warns(run: Run, behaviour: types.ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    run("capture")
+    monkeypatch.setattr(behaviour, "warn", lambda: None)
+    status, out, _ = run("drift")
+    assert_drift_report(
+        status,
+        out,
+        f"no longer warns at line {WARNING_LINE}:",
+        "recorded: UserWarning: careful",
+        "documented: UserWarning matching 'careful'",
+    )
+
+
+def test_now_warns(run: Run, behaviour: types.ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(behaviour, "warn", lambda: None)
+    run("capture")
+    monkeypatch.setattr(behaviour, "warn", warn_careful)
+    status, out, _ = run("drift")
+    assert_drift_report(status, out, f"now warns at line {WARNING_LINE}:", "now: UserWarning: careful")
+
+
+def test_warning_changed(run: Run, behaviour: types.ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    run("capture")
+
+    def future() -> None:
+        warnings.warn("careful", FutureWarning, stacklevel=2)
+
+    monkeypatch.setattr(behaviour, "warn", future)
+    status, out, _ = run("drift")
+    assert_drift_report(
+        status,
+        out,
+        f"warning changed at line {WARNING_LINE}:",
+        "[-UserWarning:-]{+FutureWarning:+} careful",
+        # the example went on: the next cell still ran
+        f"+gallery/01_x/plot_fixture.py:{WARNING_LINE + 1}: FutureWarning: careful",
+    )
+    assert "status changed" not in out
+
+
+def test_status_changed(run: Run, behaviour: types.ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    run("capture")
+
+    def broken() -> None:
+        raise KeyError("gone")
+
+    monkeypatch.setattr(behaviour, "total", broken)
+    status, out, _ = run("drift")
+    assert_drift_report(
+        status,
+        out,
+        "cell 1 (lines 8-19)",
+        "status changed:",
+        "the cell ran before and failed now",
+        "+KeyError: 'gone'",
+        "cell 2 (lines 20-21)",
+        "the cell ran before and not run now",
+        "-the end",
+    )
+
+
+def test_cells_changed(run: Run, project: Path) -> None:
+    run("capture")
+    edit_script(project, 'print("the end")', 'print("the end")\nprint("and more")')
+    status, out, _ = run("drift")
+    assert_drift_report(
+        status,
+        out,
+        "the example",
+        "cells changed:",
+        "the example was edited since it was recorded",
+        "+and more",
+    )
+
+
+def test_a_new_pytorch_that_behaves_the_same_is_no_drift(run: Run, project: Path) -> None:
+    run("capture")
+    record = load_record(project / RECORD)
+    assert record is not None
+    record["runner"]["torch"] = "2.4.0+cpu"
+    record["runner"]["python"] = "3.10.0"
+    write_record(project / RECORD, record)
+    status, out, _ = run("drift")
+    assert status == 0, out
+    assert out.splitlines()[-1] == "No behaviour drift."
+
+
+# -- --json --------------------------------------------------------------------------------
+
+
+def test_json_report_of_a_clean_run(run: Run, tmp_path: Path) -> None:
+    run("capture")
+    report_path = tmp_path / "not-yet" / "drift.json"  # its folder is made, as build/ in a clean clone
+    status, _, _ = run("drift", "--device", "all", "--json", str(report_path))
+    assert status == 0
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    assert report["drift"] is False
+    first = report["examples"][0]
+    assert (first["example"], first["runner"], first["status"]) == (EXAMPLE, "cpu", "same")
+    assert report["examples"][0]["differences"] == []
+    assert report["examples"][0]["now"]["torch"] == torch.__version__
+
+
+def test_json_report_of_a_drift(
+    run: Run, behaviour: types.ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    run("capture")
+    monkeypatch.setattr(behaviour, "total", lambda: torch.tensor(3.0))
+    report_path = tmp_path / "drift.json"
+    status, _, _ = run("drift", "--json", str(report_path))
+    assert status == 1
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    assert report["drift"] is True
+    (example,) = report["examples"]
+    assert (example["example"], example["status"]) == (EXAMPLE, "drift")
+    assert example["before"]["torch"] == example["now"]["torch"] == torch.__version__
+    assert [(d["kind"], d["line"], d["old"], d["new"]) for d in example["differences"]] == [
+        ("value changed", VALUE_LINE, "tensor(2.)", "tensor(3.)"),
+        ("output changed", None, None, None),
+    ]
+    assert example["differences"][0]["lines"] == [8, 19]
+
+
+# -- --accept ---------------------------------------------------------------------------
+
+
+def test_drift_without_accept_leaves_the_record_as_it_is(
+    run: Run, project: Path, behaviour: types.ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run("capture")
+    before = (project / RECORD).read_bytes()
+    monkeypatch.setattr(behaviour, "total", lambda: torch.tensor(3.0))
+    status, out, _ = run("drift")
+    assert status == 1
+    assert "overwrote" not in out
+    assert (project / RECORD).read_bytes() == before
+
+
+def test_capture_keeps_a_differing_record_unless_accepted(
+    run: Run, project: Path, behaviour: types.ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run("capture")
+    before = (project / RECORD).read_bytes()
+    monkeypatch.setattr(behaviour, "total", lambda: torch.tensor(3.0))
+    status, out, err = run("capture")
+    assert status == 1
+    assert "value changed" in out
+    assert err == "capture: records that differ were kept; pass --accept to overwrite them\n"
+    assert (project / RECORD).read_bytes() == before
+
+    status, out, err = run("capture", "--accept")
+    assert (status, err) == (0, "")
+    assert f"{EXAMPLE} [cpu]: accepted" in out
+    assert out.splitlines()[-1] == f"overwrote {RECORD}"
+    record = load_record(project / RECORD)
+    assert record is not None
+    assert "total: tensor(3.)" in record["cells"][1]["output"]
+    assert run("drift")[0] == 0
+
+
+def test_drift_accept_overwrites_the_record(
+    run: Run, project: Path, behaviour: types.ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run("capture")
+    monkeypatch.setattr(behaviour, "total", lambda: torch.tensor(3.0))
+    status, out, _ = run("drift", "--accept")
+    assert status == 0
+    assert out.splitlines()[-1] == f"overwrote {RECORD}"
+    assert run("drift")[0] == 0
+
+
+def test_an_unchanged_capture_keeps_the_record_and_its_date(run: Run, project: Path) -> None:
+    run("capture")
+    record = load_record(project / RECORD)
+    assert record is not None
+    record["recorded"] = "2000-01-01"
+    write_record(project / RECORD, record)
+    before = (project / RECORD).read_bytes()
+    for args in ([], ["--accept"]):
+        status, out, _ = run("capture", *args)
+        assert status == 0
+        assert "wrote" not in out
+        assert (project / RECORD).read_bytes() == before
+    status, out, _ = run("drift", "--accept")
+    assert (status, (project / RECORD).read_bytes()) == (0, before)
+
+
+def test_drift_accept_writes_a_missing_record(run: Run, project: Path) -> None:
+    status, out, _ = run("drift", "--accept")
+    assert status == 0
+    assert out.splitlines()[-1] == f"wrote {RECORD}"
+
+
+# -- runners ------------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("no_cuda")
+@pytest.mark.parametrize("device", ["cuda", "all"])
+def test_cuda_is_skipped_without_a_cuda_device(run: Run, device: str) -> None:
+    run("capture")
+    status, out, err = run("drift", "--device", device)
+    assert (status, err) == (0, "")
+    assert (
+        f"cuda: skipped: no CUDA device is available to this PyTorch ({torch.__version__}) "
+        "(set REQUIRE_CUDA=1 to make this an error)"
+    ) in out.splitlines()
+    assert out.splitlines()[-1] == "No behaviour drift."
+    assert ("cpu: compared 1 examples" in out) == (device == "all")
+
+
+@pytest.mark.usefixtures("no_cuda")
+@pytest.mark.parametrize("device", ["cuda", "all"])
+def test_require_cuda_makes_a_missing_cuda_device_an_error(
+    run: Run, device: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REQUIRE_CUDA", "1")
+    status, out, err = run("drift", "--device", device)
+    assert (status, out) == (2, "")
+    assert err == (
+        f"error: cuda runner: no CUDA device is available to this PyTorch ({torch.__version__}), "
+        "and REQUIRE_CUDA=1 requires it\n"
+    )
+
+
+@pytest.mark.usefixtures("no_cuda")
+def test_capture_on_cuda_without_a_cuda_device_is_skipped(run: Run, project: Path) -> None:
+    status, out, _ = run("capture", "--device", "cuda")
+    assert status == 0
+    assert out.splitlines()[0].startswith("cuda: skipped: no CUDA device")
+    assert not (project / "records").exists()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_capture_and_drift_on_cuda(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    records = tmp_path / "records"
+    args = ["--root", str(ROOT), "--records", str(records), "plot_detach_inplace_saved"]
+    assert main(["capture", "--device", "cuda", *args]) == 0
+    record = load_record(records / "cuda" / "05_inplace" / "plot_detach_inplace_saved.json")
+    assert record is not None
+    assert record["runner"]["device"] == "cuda"
+    assert record["runner"]["device_name"] == torch.cuda.get_device_name()
+    assert all(e["holds"] for c in record["cells"] for e in c["events"])
+    outputs = "\n".join(line for c in record["cells"] for line in c["output"])
+    assert "torch.cuda.FloatTensor" in outputs
+    assert "device='cuda" not in outputs
+    capsys.readouterr()
+    assert main(["drift", "--device", "cuda", *args]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "No behaviour drift."
+
+
+# -- choosing examples, finding the project -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name", ["plot_fixture", "plot_fixture.py", "01_x/plot_fixture", EXAMPLE, f"gallery/{EXAMPLE}"]
+)
+def test_an_example_is_named_by_stem_file_or_path(run: Run, project: Path, name: str) -> None:
+    other = project / "gallery" / "02_y" / "plot_other.py"
+    other.parent.mkdir()
+    other.write_text('"""Other."""\n\n# %%\nprint("other")\n', encoding="utf-8")
+    status, out, _ = run("capture", name)
+    assert status == 0
+    assert "compared 1 examples" in out
+    assert out.splitlines()[-1] == f"wrote {RECORD}"
+
+
+def test_an_unknown_example_is_a_usage_error(run: Run) -> None:
+    status, out, err = run("drift", "plot_fixture", "plot_nope")
+    assert (status, out) == (2, "")
+    assert err == "error: no example 'plot_nope' in gallery/ (examples are e.g. 01_x/plot_fixture.py)\n"
+
+
+def test_a_corrupt_record_names_the_file_line_and_column(run: Run, project: Path) -> None:
+    run("capture")
+    path = project / RECORD
+    path.write_text('{\n "format": 1,\n "cells": [\n', encoding="utf-8")
+    status, out, err = run("drift")
+    assert (status, out) == (2, "")
+    assert err.startswith(f"error: {path}: not valid JSON: line 4 column 1: ")
+    status, _, err = run("capture")
+    assert status == 2
+    assert str(path) in err
+
+
+def test_the_project_is_found_from_the_current_folder(
+    run: Run, project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run("capture")
+    monkeypatch.chdir(project / "gallery" / "01_x")
+    assert main(["drift", "--device", "cpu"]) == 0
+    assert "1 same" in capsys.readouterr().out
+
+
+def test_no_project_above_the_current_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["drift"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: no project with gallery/ and pyproject.toml above {tmp_path}; pass --root\n"
+    )
+
+
+def test_a_root_without_examples_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["drift", "--root", str(tmp_path / "typo")]) == 2
+    assert capsys.readouterr().err == f"error: no examples (gallery/*/plot_*.py) in {tmp_path / 'typo'}\n"
+
+
+def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["drift", "--device", "tpu"], ["capture", "--device", "all"], ["drift", "--json"], []):
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+        assert exited.value.code == 2, argv
+    assert "invalid choice: 'tpu'" in capsys.readouterr().err
+
+
+def test_python_dash_m_runs_the_command(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    (root / "gallery" / "01_x").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "fixture"\n', encoding="utf-8")
+    (root / "gallery" / EXAMPLE).write_text('"""Doc."""\n\n# %%\nprint("hello")\n', encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in (DEVICE_VARIABLE, "REQUIRE_CUDA")}
+    command = [sys.executable, "-m", "autograd_notes"]
+    result = subprocess.run(
+        [*command, "capture"], cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == f"wrote {RECORD}"
+    result = subprocess.run(
+        [*command, "drift", "--device", "cpu"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.splitlines()[-1] == "No behaviour drift."

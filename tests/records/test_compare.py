@@ -1,0 +1,344 @@
+"""compare_records, word_diff, compare_live: every kind of difference, in words."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from autograd_notes._device import DEVICE_VARIABLE
+from autograd_notes.records.compare import (
+    Difference,
+    compare_live,
+    compare_records,
+    explain_output_difference,
+    record_cell,
+    word_diff,
+)
+from autograd_notes.records.record import capture_example
+
+ROOT = Path(__file__).resolve().parents[2]
+INPLACE = "05_inplace/plot_detach_inplace_saved.py"  # errors and values
+NON_LEAF = "02_backward/plot_non_leaf_grad.py"  # a warning
+
+Record = dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def captured() -> Iterator[dict[str, Record]]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(DEVICE_VARIABLE, "cpu")
+        yield {example: capture_example(ROOT / "gallery", example, ROOT) for example in (INPLACE, NON_LEAF)}
+
+
+@pytest.fixture
+def inplace(captured: dict[str, Record]) -> Record:
+    return copy.deepcopy(captured[INPLACE])
+
+
+@pytest.fixture
+def non_leaf(captured: dict[str, Record]) -> Record:
+    return copy.deepcopy(captured[NON_LEAF])
+
+
+def first_event(record: Record, kind: str) -> tuple[int, dict[str, Any]]:
+    """The index of the cell holding the first event of ``kind``, and that event."""
+    for index, cell in enumerate(record["cells"]):
+        for event in cell["events"]:
+            if event["kind"] == kind:
+                return index, event
+    raise AssertionError(f"no {kind} event")
+
+
+def only(differences: list[Difference]) -> Difference:
+    assert len(differences) == 1, differences
+    return differences[0]
+
+
+# -- word_diff ----------------------------------------------------------------------
+
+
+def test_word_diff_marks_replaced_removed_and_added_words() -> None:
+    assert word_diff("a b c", "a x c") == "a [-b-]{+x+} c"
+    assert word_diff("a b c", "a c") == "a [-b-] c"
+    assert word_diff("a c", "a b c") == "a {+b+} c"
+    assert word_diff("which is output 0 of AddBackward0, is at", "which is output 0 of Add, is at") == (
+        "which is output 0 of [-AddBackward0,-]{+Add,+} is at"
+    )
+
+
+def test_word_diff_collapses_long_unchanged_runs_keeping_context() -> None:
+    words = [f"w{n}" for n in range(1, 41)]
+    head, middle, tail = " ".join(words[:10]), " ".join(words[10:30]), " ".join(words[30:])
+    old, new = f"{head} X {middle} Y {tail}", f"{head} Z {middle} Q {tail}"
+    assert word_diff(old, new) == (
+        "… w7 w8 w9 w10 [-X-]{+Z+} w11 w12 w13 w14 … w27 w28 w29 w30 [-Y-]{+Q+} w31 w32 w33 w34 …"
+    )
+    assert word_diff(old, new, context=1) == "… w10 [-X-]{+Z+} w11 … w30 [-Y-]{+Q+} w31 …"
+
+
+def test_word_diff_keeps_a_run_of_twice_the_context() -> None:
+    run = " ".join(f"w{n}" for n in range(8))
+    assert word_diff(f"{run} a", f"{run} b") == f"{run} [-a-]{{+b+}}"
+    assert word_diff(f"{run} w8 a", f"{run} w8 b") == "… w5 w6 w7 w8 [-a-]{+b+}"
+
+
+def test_word_diff_ignores_how_words_are_spaced() -> None:
+    assert word_diff("a  b\nc", "a b c") == "a b c"
+
+
+# -- compare_records: synthetic records, each kind ------------------------------------
+
+
+def test_the_same_capture_has_no_difference(inplace: Record, captured: dict[str, Record]) -> None:
+    assert compare_records(captured[INPLACE], inplace) == []
+
+
+def test_no_longer_raises(captured: dict[str, Record], inplace: Record) -> None:
+    index, event = first_event(inplace, "error")
+    event.update(raised=None, message=None, holds=False)
+    difference = only([d for d in compare_records(captured[INPLACE], inplace) if d.kind != "output changed"])
+    assert difference.kind == "no longer raises"
+    assert difference.cell == index
+    assert difference.lines == tuple(inplace["cells"][index]["lines"])
+    assert difference.line == event["line"]
+    assert (difference.old, difference.new) == ("RuntimeError", None)
+    assert difference.detail == f"documented: {event['documented']}"
+
+
+def test_now_raises(captured: dict[str, Record], inplace: Record) -> None:
+    old = copy.deepcopy(inplace)
+    _, event = first_event(old, "error")
+    event.update(raised=None, message=None, holds=False)
+    difference = only(compare_records(old, inplace))
+    assert difference.kind == "now raises"
+    assert (difference.old, difference.new) == (None, "RuntimeError")
+    assert difference.detail.startswith("one of the variables needed for gradient computation")
+
+
+def test_now_raises_another_type(captured: dict[str, Record], inplace: Record) -> None:
+    _, event = first_event(inplace, "error")
+    event.update(raised="ValueError", message="something else", holds=False)
+    difference = only(compare_records(captured[INPLACE], inplace))
+    assert (difference.kind, difference.old, difference.new) == ("now raises", "RuntimeError", "ValueError")
+    assert difference.detail == "something else"
+
+
+def test_message_changed_shows_the_changed_words(captured: dict[str, Record], inplace: Record) -> None:
+    _, event = first_event(inplace, "error")
+    was = event["message"]
+    event["message"] = was.replace("output 0 of Add,", "output 0 of AddBackward0,")
+    difference = only(compare_records(captured[INPLACE], inplace))
+    assert difference.kind == "message changed"
+    assert (difference.old, difference.new) == (was, event["message"])
+    assert "of [-Add,-]{+AddBackward0,+} is at" in difference.detail
+    assert difference.detail.startswith("…"), "the unchanged start is collapsed"
+
+
+def test_value_changed_shows_old_and_new(captured: dict[str, Record], inplace: Record) -> None:
+    index, event = first_event(inplace, "value")
+    was = event["value"]
+    event.update(value="tensor(1.)", holds=False)
+    difference = only(compare_records(captured[INPLACE], inplace))
+    assert (difference.kind, difference.cell, difference.line) == ("value changed", index, event["line"])
+    assert (difference.old, difference.new) == (was, "tensor(1.)")
+    assert difference.detail == f"{event['label']}: {was} -> tensor(1.)"
+
+
+def test_value_changed_without_a_label() -> None:
+    def record(value: str) -> Record:
+        event = {"kind": "value", "line": 2, "label": None, "value": value, "documented": "1", "holds": True}
+        return {"cells": [{"lines": [1, 3], "status": "ran", "output": [], "events": [event]}]}
+
+    assert only(compare_records(record("1"), record("2"))).detail == "1 -> 2"
+
+
+def test_output_changed_is_a_diff(captured: dict[str, Record], inplace: Record) -> None:
+    index, _ = first_event(inplace, "value")
+    output = inplace["cells"][index]["output"]
+    was = output[0]
+    output[0] = "y: tensor(1., grad_fn=<AddBackward0>)"
+    difference = only(compare_records(captured[INPLACE], inplace))
+    assert (difference.kind, difference.cell, difference.line) == ("output changed", index, None)
+    lines = difference.detail.splitlines()
+    assert lines[:2] == ["--- recorded", "+++ now"]
+    assert f"-{was}" in lines
+    assert "+y: tensor(1., grad_fn=<AddBackward0>)" in lines
+
+
+def test_no_longer_warns(captured: dict[str, Record], non_leaf: Record) -> None:
+    _, event = first_event(non_leaf, "warning")
+    was = event["warnings"][0]
+    event.update(warnings=[], holds=False)
+    difference = only(compare_records(captured[NON_LEAF], non_leaf))
+    assert (difference.kind, difference.line) == ("no longer warns", event["line"])
+    assert difference.old == f"{was['category']}: {was['message']}"
+    assert difference.new is None
+    assert difference.detail == f"documented: {event['documented']}"
+
+
+def test_now_warns(captured: dict[str, Record], non_leaf: Record) -> None:
+    old = copy.deepcopy(non_leaf)
+    _, event = first_event(old, "warning")
+    event.update(warnings=[], holds=False)
+    difference = only(compare_records(old, non_leaf))
+    assert difference.kind == "now warns"
+    assert difference.old is None
+    assert difference.new is not None
+    assert difference.new.startswith("UserWarning: The .grad attribute of a Tensor that is not a leaf")
+
+
+def test_warning_changed(captured: dict[str, Record], non_leaf: Record) -> None:
+    _, event = first_event(non_leaf, "warning")
+    event["warnings"] = [{"category": "FutureWarning", "message": event["warnings"][0]["message"]}]
+    difference = only(compare_records(captured[NON_LEAF], non_leaf))
+    assert difference.kind == "warning changed"
+    assert difference.old is not None
+    assert difference.old.startswith("UserWarning: ")
+    assert difference.new is not None
+    assert difference.new.startswith("FutureWarning: ")
+    assert difference.detail.startswith("[-UserWarning:-]{+FutureWarning:+} The .grad")
+
+
+def test_status_changed(captured: dict[str, Record], inplace: Record) -> None:
+    inplace["cells"][2]["status"] = "failed"
+    difference = only(compare_records(captured[INPLACE], inplace))
+    assert (difference.kind, difference.cell) == ("status changed", 2)
+    assert (difference.old, difference.new) == ("ran", "failed")
+
+
+def test_an_edited_example_is_reported_once_before_the_rest(
+    captured: dict[str, Record], inplace: Record
+) -> None:
+    for cell in inplace["cells"][3:]:
+        cell["lines"] = [cell["lines"][0] + 1, cell["lines"][1] + 1]
+        for event in cell["events"]:  # a check that only moved is not reported again
+            event["line"] += 1
+    inplace["cells"][2]["lines"][1] += 1
+    differences = compare_records(captured[INPLACE], inplace)
+    assert differences[0] == Difference(
+        0, (0, 0), "cells changed", None, None, None, "the example was edited since it was recorded"
+    )
+    assert differences[1:] == []
+
+
+def test_checks_added_or_removed(captured: dict[str, Record], inplace: Record) -> None:
+    index, _ = first_event(inplace, "value")
+    inplace["cells"][index]["events"].pop()
+    difference = only(compare_records(captured[INPLACE], inplace))
+    assert (difference.kind, difference.detail) == ("cells changed", "checks added or removed")
+    assert (difference.old, difference.new) == (
+        str(len(captured[INPLACE]["cells"][index]["events"])),
+        str(len(inplace["cells"][index]["events"])),
+    )
+
+
+def test_a_check_that_became_another_kind(captured: dict[str, Record], inplace: Record) -> None:
+    index, event = first_event(inplace, "value")
+    position = inplace["cells"][index]["events"].index(event)
+    inplace["cells"][index]["events"][position] = {
+        "kind": "warning",
+        "line": event["line"],
+        "documented": "UserWarning",
+        "warnings": [],
+        "holds": False,
+    }
+    difference = only(compare_records(captured[INPLACE], inplace))
+    assert (difference.kind, difference.old, difference.new) == ("cells changed", "value", "warning")
+    assert difference.detail == "the checks of this cell changed"
+
+
+def test_an_edited_expectation_with_the_same_observation(
+    captured: dict[str, Record], inplace: Record
+) -> None:
+    _, event = first_event(inplace, "value")
+    event.update(documented="1.0", holds=False)
+    difference = only(compare_records(captured[INPLACE], inplace))
+    assert (difference.kind, difference.line) == ("cells changed", event["line"])
+    assert (difference.old, difference.new) == ("0.0", "1.0")
+
+
+def test_differences_are_in_cell_order_and_json_ready(captured: dict[str, Record], inplace: Record) -> None:
+    inplace["cells"][5]["status"] = "failed"
+    inplace["cells"][1]["output"].append("more")
+    differences = compare_records(captured[INPLACE], inplace)
+    assert [(d.cell, d.kind) for d in differences] == [(1, "output changed"), (5, "status changed")]
+    assert differences[1].as_dict() == {
+        "cell": 5,
+        "lines": list(inplace["cells"][5]["lines"]),
+        "kind": "status changed",
+        "line": None,
+        "old": "ran",
+        "new": "failed",
+        "detail": "",
+    }
+
+
+# -- record_cell and compare_live ------------------------------------------------------
+
+SMALL: Record = {
+    "cells": [
+        {"lines": [1, 5], "status": "ran", "output": [], "events": []},
+        {"lines": [6, 10], "status": "ran", "output": ["a", "b"], "events": []},
+        {"lines": [11, 14], "status": "ran", "output": ["c"], "events": []},
+    ]
+}
+
+
+def test_record_cell_is_the_cell_holding_the_line() -> None:
+    assert record_cell(SMALL, 6) == SMALL["cells"][1]
+    assert record_cell(SMALL, 10) == SMALL["cells"][1]
+    assert record_cell(SMALL, 11) == SMALL["cells"][2]
+    assert record_cell(SMALL, 15) is None
+    cell = record_cell(SMALL, 1)
+    assert cell is not None
+    cell["status"] = "changed"
+    assert SMALL["cells"][0]["status"] == "ran", "a copy"
+
+
+def test_compare_live_of_the_same_outputs_is_empty() -> None:
+    assert compare_live([(7, ["a", "b"]), (12, ["c"])], SMALL) == []
+
+
+def test_compare_live_reports_each_cell_that_printed_otherwise() -> None:
+    differences = compare_live([(7, ["a", "B"]), (12, ["c"]), (20, ["new"])], SMALL)
+    assert [(d.cell, d.lines, d.kind) for d in differences] == [
+        (0, (6, 10), "output changed"),
+        (2, (20, 20), "output changed"),
+    ]
+    assert differences[0].detail.splitlines() == [
+        "--- recorded",
+        "+++ now",
+        "@@ -1,2 +1,2 @@",
+        " a",
+        "-b",
+        "+B",
+    ]
+    assert "+new" in differences[1].detail
+
+
+# -- explain_output_difference -----------------------------------------------------
+
+
+def test_explain_a_difference_in_the_tensor_type_only() -> None:
+    cpu = ["RuntimeError: ... [torch.FloatTensor []], which is output 0 of Add"]
+    cuda = ["RuntimeError: ... [torch.cuda.FloatTensor []], which is output 0 of Add"]
+    assert explain_output_difference(cpu, cuda).startswith(
+        "Only the tensor type named in the message differs"
+    )
+
+
+def test_explain_a_difference_in_numbers_only() -> None:
+    cpu = ["x.grad: tensor([0.1234, -2.5000e-08])", "loss: 3"]
+    cuda = ["x.grad: tensor([0.1235, -2.4999e-08])", "loss: 3"]
+    assert explain_output_difference(cpu, cuda).startswith("Only numbers differ: CPU and GPU kernels")
+
+
+def test_explain_any_other_difference() -> None:
+    assert explain_output_difference(["a: 1"], ["b: 1"]) == (
+        "The runners behave differently in this cell; the text around it explains why."
+    )
+    assert explain_output_difference(["1"], ["1", "2"]).startswith("The runners behave differently")

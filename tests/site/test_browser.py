@@ -1,0 +1,455 @@
+"""The site as readers meet it: every language, in Debian's Chromium, served on loopback.
+
+The whole site (``whole_site``, built once per run as ``nox -s docs`` builds
+it) is served under the path it is published at (``autograd_notes_site_url``)
+by a small HTTP server that answers a missing page with the site's
+``404.html``, as GitHub Pages does. Chromium is driven by Playwright with
+``executable_path``: Playwright cannot download a browser here, and
+``.ci/run`` installs Debian's ``chromium``. Every request that leaves
+loopback is refused and counted as a failure: the site must work offline.
+
+Screenshots of key pages are written to ``build/screenshots/`` (or
+``AUTOGRAD_NOTES_SCREENSHOTS``) for people to look at.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from _site import ROOT, SYNTHETIC_CUDA_EXAMPLE, Site
+
+from autograd_notes.site.sitebuild import site_url_of
+
+pytestmark = pytest.mark.build
+
+LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
+CHROMIUM = os.environ.get("AUTOGRAD_NOTES_CHROMIUM", "/usr/bin/chromium")
+# Flags for a root user on a machine without a network: no sandbox (root), and
+# none of Chromium's own background connections (they fail and log errors).
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+]
+SCREENSHOTS = Path(os.environ.get("AUTOGRAD_NOTES_SCREENSHOTS", ROOT / "build" / "screenshots"))
+EXAMPLE_PAGE = f"examples/{Path(SYNTHETIC_CUDA_EXAMPLE).with_suffix('.html').as_posix()}"
+INPLACE_ERROR = (
+    "one of the variables needed for gradient computation has been modified by an inplace operation"
+)
+
+
+# -- the server ----------------------------------------------------------------
+
+
+class _SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """Serve ``directory`` under ``prefix``; anything else, or missing, is the site's 404 page."""
+
+    prefix = "/"
+
+    def translate_path(self, path: str) -> str:
+        route = urlsplit(path).path
+        if not route.startswith(self.prefix):
+            return str(Path(self.directory) / "-outside-the-site-")  # no such file: the 404 page
+        return super().translate_path("/" + route[len(self.prefix) :])
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        page = Path(self.directory) / "404.html"
+        if code != 404 or not page.exists():
+            super().send_error(code, message, explain)
+            return
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def list_directory(self, path: str | os.PathLike[str]) -> None:  # type: ignore[override]
+        """No listings: a folder without index.html is not found, as on GitHub Pages."""
+        self.send_error(404)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@dataclass
+class Server:
+    """The site on loopback: ``url(language, page)`` gives a page's address."""
+
+    base: str
+
+    def url(self, language: str, page: str = "index.html") -> str:
+        return f"{self.base}{language}/{page}"
+
+
+@pytest.fixture(scope="module")
+def server(whole_site: Site) -> Iterator[Server]:
+    prefix = urlsplit(site_url_of(ROOT / "docs")).path or "/"
+    handler = functools.partial(
+        type("Handler", (_SiteHandler,), {"prefix": prefix}), directory=str(whole_site.html)
+    )
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield Server(f"http://127.0.0.1:{httpd.server_address[1]}{prefix}")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+# -- the browser ---------------------------------------------------------------
+
+
+@dataclass
+class Problems:
+    """What went wrong while pages loaded: console errors, page errors, failed or refused requests."""
+
+    items: list[str] = field(default_factory=list)
+
+    def clear(self) -> list[str]:
+        found, self.items = self.items, []
+        return found
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(
+            f"no Chromium at {CHROMIUM}: install Debian's chromium (`apt-get install chromium`, as .ci/run "
+            "does) or point AUTOGRAD_NOTES_CHROMIUM at one"
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def context(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(color_scheme="light", viewport={"width": 1280, "height": 900})
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def watched(context: Any) -> tuple[Any, Problems]:
+    """A page whose console errors, page errors, failed requests and off-loopback requests are collected."""
+    problems = Problems()
+
+    def route(route: Any) -> None:
+        host = urlsplit(route.request.url).hostname
+        if route.request.url.startswith(("data:", "blob:", "about:")) or host == "127.0.0.1":
+            route.continue_()
+        else:
+            problems.items.append(f"request off the machine: {route.request.url}")
+            route.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.on("console", lambda m: m.type == "error" and problems.items.append(f"console: {m.text}"))
+    page.on("pageerror", lambda e: problems.items.append(f"page error: {e}"))
+
+    def failed(request: Any) -> None:
+        # a request still in flight when the next page is opened is cancelled: not a fault
+        if request.failure != "net::ERR_ABORTED":
+            problems.items.append(f"failed: {request.url} ({request.failure})")
+
+    page.on("requestfailed", failed)
+
+    def response(r: Any) -> None:
+        if r.status >= 400 and not r.url.endswith("/no-such-page.html"):
+            problems.items.append(f"HTTP {r.status}: {r.url}")
+
+    page.on("response", response)
+    return page, problems
+
+
+def screenshot(page: Any, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
+
+
+def search_from_the_sidebar(page: Any, url: str, query: str) -> None:
+    """Open ``url``, type ``query`` in the sidebar's search box, press Enter and wait for every result.
+
+    Sphinx's search is done when its progress dots stop.
+    """
+    page.goto(url)
+    page.fill("form.sidebar-search-container input[name=q]", query)
+    page.press("form.sidebar-search-container input[name=q]", "Enter")
+    page.wait_for_function(
+        "document.querySelector('#search-results h2') !== null && Search._pulse_status === -1"
+    )
+
+
+def all_pages(site: Site, language: str) -> list[str]:
+    base = site.html / language
+    return sorted(
+        p.relative_to(base).as_posix()
+        for p in base.rglob("*.html")
+        if not p.relative_to(base).parts[0].startswith("_")
+    )
+
+
+# -- the tests -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_page_loads_without_errors_or_requests_off_the_machine(
+    whole_site: Site, server: Server, watched: tuple[Any, Problems], language: str
+) -> None:
+    page, problems = watched
+    names = all_pages(whole_site, language)
+    assert len(names) > 40
+    failures = {}
+    for name in names:
+        response = page.goto(server.url(language, name), wait_until="load")
+        assert response is not None, name
+        assert response.status == 200, name
+        found = problems.clear()
+        if found:
+            failures[name] = found
+    assert not failures, failures
+    screenshot(page, f"{language}-last-page")
+
+
+@pytest.mark.parametrize(
+    ("language", "query"),
+    [
+        ("en", "version counter"),
+        ("ru", "счётчик версий"),
+        ("zh_CN", "计算图"),
+        ("pt_BR", "contador de versão"),
+    ],
+)
+def test_search_finds_the_mental_model_in_each_language(
+    server: Server, watched: tuple[Any, Problems], language: str, query: str
+) -> None:
+    page, problems = watched
+    search_from_the_sidebar(page, server.url(language, "index.html"), query)
+    summary = page.inner_text("#search-results p.search-summary")
+    assert re.search(r"\d", summary), (language, summary)  # "found 3 pages", in the reader's language
+    links = page.eval_on_selector_all("ul.search li a", "links => links.map(a => a.href)")
+    assert any("concepts/mental_model.html" in link for link in links), (language, links)
+    assert all(f"/{language}/" in link for link in links)
+    screenshot(page, f"{language}-search")
+    assert problems.clear() == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_pasted_error_message_leads_to_its_entry_in_the_error_index(
+    server: Server, watched: tuple[Any, Problems], language: str
+) -> None:
+    page, problems = watched
+    search_from_the_sidebar(page, server.url(language, "index.html"), INPLACE_ERROR)
+    entry = page.locator("ul.search li a[href*='errors.html']").first
+    entry.click()
+    page.wait_for_load_state("load")
+    assert page.url.split("#")[0].endswith(f"/{language}/errors.html")
+    assert page.get_by_text("modified by an inplace operation").first.is_visible()
+    assert problems.clear() == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_language_switcher_opens_the_same_page_in_every_language(
+    server: Server, watched: tuple[Any, Problems], language: str
+) -> None:
+    page, problems = watched
+    for target in LANGUAGES:
+        page.goto(server.url(language, EXAMPLE_PAGE))
+        page.click(f"nav.language-switcher a[hreflang='{target.replace('_', '-')}']")
+        page.wait_for_load_state("load")
+        assert page.url == server.url(target, EXAMPLE_PAGE)
+        assert page.evaluate("document.documentElement.lang") == target.replace("_", "-")
+    assert problems.clear() == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_download_link_returns_its_file(
+    whole_site: Site, server: Server, context: Any, language: str
+) -> None:
+    page = context.new_page()
+    checked = 0
+    for name in all_pages(whole_site, language):
+        if not name.startswith("examples/"):
+            continue
+        page.goto(server.url(language, name))
+        for href in page.eval_on_selector_all("a.download", "links => links.map(a => a.href)"):
+            response = page.request.get(href)
+            assert response.status == 200, (name, href)
+            body = response.body()
+            assert len(body) > 100, (name, href)
+            if href.endswith(".py"):
+                assert b"autograd_notes" in body or b"import torch" in body, href
+            elif href.endswith(".ipynb"):
+                assert b'"cells"' in body, href
+            elif href.endswith(".zip"):
+                assert body[:2] == b"PK", href
+            checked += 1
+    assert checked >= 3 * 32 + 2  # .py, .ipynb, .zip of every example, and the gallery's two archives
+
+
+def test_cpu_and_gpu_tabs_switch(server: Server, watched: tuple[Any, Problems]) -> None:
+    page, problems = watched
+    page.goto(server.url("en", EXAMPLE_PAGE))
+    tabs = page.locator(".runner-tabs").first
+    labels = tabs.locator("label")
+    panels = tabs.locator(".runner-tab-panel")
+    assert labels.count() == 2
+    assert "CPU runner" in labels.nth(0).inner_text()
+    assert "CUDA runner" in labels.nth(1).inner_text()
+    assert panels.nth(0).is_visible()
+    assert not panels.nth(1).is_visible()
+    assert "torch.FloatTensor" in panels.nth(0).inner_text()
+    labels.nth(1).click()
+    assert panels.nth(1).is_visible()
+    assert not panels.nth(0).is_visible()
+    assert "torch.cuda.FloatTensor" in panels.nth(1).inner_text()
+    tabs.scroll_into_view_if_needed()
+    screenshot(page, "en-example-cuda-tab")
+    labels.nth(0).click()
+    assert panels.nth(0).is_visible()
+    assert not panels.nth(1).is_visible()
+    assert problems.clear() == []
+
+
+def _luminance(css_colour: str) -> float:
+    red, green, blue = (int(v) for v in re.findall(r"\d+", css_colour)[:3])
+    return (0.2126 * red + 0.7152 * green + 0.0722 * blue) / 255
+
+
+def test_dark_mode_switches_the_page_and_is_remembered(server: Server, watched: tuple[Any, Problems]) -> None:
+    page, problems = watched
+    page.goto(server.url("en", EXAMPLE_PAGE))
+    background = "getComputedStyle(document.body).backgroundColor"
+    assert _luminance(page.evaluate(background)) > 0.8
+    for _ in range(3):  # furo cycles auto -> dark -> light (or auto -> light -> dark)
+        if page.evaluate("document.body.dataset.theme") == "dark":
+            break
+        page.locator(".theme-toggle-content button.theme-toggle").click()
+    assert page.evaluate("document.body.dataset.theme") == "dark"
+    assert _luminance(page.evaluate(background)) < 0.2
+    output = page.locator("div.sphx-glr-script-out pre").first
+    assert _luminance(output.evaluate("e => getComputedStyle(e).color")) > 0.6  # outputs stay readable
+    screenshot(page, "en-example-dark")
+    page.reload()
+    assert page.evaluate("document.body.dataset.theme") == "dark"
+    assert _luminance(page.evaluate(background)) < 0.2
+    assert problems.clear() == []
+
+
+def test_copy_buttons_copy_code_without_prompts_and_not_outputs(
+    server: Server, context: Any, watched: tuple[Any, Problems]
+) -> None:
+    page, problems = watched
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto(server.url("en", EXAMPLE_PAGE))
+    code_cells = page.locator("div.highlight-Python div.highlight pre")
+    assert code_cells.count() > 3
+    assert page.locator("div.sphx-glr-script-out button.copybtn").count() == 0
+    assert page.locator("button.copybtn").count() == code_cells.count()
+    cell = code_cells.nth(1)
+    cell.hover()
+    cell.locator("xpath=following-sibling::button[contains(@class, 'copybtn')]").click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.strip() == cell.inner_text().strip()
+    # a doctest-style snippet: prompts and printed lines are left behind
+    page.goto(server.url("en", "index.html"))
+    page.evaluate(
+        """() => {
+        const block = document.createElement('div');
+        block.className = 'highlight-pycon notranslate';
+        const prompt = '<span class="gp">&gt;&gt;&gt; </span>';
+        block.innerHTML = '<div class="highlight"><pre data-snippet="">' + prompt + 'x = 1\\n'
+          + prompt + 'print(x)\\n<span class="go">1</span>\\n</pre></div>';
+        document.querySelector('article').prepend(block);
+        addCopyButtonToCodeCells();
+    }"""
+    )
+    page.locator("pre[data-snippet]").hover()  # (copybutton gives every cell an id of its own)
+    page.locator("pre[data-snippet] + button.copybtn").click()
+    assert page.evaluate("navigator.clipboard.readText()") == "x = 1\nprint(x)"
+    assert problems.clear() == []
+
+
+@pytest.mark.parametrize(
+    ("language", "tooltip", "title"),
+    [
+        ("en", "Copy", "Copy to clipboard"),
+        ("ru", "Скопировать", "Скопировать в буфер"),
+        ("zh_CN", "复制", "复制到剪贴板"),
+        ("pt_BR", "Copiar", "Copiar para a área de transferência"),
+    ],
+)
+def test_copy_buttons_speak_the_page_language(
+    server: Server, watched: tuple[Any, Problems], language: str, tooltip: str, title: str
+) -> None:
+    page, problems = watched
+    page.goto(server.url(language, EXAMPLE_PAGE))
+    button = page.locator("button.copybtn").first
+    assert button.get_attribute("data-tooltip") == tooltip
+    assert button.locator("svg title").text_content() == title
+    assert problems.clear() == []
+
+
+def test_a_missing_page_gets_the_404_page_with_working_links(
+    server: Server, watched: tuple[Any, Problems]
+) -> None:
+    page, problems = watched
+    response = page.goto(server.url("en", "examples/no-such-page.html"))
+    assert response is not None
+    assert response.status == 404
+    assert page.locator("h1").first.inner_text().startswith("Page not found")
+    screenshot(page, "404")
+    # Chromium logs the page's own 404; its stylesheets and scripts load from the nested path
+    assert problems.clear() == [
+        "console: Failed to load resource: the server responded with a status of 404 (Not Found)"
+    ]
+    page.locator("article a", has_text="error-message index").click()
+    page.wait_for_load_state("load")
+    assert page.url.startswith(server.url("en", "errors.html"))
+    assert problems.clear() == []
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_math_renders_as_mathml_and_key_pages_are_captured(
+    server: Server, watched: tuple[Any, Problems], language: str
+) -> None:
+    page, problems = watched
+    page.goto(server.url(language, "examples/10_higher_order/plot_create_graph.html"))
+    formula = page.locator("math").first
+    # laid out as MathML (a browser without it would show inline text)
+    assert formula.evaluate("e => getComputedStyle(e).display") in ("math", "inline math")
+    assert formula.locator("msup").first.evaluate("e => e.getBoundingClientRect().height") > 0
+    box = formula.bounding_box()
+    assert box is not None
+    assert box["width"] > 5
+    assert box["height"] > 5
+    screenshot(page, f"{language}-create-graph")
+    for name in ("index.html", "errors.html", "runners.html"):
+        page.goto(server.url(language, name))
+        screenshot(page, f"{language}-{name.removesuffix('.html')}")
+    assert problems.clear() == []

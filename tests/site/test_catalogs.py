@@ -1,0 +1,104 @@
+"""Reading catalogs strictly, coverage, markup comparison, and the locale check."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograd_notes.site.catalogs import (
+    CatalogError,
+    Coverage,
+    check_locale,
+    coverage,
+    markup_problems,
+    read_catalog,
+    translations,
+)
+
+HEADER = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+
+
+def po(tmp_path: Path, body: str, name: str = "page.po") -> Path:
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(HEADER + body, encoding="utf-8")
+    return path
+
+
+def test_a_syntax_error_names_the_file_and_line(tmp_path: Path) -> None:
+    path = po(tmp_path, 'msgid "Hello"\nmsgstr "Привет"\n\nmsgid "Broken\nmsgstr ""\n')
+    with pytest.raises(CatalogError) as info:
+        read_catalog(path)
+    assert f"{path}:8: not a valid line of a PO file" in str(info.value)
+
+
+def test_babel_errors_are_reported_with_the_file(tmp_path: Path) -> None:
+    path = po(tmp_path, 'msgid "a"\nmsgxx "b"\n')
+    with pytest.raises(CatalogError) as info:
+        read_catalog(path)
+    assert str(path) in str(info.value)
+
+
+def test_coverage_counts_translated_fuzzy_and_untranslated(tmp_path: Path) -> None:
+    path = po(tmp_path, 'msgid "a"\nmsgstr "а"\n\n#, fuzzy\nmsgid "b"\nmsgstr "б"\n\nmsgid "c"\nmsgstr ""\n')
+    assert coverage(read_catalog(path)) == Coverage(translated=1, fuzzy=1, untranslated=1)
+    assert not Coverage(1, 1, 0).complete
+    assert Coverage(3, 0, 0).complete
+
+
+@pytest.mark.parametrize(
+    ("english", "translated"),
+    [
+        (":download:`the script <plot_x.py>`", "скрипт"),
+        ("see :ref:`retain_graph`", "см. retain_graph"),
+        ("call ``backward()`` twice", "вызовите backward() дважды"),
+        ("the `docs <https://pytorch.org>`_", "документация"),
+        ("see {ref}`mental_model`", "см. модель"),
+        ("a [link](https://x.org)", "ссылка"),
+    ],
+)
+def test_dropped_markup_is_a_problem(tmp_path: Path, english: str, translated: str) -> None:
+    path = po(tmp_path, f'msgid "{english}"\nmsgstr "{translated}"\n')
+    (problem,) = markup_problems(read_catalog(path))
+    assert problem.startswith("line ")
+    assert "markup differs from English" in problem
+
+
+def test_translated_link_text_with_the_same_targets_is_fine(tmp_path: Path) -> None:
+    body = (
+        'msgid "See :ref:`the model <mental_model>` and ``x.grad`` and `docs <https://pytorch.org>`_."\n'
+        'msgstr "См. :ref:`модель <mental_model>`, ``x.grad`` и `документацию <https://pytorch.org>`_."\n'
+    )
+    assert markup_problems(read_catalog(po(tmp_path, body))) == []
+
+
+def test_translations_are_keyed_by_normalised_english(tmp_path: Path) -> None:
+    path = po(
+        tmp_path, 'msgid ""\n"two  "\n"lines"\nmsgstr "две строки"\n\n#, fuzzy\nmsgid "x"\nmsgstr "икс"\n'
+    )
+    assert translations(path) == {"two lines": "две строки"}
+    assert translations(tmp_path / "absent.po") == {}
+
+
+def test_check_locale_reports_coverage_problems_and_missing_pages(tmp_path: Path) -> None:
+    locale = tmp_path / "locale"
+    po(locale / "ru" / "LC_MESSAGES", 'msgid "a"\nmsgstr "а"\n', "index.po")
+    po(locale / "ru" / "LC_MESSAGES", 'msgid "``b``"\nmsgstr "б"\n', "other.po")
+    pot = tmp_path / "gettext"
+    for name in ("index.pot", "other.pot", "missing.pot"):
+        (pot / name).parent.mkdir(parents=True, exist_ok=True)
+        (pot / name).write_text(HEADER, encoding="utf-8")
+    lines, ok = check_locale(locale, ["ru"], pot)
+    assert not ok
+    assert lines[1].split()[:5] == ["ru", "2", "2", "0", "0"]
+    assert any("other.po: line" in line and "markup differs" in line for line in lines)
+    assert any(line.endswith("missing.po: missing (a page without catalog)") for line in lines)
+
+
+def test_check_locale_of_a_complete_language_is_ok(tmp_path: Path) -> None:
+    locale = tmp_path / "locale"
+    po(locale / "pt_BR" / "LC_MESSAGES", 'msgid "``x`` moves"\nmsgstr "``x`` se move"\n', "index.po")
+    lines, ok = check_locale(locale, ["pt_BR"])
+    assert ok, lines
+    assert lines[1].endswith("100.0%")

@@ -1,0 +1,72 @@
+"""Every interface string the site shows is translated in each language's sphinx.po.
+
+The theme's templates (docs/_templates) and the Sphinx extension pass their
+words through Sphinx's catalog; ``nox -s translations`` does not extract
+them (see noxfile.py), so this test is what keeps sphinx.po complete.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+from jinja2 import Environment
+
+from autograd_notes.site.catalogs import read_catalog
+
+ROOT = Path(__file__).resolve().parents[2]
+# every module of the site layer: the ones that show words call sphinx.locale._
+SOURCES = sorted((ROOT / "src" / "autograd_notes" / "site").glob("*.py"))
+# messages of furo's footer that are a name and a link, the same in every language
+NOT_WORDS = {"Furo"}
+
+
+def extension_strings() -> set[str]:
+    found = set()
+    for path in SOURCES:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_":
+                (argument,) = node.args
+                if isinstance(argument, ast.Constant):
+                    found.add(argument.value)
+                else:  # a computed message: only explain_output_difference's, collected below
+                    assert "explain_output_difference" in ast.unparse(argument), ast.unparse(node)
+    compare = (ROOT / "src" / "autograd_notes" / "records" / "compare.py").read_text(encoding="utf-8")
+    body = compare[compare.index("def explain_output_difference") :]
+    for literal in re.findall(r'return \(\s*((?:"[^"]*"\s*)+)\)|return ("[^"]*")', body):
+        found.add("".join(re.findall(r'"([^"]*)"', literal[0] or literal[1])))
+    return found
+
+
+def template_strings() -> set[str]:
+    """What Jinja looks up at run time: ``_()`` calls and ``{% trans %}`` blocks, read as Jinja reads them."""
+    environment = Environment(extensions=["jinja2.ext.i18n"])
+    found = set()
+    for template in (ROOT / "docs" / "_templates").rglob("*.html"):
+        for _line, _function, message in environment.extract_translations(
+            template.read_text(encoding="utf-8")
+        ):
+            text = message if isinstance(message, str) else message[0]
+            if re.sub(r"<[^>]+>", "", text).strip() not in NOT_WORDS:
+                found.add(text)
+    return found
+
+
+def test_the_sources_of_interface_strings_are_found() -> None:
+    assert "Runners" in extension_strings()
+    assert "Only numbers differ" in " ".join(extension_strings())
+    assert {"Language", "Contents", "Toggle site navigation sidebar", "Skip to content", "Back to top"} <= (
+        template_strings()
+    )
+    assert "Built with PyTorch %(torch)s on the %(runner)s, Python %(python)s" in template_strings()
+
+
+@pytest.mark.parametrize("language", ["ru", "zh_CN", "pt_BR"])
+def test_every_interface_string_is_translated(language: str) -> None:
+    catalog = read_catalog(ROOT / "docs" / "locale" / language / "LC_MESSAGES" / "sphinx.po")
+    translated = {str(m.id) for m in catalog if m.id and m.string and not m.fuzzy}
+    wanted = extension_strings() | template_strings()
+    assert sorted(wanted - translated) == []

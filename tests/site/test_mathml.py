@@ -1,0 +1,68 @@
+"""Math as MathML written at build time: inline, display, labelled and numbered, and bad LaTeX."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograd_notes.site.mathml import to_mathml
+
+pytestmark = pytest.mark.build
+
+CONF = 'extensions = ["autograd_notes.site.mathml"]\nhtml_math_renderer = "mathml"\n'
+
+
+def build(tmp_path: Path, body: str) -> tuple[int, str, str]:
+    (tmp_path / "conf.py").write_text(CONF, encoding="utf-8")
+    (tmp_path / "index.rst").write_text("Title\n=====\n\n" + body, encoding="utf-8")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-W",
+            "-q",
+            "--no-color",
+            "-b",
+            "html",
+            str(tmp_path),
+            str(tmp_path / "_b"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    page = (tmp_path / "_b" / "index.html").read_text(encoding="utf-8") if result.returncode == 0 else ""
+    return result.returncode, result.stderr, page
+
+
+def test_to_mathml_converts_inline_and_block() -> None:
+    assert to_mathml("x^3", block=False).startswith(
+        '<math xmlns="http://www.w3.org/1998/Math/MathML" display="inline">'
+    )
+    assert "<msup><mi>x</mi><mn>3</mn></msup>" in to_mathml("x^3", block=True)
+    assert 'display="block"' in to_mathml("x^3", block=True)
+
+
+def test_inline_display_and_numbered_math_render_without_a_script(tmp_path: Path) -> None:
+    status, errors, page = build(
+        tmp_path,
+        ".. math:: x^2 + 1\n   :label: square\n\nSee :eq:`square` and :math:`y^3`.\n\n.. math:: a = b\n",
+    )
+    assert status == 0, errors
+    assert '<div class="math-block" id="equation-square"><math' in page
+    assert '<span class="eqno">(1)</span></div>' in page
+    assert 'href="#equation-square"' in page
+    assert '<span class="math-inline"><math' in page
+    assert "<mi>a</mi><mo>&#x0003D;</mo><mi>b</mi>" in page
+    assert "mathjax" not in page.lower()
+    assert 'src="http' not in page
+
+
+def test_latex_that_cannot_be_converted_fails_the_build_naming_the_line(tmp_path: Path) -> None:
+    status, errors, _page = build(tmp_path, "Some text.\n\n:math:`\\frac{1}{`\n")
+    assert status != 0
+    assert "index.rst:6: WARNING: cannot render math" in errors

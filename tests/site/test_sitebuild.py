@@ -1,0 +1,93 @@
+"""Languages of the site and the root page that sends visitors to one."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from autograd_notes.site.sitebuild import languages_of, main, swap_in, write_root_index
+from autograd_notes.site.sitemap import content_pages, write_robots, write_root_not_found, write_sitemap
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_languages_come_from_conf_with_english_first() -> None:
+    languages = languages_of(ROOT / "docs")
+    assert list(languages) == ["en", "ru", "zh_CN", "pt_BR"]
+    assert languages["zh_CN"] == "简体中文"
+
+
+def test_root_index_redirects_to_english_and_links_every_language(tmp_path: Path) -> None:
+    write_root_index(tmp_path, {"en": "English", "ru": "Русский"})
+    page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert 'content="0; url=en/index.html"' in page
+    assert '<a href="ru/index.html" hreflang="ru">Русский</a>' in page
+
+
+def test_list_languages(capsys: object) -> None:
+    assert main(["--list-languages", str(ROOT / "docs")]) == 0
+    assert capsys.readouterr().out.split() == ["en", "ru", "zh_CN", "pt_BR"]  # type: ignore[attr-defined]
+
+
+def _fake_language(out: Path, code: str, pages: list[str]) -> None:
+    for page in pages:
+        (out / code / page).parent.mkdir(parents=True, exist_ok=True)
+        (out / code / page).write_text(f"<html lang='{code}'>{page}</html>", encoding="utf-8")
+
+
+def test_sitemap_lists_every_content_page_with_its_language_alternates(tmp_path: Path) -> None:
+    pages = ["index.html", "examples/05_inplace/plot_x.html", "search.html", "genindex.html", "404.html"]
+    for code in ("en", "ru"):
+        _fake_language(tmp_path, code, pages)
+        _fake_language(tmp_path, code, ["_static/x.html", "_downloads/abc/plot_x.html"])
+    count = write_sitemap(tmp_path, "https://example.test/site", ["en", "ru"])
+    assert count == 4  # two content pages in two languages
+    xml = ET.parse(tmp_path / "sitemap.xml").getroot()
+    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
+    urls = {u.findtext("s:loc", namespaces=ns): u for u in xml.findall("s:url", ns)}
+    assert set(urls) == {
+        "https://example.test/site/en/index.html",
+        "https://example.test/site/ru/index.html",
+        "https://example.test/site/en/examples/05_inplace/plot_x.html",
+        "https://example.test/site/ru/examples/05_inplace/plot_x.html",
+    }
+    alternates = {
+        link.get("hreflang"): link.get("href")
+        for link in urls["https://example.test/site/ru/examples/05_inplace/plot_x.html"].findall("x:link", ns)
+    }
+    assert alternates == {
+        "en": "https://example.test/site/en/examples/05_inplace/plot_x.html",
+        "ru": "https://example.test/site/ru/examples/05_inplace/plot_x.html",
+        "x-default": "https://example.test/site/en/examples/05_inplace/plot_x.html",
+    }
+    assert content_pages(tmp_path / "en") == ["examples/05_inplace/plot_x.html", "index.html"]
+
+
+def test_robots_and_root_404(tmp_path: Path) -> None:
+    write_robots(tmp_path, "https://example.test/site/")
+    assert "Sitemap: https://example.test/site/sitemap.xml" in (tmp_path / "robots.txt").read_text("utf-8")
+    assert not write_root_not_found(tmp_path)
+    _fake_language(tmp_path, "en", ["404.html"])
+    assert write_root_not_found(tmp_path)
+    assert (tmp_path / "404.html").read_text("utf-8") == (tmp_path / "en" / "404.html").read_text("utf-8")
+
+
+def test_swap_in_replaces_the_site_and_leaves_no_leftovers(tmp_path: Path) -> None:
+    out, staging = tmp_path / "html", tmp_path / "html.next"
+    _fake_language(out, "en", ["old.html"])
+    _fake_language(staging, "en", ["new.html"])
+    swap_in(staging, out)
+    assert (out / "en" / "new.html").exists()
+    assert not (out / "en" / "old.html").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["html"]
+
+
+def test_an_unknown_language_is_refused_before_anything_is_built(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "html"
+    assert main([str(ROOT / "docs"), str(out), "--language", "pt-BR"]) == 2
+    assert "unknown language pt-BR; the site has en ru zh_CN pt_BR" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
