@@ -204,7 +204,18 @@ def drift(session: nox.Session) -> None:
     python = env / "bin" / "python"
     if not python.exists():
         session.run("python", "-m", "venv", str(env))
-    session.run(str(python), "-m", "pip", "install", f"torch=={version}", "-e", ".", external=True)
+    session.run(
+        str(python),
+        "-m",
+        "pip",
+        "install",
+        "-c",
+        str(TOOLCHAIN),
+        f"torch=={version}",
+        "-e",
+        ".",
+        external=True,
+    )
     session.log(f"comparing the records with torch {version}, installed in {env.relative_to(ROOT)}")
     session.run(str(python), "-m", "autograd_notes", "drift", *report, *args, external=True)
 

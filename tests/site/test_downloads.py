@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
-from autograd_notes.site.downloads import translate_rst_lines, translate_script
+from autograd_notes.site.downloads import (
+    ReaderText,
+    guard_imports,
+    install_cell,
+    link_references,
+    script_header,
+    translate_rst_lines,
+    translate_script,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -72,3 +82,67 @@ def test_long_translations_wrap_without_breaking_markup() -> None:
     lines = translate_rst_lines(["Below."], {"Below.": text})
     assert all(line.count("``") % 2 == 0 for line in lines)
     assert " ".join(lines) == text
+
+
+# -- what downloads tell their reader ----------------------------------------------------
+
+READER = ReaderText(
+    command="pip install autograd-notes --find-links https://example.org/site/packages/",
+    page="This script is a page of Autograd Notes: {address}",
+    needs="It needs PyTorch and autograd-notes:",
+    missing="Это нужно установить:",
+    notebook="Installs autograd-notes if missing:",
+    links={"tiny": ("A tiny example", "https://example.org/site/en/tiny.html#tiny")},
+)
+
+
+def test_references_become_links_named_by_their_titles() -> None:
+    text = "See :ref:`tiny`, :ref:`this one <tiny>` and :ref:`unknown`."
+    assert link_references(text, READER.links) == (
+        "See `A tiny example <https://example.org/site/en/tiny.html#tiny>`_, "
+        "`this one <https://example.org/site/en/tiny.html#tiny>`_ and :ref:`unknown`."
+    )
+
+
+def test_the_script_header_names_the_page_and_the_command() -> None:
+    lines = script_header(READER, "https://example.org/site/en/tiny.html")
+    assert lines == [
+        "# This script is a page of Autograd Notes: https://example.org/site/en/tiny.html",
+        "# It needs PyTorch and autograd-notes:",
+        f"#     {READER.command}",
+    ]
+
+
+def test_the_first_import_is_guarded_and_the_code_kept() -> None:
+    guarded = guard_imports(SCRIPT, READER)
+    lines = guarded.splitlines()
+    at = lines.index("import torch")
+    assert lines[at - 4 : at] == [
+        "try:",
+        "    import autograd_notes  # noqa: F401",
+        "except ModuleNotFoundError:",
+        lines[at - 1],
+    ]
+    assert [line for line in lines if not line.startswith(("try:", "    ", "except"))] == SCRIPT.splitlines()
+    assert guard_imports("print(1)\n", READER) == "print(1)\n"  # nothing to guard
+
+
+def test_without_the_package_a_guarded_script_says_how_to_install_it(tmp_path: Path) -> None:
+    script = tmp_path / "example.py"
+    script.write_text(guard_imports(SCRIPT, READER), encoding="utf-8")
+    hide = "import runpy, sys; sys.modules['autograd_notes'] = None; runpy.run_path(sys.argv[1])"
+    result = subprocess.run(
+        [sys.executable, "-c", hide, str(script)], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 1
+    assert result.stderr == f"Это нужно установить:\n    {READER.command}\n"
+
+
+def test_the_install_cell_is_valid_ipython() -> None:
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    cell = install_cell(READER)
+    assert cell.splitlines()[0] == "# Installs autograd-notes if missing:"
+    python = TransformerManager().transform_cell(cell)
+    compile(python, "<cell>", "exec")  # the magic inside except: is IPython's, not a SyntaxError
+    assert f"get_ipython().run_line_magic('pip', '{READER.command.removeprefix('pip ')}')" in python

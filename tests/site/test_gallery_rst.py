@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from autograd_notes.site.gallery_rst import CodeCell, code_cells, summary_directive, wrap_outputs
+from autograd_notes.site.gallery_rst import (
+    CodeCell,
+    code_cells,
+    install_directive,
+    summary_directive,
+    wrap_outputs,
+)
 
 EXAMPLE = "01_x/plot_fixture.py"
 
@@ -261,3 +267,11 @@ def test_the_extension_applies_both() -> None:
     assert page.count(".. runner-outputs::") == 3
     # the outputs are still found from the wrapped page's blocks
     assert [cell.first_line for cell in code_cells(page)] == [10, 19, 21]
+
+
+def test_install_directive_goes_just_above_the_downloads() -> None:
+    page = install_directive(PAGE)
+    lines = page.splitlines()
+    at = lines.index(".. install-line::")
+    assert lines[at + 2].startswith(".. _sphx_glr_download_")
+    assert install_directive("Title\n=====\n") == "Title\n=====\n\n.. install-line::\n\n"

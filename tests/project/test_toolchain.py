@@ -1,0 +1,151 @@
+"""The tool chain is locked: every session, CI run and host installs from constraints/toolchain.txt.
+
+``nox -s lock`` resolves the lock from the dependency groups of
+``pyproject.toml``; these tests check that it is up to date with them, that
+every install in ``noxfile.py`` and in the hosting configurations goes through
+it, and that the scheduled ``toolchain`` workflow refreshes it by pull request
+only. The ``release`` workflow builds with the project's own session and
+publishes through PyPI's trusted publishing.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tomllib
+import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+ROOT = Path(__file__).resolve().parents[2]
+LOCK = ROOT / "constraints" / "toolchain.txt"
+WORKFLOWS = ROOT / ".github" / "workflows"
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def pins() -> dict[str, Version]:
+    """``name -> version`` of the lock (one version per name on Python 3.11, this machine's)."""
+    found: dict[str, Version] = {}
+    for line in LOCK.read_text(encoding="utf-8").splitlines():
+        if not line or line.startswith((" ", "#")):
+            continue
+        requirement = Requirement(line)
+        if requirement.marker is None or requirement.marker.evaluate({"python_full_version": "3.11.7"}):
+            (specifier,) = requirement.specifier
+            assert specifier.operator == "==", line
+            found[canonicalize_name(requirement.name)] = Version(specifier.version)
+    return found
+
+
+def group_requirements() -> list[tuple[str, Requirement]]:
+    groups: dict[str, list[Any]] = PYPROJECT["dependency-groups"]
+    return [
+        (group, Requirement(item))
+        for group, items in groups.items()
+        for item in items
+        if isinstance(item, str)
+    ]
+
+
+def test_the_lock_pins_every_tool_of_every_group() -> None:
+    locked = pins()
+    assert len(locked) > 50
+    for group, requirement in group_requirements():
+        name = canonicalize_name(requirement.name)
+        assert name in locked, f"{requirement} ({group}) is not in {LOCK.name}: run nox -s lock"
+        assert requirement.specifier.contains(locked[name], prereleases=True), (
+            f"{LOCK.name} pins {name}=={locked[name]}, outside {group}'s {requirement}: run nox -s lock"
+        )
+
+
+def test_the_lock_leaves_pytorch_to_its_own_pin() -> None:
+    assert "torch" not in pins()
+    assert re.search(r"^torch==\d", (ROOT / "constraints" / "torch.txt").read_text(), flags=re.M)
+
+
+def _calls(function: str) -> list[ast.Call]:
+    tree = ast.parse((ROOT / "noxfile.py").read_text(encoding="utf-8"))
+    return [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == function
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "session"
+    ]
+
+
+def test_every_install_in_the_noxfile_goes_through_the_lock() -> None:
+    installs = _calls("install")
+    pip_runs = [
+        call for call in _calls("run") if "pip" in ast.unparse(call) and "install" in ast.unparse(call)
+    ]
+    assert len(installs) >= 3
+    for call in [*installs, *pip_runs]:
+        text = ast.unparse(call)
+        assert "TOOLCHAIN" in text or "pins" in text, f"noxfile.py:{call.lineno} installs unlocked: {text}"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [ROOT / ".ci" / "run", ROOT / ".readthedocs.yaml", *sorted(WORKFLOWS.glob("*.yml"))],
+    ids=lambda p: p.name,
+)
+def test_nox_itself_is_installed_from_the_lock(path: Path) -> None:
+    lines = [
+        line
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if re.search(r"pip install\b.*\bnox\b", line)
+    ]
+    assert lines, f"{path.name} installs no nox"
+    assert all("-c constraints/toolchain.txt" in line for line in lines), lines
+
+
+def _workflow(name: str) -> dict[Any, Any]:
+    data = yaml.safe_load((WORKFLOWS / name).read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def _runs(job: dict[str, Any]) -> str:
+    return "\n".join(str(step.get("run", "")) for step in job["steps"])
+
+
+def test_the_toolchain_job_refreshes_builds_tests_and_proposes() -> None:
+    workflow = _workflow("toolchain.yml")
+    triggers = workflow[True]  # YAML reads the key `on` as True
+    assert set(triggers) == {"schedule", "workflow_dispatch"}
+    (job,) = workflow["jobs"].values()
+    runs = _runs(job)
+    assert runs.index("nox -s lock -- --upgrade") < runs.index("nox -s lint docs tests")
+    (propose,) = [
+        step
+        for step in job["steps"]
+        if str(step.get("uses", "")).startswith("peter-evans/create-pull-request@")
+    ]
+    assert propose["with"]["add-paths"] == "constraints/toolchain.txt"
+    assert "git push" not in runs  # a pull request to review, never a push
+
+
+def test_the_release_builds_with_nox_and_publishes_by_trusted_publishing() -> None:
+    workflow = _workflow("release.yml")
+    assert workflow[True]["push"]["tags"] == ["v*"]
+    build, publish = workflow["jobs"]["build"], workflow["jobs"]["publish"]
+    assert "nox -s package" in _runs(build)
+    assert "pyproject.toml" in _runs(build)  # the tag must name the version there
+    assert publish["needs"] == "build"
+    assert publish["if"] == "startsWith(github.ref, 'refs/tags/v')"
+    assert publish["permissions"] == {"id-token": "write"}
+    (upload,) = publish["steps"][-1:]
+    assert upload["uses"] == "pypa/gh-action-pypi-publish@release/v1"
+    assert "with" not in upload or "password" not in upload["with"]  # no token: trusted publishing
+
+
+def test_ci_builds_and_checks_the_distributions() -> None:
+    assert "nox -s package" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")

@@ -1,0 +1,47 @@
+"""The wheel the site serves, its find-links page, and the command readers type."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+from _site import ROOT
+
+from autograd_notes.site.install import (
+    PACKAGES,
+    WheelError,
+    build_wheel,
+    install_command,
+    packages_address,
+    publish_wheel,
+)
+
+
+def test_the_command_points_at_the_sites_packages() -> None:
+    assert packages_address("https://example.org/notes") == "https://example.org/notes/packages/"
+    assert install_command("https://example.org/notes/") == (
+        "pip install autograd-notes --find-links https://example.org/notes/packages/"
+    )
+
+
+def test_the_site_gets_the_wheel_and_a_page_with_its_digest(tmp_path: Path) -> None:
+    wheel = publish_wheel(ROOT, tmp_path)
+    assert wheel.parent == tmp_path / PACKAGES
+    assert re.fullmatch(r"autograd_notes-[\d.]+-py3-none-any\.whl", wheel.name)
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    assert f'href="{wheel.name}#sha256={digest}"' in (wheel.parent / "index.html").read_text("utf-8")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "autograd_notes/__init__.py" in names
+    assert "autograd_notes/site/static/autograd_notes.css" in names
+    assert not [name for name in names if name.startswith(("tests/", "gallery/", "docs/"))]
+
+
+def test_a_project_that_does_not_build_is_an_error_naming_it(tmp_path: Path) -> None:
+    project = tmp_path / "broken-project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[project\n", encoding="utf-8")
+    with pytest.raises(WheelError, match="could not build the wheel of broken-project/"):
+        build_wheel(project, tmp_path / "out")

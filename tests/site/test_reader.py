@@ -1,0 +1,193 @@
+"""A reader with only the website: downloads run in a fresh environment, as the page says.
+
+The whole site is built (``whole_site``, as ``nox -s docs`` builds it) and
+served on loopback. A fresh virtual environment gets PyTorch (the pinned CPU
+build) and ipykernel, the kernel a reader's Jupyter runs notebooks in, and
+nothing of this project. Then, as a reader would:
+
+* a downloaded ``.py`` run without the helper package says how to install it
+  (the page's own command), with no traceback;
+* the package is installed the way every page says, with ``pip install
+  autograd-notes --find-links <site>/packages/``, from the served site;
+* in every language, the example's ``.py`` and ``.ipynb`` from
+  ``_downloads`` run as they are (the notebook through nbclient) and print
+  the same checked outcomes (checked values, expected errors) as the page.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import http.server
+import json
+import re
+import subprocess
+import threading
+import venv
+from collections.abc import Iterator
+from pathlib import Path
+
+import nbformat
+import pytest
+from _site import ROOT, Site
+from nbclient import NotebookClient
+
+from autograd_notes.site.install import PACKAGES, install_command
+from autograd_notes.site.sitebuild import site_url_of
+
+pytestmark = pytest.mark.build
+
+# checked values, an expected error, a graph drawn, references to a source: and no CUDA
+# record in the test site, so every output block on its page is this build's
+EXAMPLE = "04_detach_vs_data/plot_data_vs_detach"
+LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
+KERNEL = "autograd-notes-reader"
+# what a reader's environment must not get from installing the helper package
+SITE_ONLY = {"sphinx", "sphinx-gallery", "myst-nb", "jieba", "furo", "docutils", "babel"}
+# a checked value ("label: value") or an expected error or warning ("RuntimeError: ...")
+OUTCOME = re.compile(r"^(?:[A-Za-z_][\w.\[\]]*: \S.*|\w+(?:Error|Warning|Exception): .*)$")
+
+
+@pytest.fixture(scope="module")
+def served(whole_site: Site) -> Iterator[str]:
+    """The built site on loopback, at its root: ``http://127.0.0.1:<port>/``."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(whole_site.html))
+    handler.log_message = lambda *args: None  # type: ignore[method-assign]
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def _run(*command: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(part) for part in command], cwd=cwd, capture_output=True, text=True, timeout=900, check=False
+    )
+
+
+def _download(whole_site: Site, language: str, suffix: str) -> Path:
+    (found,) = (whole_site.html / language / "_downloads").rglob(f"{Path(EXAMPLE).name}{suffix}")
+    return found
+
+
+@pytest.fixture(scope="module")
+def reader(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh environment with PyTorch (pinned) and ipykernel only; returns its python."""
+    folder = tmp_path_factory.mktemp("reader") / "venv"
+    venv.EnvBuilder(with_pip=True).create(folder)
+    python = folder / "bin" / "python"
+    pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    installed = _run(*pip, "-c", ROOT / "constraints" / "torch.txt", "torch", "ipykernel")
+    assert installed.returncode == 0, installed.stderr[-3000:]
+    kernel = _run(python, "-m", "ipykernel", "install", "--prefix", folder, "--name", KERNEL)
+    assert kernel.returncode == 0, kernel.stderr[-3000:]
+    return python
+
+
+@pytest.fixture(scope="module")
+def installed(reader: Path, whole_site: Site, served: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The reader's environment once a download was run without the package, then the package installed."""
+    # 1. a reader runs a download before installing anything of ours
+    script = tmp_path_factory.mktemp("before") / f"{Path(EXAMPLE).name}.py"
+    script.write_bytes(_download(whole_site, "en", ".py").read_bytes())
+    before = _run(reader, script, cwd=script.parent)
+    site_command = install_command(site_url_of(ROOT / "docs"))
+    assert before.returncode == 1, before.stdout + before.stderr
+    assert site_command in before.stderr
+    assert "Traceback" not in before.stderr
+    # 2. the reader types the command the pages show, against the served site
+    command = install_command(served).split()
+    assert command[:2] == ["pip", "install"]
+    result = _run(reader, "-m", *command, "--quiet", "--disable-pip-version-check")
+    assert result.returncode == 0, result.stdout + result.stderr
+    return reader
+
+
+def test_the_site_serves_the_wheel_on_a_page_pip_reads(whole_site: Site) -> None:
+    folder = whole_site.html / PACKAGES
+    (wheel,) = folder.glob("autograd_notes-*-py3-none-any.whl")
+    page = (folder / "index.html").read_text(encoding="utf-8")
+    assert f'href="{wheel.name}#sha256=' in page
+
+
+def test_installing_the_package_pulls_nothing_of_the_site(installed: Path) -> None:
+    listed = _run(installed, "-m", "pip", "list", "--format=json")
+    names = {entry["name"].lower() for entry in json.loads(listed.stdout)}
+    assert "autograd-notes" in names
+    assert "torch" in names
+    assert not names & SITE_ONLY, sorted(names & SITE_ONLY)
+
+
+def test_helpers_and_records_import_without_sphinx(installed: Path, tmp_path: Path) -> None:
+    probe = (
+        "import json, sys, autograd_notes, autograd_notes.records.cli; print(json.dumps(list(sys.modules)))"
+    )
+    result = _run(installed, "-c", probe, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    modules = set(json.loads(result.stdout))
+    assert "autograd_notes.records.record" in modules
+    assert not {"sphinx", "sphinx_gallery", "docutils", "myst_nb"} & modules
+
+
+def _outcomes(text: str) -> list[str]:
+    return [line for line in (" ".join(raw.split()) for raw in text.splitlines()) if OUTCOME.match(line)]
+
+
+def _page_outputs(whole_site: Site, language: str) -> str:
+    """The text of every output block of the example's page (this build's runner)."""
+    page = (whole_site.html / language / "examples" / f"{EXAMPLE}.html").read_text(encoding="utf-8")
+    blocks = re.findall(r'<div class="[^"]*runner-output[^"]*"[^>]*>(.*?)</div>\s*</div>', page, flags=re.S)
+    assert blocks, "no output blocks on the page"
+    return "\n".join(html.unescape(re.sub(r"<[^>]+>", "", block)) for block in blocks)
+
+
+def _same_outcomes(printed: str, page: str) -> None:
+    ran, shown = _outcomes(printed), _outcomes(page)
+    assert len(shown) >= 3, shown  # the page checks values and expects an error
+    assert ran == shown
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_downloaded_script_runs_as_the_page_says(
+    installed: Path, whole_site: Site, language: str, tmp_path: Path
+) -> None:
+    script = tmp_path / f"{Path(EXAMPLE).name}.py"
+    script.write_bytes(_download(whole_site, language, ".py").read_bytes())
+    result = _run(installed, script, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    _same_outcomes(result.stdout, _page_outputs(whole_site, language))
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_downloaded_notebook_runs_as_the_page_says(
+    installed: Path, whole_site: Site, language: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notebook = nbformat.read(_download(whole_site, language, ".ipynb"), as_version=4)
+    first = notebook.cells[0]
+    assert first.cell_type == "code"
+    assert f"%{install_command(site_url_of(ROOT / 'docs'))}" in first.source
+    markdown = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+    assert "`source_" not in markdown  # references are links named by title, not bare labels
+    assert "sources.html#source-" in markdown
+    monkeypatch.setenv("JUPYTER_PATH", str(installed.parents[1] / "share" / "jupyter"))
+    client = NotebookClient(
+        notebook, kernel_name=KERNEL, timeout=600, resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()
+    printed = "\n".join(
+        output.get("text", "")
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if output.output_type == "stream"
+    )
+    _same_outcomes(printed, _page_outputs(whole_site, language))
+
+
+def test_readme_says_how_to_install() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert install_command(site_url_of(ROOT / "docs")) in readme
