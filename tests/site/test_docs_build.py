@@ -13,7 +13,9 @@ import pytest
 import torch
 from _site import ROOT, SYNTHETIC_CUDA_EDIT, Build, copy_project, executions, patched_record, sphinx_build
 
+from autograd_notes.site.install import install_command
 from autograd_notes.site.leaks import find_leaks, leak_patterns
+from autograd_notes.site.sitebuild import site_url_of
 
 pytestmark = pytest.mark.build
 
@@ -143,11 +145,25 @@ def test_changed_runner_reexecutes_every_example(site: Build, project: Path) -> 
 
 
 def test_downloaded_script_identical_code(site: Build) -> None:
-    """The .py a reader downloads is the example itself, so it runs as the page did."""
+    """The .py a reader downloads is the example itself, so it runs as the page did.
+
+    Only added: three comment lines naming its page and the install command,
+    and the guard of its first import.
+    """
     for example in EXAMPLES:
-        download = next((site.html / "_downloads").rglob(example.name))
-        original = (ROOT / "gallery" / example).read_text(encoding="utf-8")
-        assert download.read_text(encoding="utf-8") == original
+        download = next((site.html / "_downloads").rglob(example.name)).read_text(encoding="utf-8")
+        original = (ROOT / "gallery" / example).read_text(encoding="utf-8").splitlines()
+        lines = download.splitlines()
+        assert lines[0].startswith("# This script is a page of Autograd Notes: https://"), lines[0]
+        assert lines[0].endswith(f"/en/examples/{example.with_suffix('.html').as_posix()}")
+        assert lines[2] == f"#     {install_command(site_url_of(ROOT / 'docs'))}"
+        body = lines[3:]
+        guard = body.index("try:")
+        assert body[guard + 1 : guard + 3] == [
+            "    import autograd_notes  # noqa: F401",
+            "except ModuleNotFoundError:",
+        ]
+        assert body[:guard] + body[guard + 4 :] == original
 
 
 def test_example_pages_say_where_their_outputs_come_from(site: Build) -> None:

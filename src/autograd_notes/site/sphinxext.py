@@ -18,7 +18,8 @@ Contract, for ``extensions = ["autograd_notes.site.sphinxext", ...]`` listed
   other runners' records appear beside this build's where they differ. The
   records folder is ``autograd_notes_records`` (default ``../records`` from
   the configuration folder); a digest of its files rebuilds the
-  environment when a record changes.
+  environment when a record changes, and a digest of the site layer's code
+  (``autograd_notes_site_code``) when what the extension inserts changes.
 * **Languages.** ``autograd_notes_languages`` (code -> name) gives each
   page links to itself in the other languages (``autograd_languages`` in the
   template context; ``../<code>/<page>.html``). The catalogs of the build's
@@ -94,6 +95,15 @@ def records_digest(records: Path) -> str:
     return digest.hexdigest() if records.exists() else ""
 
 
+def code_digest(package: Path) -> str:
+    """A digest of the Python files of ``package`` (the site layer)."""
+    digest = hashlib.sha256()
+    for path in sorted(package.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def _set_runner_key(app: Sphinx, config: Config) -> None:
     config.autograd_notes_runner = runner_info().key
     if getattr(config, "nb_execution_cache_path", ""):
@@ -101,6 +111,8 @@ def _set_runner_key(app: Sphinx, config: Config) -> None:
         config.nb_execution_cache_path = str(Path(app.confdir, config.nb_execution_cache_path, key).resolve())
     config.autograd_notes_records = str(_records_dir(app, config))
     config.autograd_notes_records_digest = records_digest(Path(config.autograd_notes_records))
+    # what this extension inserts into pages changes with its code: re-read them then
+    config.autograd_notes_site_code = code_digest(Path(__file__).parent)
 
 
 def _gallery_example(app: Sphinx, docname: str) -> str | None:
@@ -290,6 +302,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("autograd_notes_runner", "", "env", types=frozenset({str}))
     app.add_config_value("autograd_notes_records", "", "env", types=frozenset({str}))
     app.add_config_value("autograd_notes_records_digest", "", "env", types=frozenset({str}))
+    app.add_config_value("autograd_notes_site_code", "", "env", types=frozenset({str}))
     app.add_config_value("autograd_notes_languages", {"en": "English"}, "html", types=frozenset({dict}))
     app.add_config_value("autograd_notes_site_url", DEFAULT_SITE_URL, "html", types=frozenset({str}))
     app.add_config_value("autograd_notes_repository", "", "html", types=frozenset({str}))
