@@ -86,22 +86,16 @@ def _records_dir(app: Sphinx, config: Config) -> Path:
     return Path(app.confdir, config.autograd_notes_records or "../records").resolve()
 
 
-def records_digest(records: Path) -> str:
-    """A digest of every record file's path and contents ("" when there are none)."""
-    digest = hashlib.sha256()
-    for path in sorted(records.rglob("*.json")):
-        digest.update(path.relative_to(records).as_posix().encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest() if records.exists() else ""
+def files_digest(folder: Path, pattern: str) -> str:
+    """A digest of the path and contents of every file under ``folder`` matching ``pattern``.
 
-
-def code_digest(package: Path) -> str:
-    """A digest of the Python files of ``package`` (the site layer)."""
+    "" when ``folder`` does not exist: e.g. the records (``*.json``), the site layer's code (``*.py``).
+    """
     digest = hashlib.sha256()
-    for path in sorted(package.glob("*.py")):
-        digest.update(path.name.encode())
+    for path in sorted(folder.rglob(pattern)):
+        digest.update(path.relative_to(folder).as_posix().encode())
         digest.update(path.read_bytes())
-    return digest.hexdigest()
+    return digest.hexdigest() if folder.exists() else ""
 
 
 def _set_runner_key(app: Sphinx, config: Config) -> None:
@@ -110,9 +104,9 @@ def _set_runner_key(app: Sphinx, config: Config) -> None:
         key = hashlib.sha256(config.autograd_notes_runner.encode()).hexdigest()[:16]
         config.nb_execution_cache_path = str(Path(app.confdir, config.nb_execution_cache_path, key).resolve())
     config.autograd_notes_records = str(_records_dir(app, config))
-    config.autograd_notes_records_digest = records_digest(Path(config.autograd_notes_records))
+    config.autograd_notes_records_digest = files_digest(Path(config.autograd_notes_records), "*.json")
     # what this extension inserts into pages changes with its code: re-read them then
-    config.autograd_notes_site_code = code_digest(Path(__file__).parent)
+    config.autograd_notes_site_code = files_digest(Path(__file__).parent, "*.py")
 
 
 def _gallery_example(app: Sphinx, docname: str) -> str | None:
