@@ -187,6 +187,8 @@ def script_header(reader: ReaderText, address: str) -> list[str]:
     ]
 
 
+# the test both the script's guard and the notebook's install cell start with
+_TRY_THE_HELPERS = ["try:", "    import autograd_notes  # noqa: F401", "except ModuleNotFoundError:"]
 _FIRST_IMPORT = re.compile(r"^(?:import|from) (?:torch|autograd_notes)\b")
 
 
@@ -197,26 +199,13 @@ def guard_imports(source: str, reader: ReaderText) -> str:
     if at is None:
         return source
     message = f"{reader.missing}\n    {reader.command}"
-    guard = [
-        "try:",
-        "    import autograd_notes  # noqa: F401",
-        "except ModuleNotFoundError:",
-        f"    raise SystemExit({message!r}) from None",
-    ]
+    guard = [*_TRY_THE_HELPERS, f"    raise SystemExit({message!r}) from None"]
     return "\n".join([*lines[:at], *guard, *lines[at:]]) + "\n"
 
 
 def install_cell(reader: ReaderText) -> str:
     """The first cell of a notebook: installs the helper package when the kernel lacks it."""
-    return "\n".join(
-        [
-            f"# {reader.notebook}",
-            "try:",
-            "    import autograd_notes  # noqa: F401",
-            "except ModuleNotFoundError:",
-            f"    %{reader.command}",
-        ]
-    )
+    return "\n".join([f"# {reader.notebook}", *_TRY_THE_HELPERS, f"    %{reader.command}"])
 
 
 def _notebook(script: Path, gallery_conf: dict[str, Any], reader: ReaderText) -> str:

@@ -23,7 +23,6 @@ import hashlib
 import html
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from docutils import nodes
@@ -83,11 +82,7 @@ def build_wheel(project: Path, into: Path) -> Path:
 def publish_wheel(project: Path, site: Path) -> Path:
     """Build the project's wheel into ``site/packages/`` with its find-links page; return the wheel."""
     folder = site / PACKAGES
-    with tempfile.TemporaryDirectory() as scratch:
-        built = build_wheel(project, Path(scratch))
-        folder.mkdir(parents=True, exist_ok=True)
-        wheel = folder / built.name
-        wheel.write_bytes(built.read_bytes())
+    wheel = build_wheel(project, folder)  # the site is built into a fresh folder: its only wheel
     digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
     name = html.escape(wheel.name)
     (folder / "index.html").write_text(
