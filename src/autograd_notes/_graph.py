@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import torch
 from torch.autograd.graph import Node
 
+from ._figure_style import CHAR, LEADING, MUTED, PLAIN, RED, TEXT, TITLE_SIZE, blank_figure, set_title
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -79,6 +81,13 @@ class SavedTensor:
             return f"{self.summary} ← modified in place"
         return self.summary
 
+    @property
+    def drawn(self) -> str:
+        """The line in the picture, code and symbols only: ``self (y) [] v1 ≠ v0``, ``self ∅`` once freed."""
+        if self.status == "freed":
+            return f"{self.name} ∅"
+        return self.summary.removeprefix("saved ")
+
 
 @dataclass(frozen=True)
 class GraphNode:
@@ -112,6 +121,18 @@ class GraphNode:
         if self.is_leaf:
             return f"leaf {self.tensor}" if self.tensor else "leaf"
         return f"{self.label} ({self.tensor})" if self.tensor else self.label
+
+    @property
+    def drawn_title(self) -> str:
+        """The heading in the picture: PyTorch's node name, with the tensor: ``AccumulateGrad (x)``."""
+        return f"{self.label} ({self.tensor})" if self.tensor else self.label
+
+    @property
+    def drawn_lines(self) -> tuple[str, ...]:
+        """The lines in the picture: :attr:`lines` without words (``self (y) [3] v0``, ``alpha=1``)."""
+        if self.is_leaf:
+            return self.lines
+        return tuple(s.drawn for s in self.saved) + self.values
 
     @property
     def lines(self) -> tuple[str, ...]:
@@ -445,41 +466,31 @@ def autograd_graph(tensor: torch.Tensor, names: Mapping[str, torch.Tensor] | Non
 
 # -- The picture -------------------------------------------------------------
 
-# DejaVu Sans Mono ships with matplotlib (no system font needed), and never LaTeX (no binary either),
-# nor mathtext: a name with a "$" is shown as it is
-_PLAIN: dict[str, Any] = {
-    "family": ["DejaVu Sans Mono", "monospace"],
-    "va": "top",
-    "usetex": False,
-    "parse_math": False,
-    "zorder": 3,
-}
+_PLAIN: dict[str, Any] = {**PLAIN, "va": "top", "zorder": 3}
 _TITLE_SIZE, _LINE_SIZE = 10.0, 8.5  # points
-_CHAR = 0.602 / 72  # width of one character of DejaVu Sans Mono, in inches per point of size
-_LEADING = 1.4 / 72  # height of a line, in inches per point of size
 _PAD, _GAP_X, _GAP_Y, _MARGIN, _PASS_WIDTH = 0.1, 0.3, 0.45, 0.2, 0.2  # inches
 _LEAF_COLOURS = ("#dbeafe", "#2563eb")  # face, edge
 _NODE_COLOURS = ("#f3f4f6", "#4b5563")
-_TEXT, _MODIFIED_COLOUR, _FREED_COLOUR, _ARROW = "#111827", "#b91c1c", "#6b7280", "#4b5563"
+_TEXT, _MODIFIED_COLOUR, _FREED_COLOUR, _ARROW = TEXT, RED, MUTED, "#4b5563"
 _WARNING = "⚠ "
 
 
 def _drawn_lines(node: GraphNode) -> list[tuple[str, str]]:
     """The lines under a node's title as drawn, with their colours: a modified tensor red and marked."""
     statuses: list[Status] = [] if node.is_leaf else [saved.status for saved in node.saved]
-    statuses += ["saved"] * (len(node.lines) - len(statuses))  # saved values, or a leaf's line
+    statuses += ["saved"] * (len(node.drawn_lines) - len(statuses))  # saved values, or a leaf's line
     colours = {"saved": _TEXT, "modified": _MODIFIED_COLOUR, "freed": _FREED_COLOUR}
     return [
         ((_WARNING if status == "modified" else "") + line, colours[status])
-        for line, status in zip(node.lines, statuses, strict=True)
+        for line, status in zip(node.drawn_lines, statuses, strict=True)
     ]
 
 
 def _box_size(node: GraphNode) -> tuple[float, float]:
     """Width and height of a node's box, in inches."""
     lines = [line for line, _ in _drawn_lines(node)]
-    width = max([len(node.title) * _TITLE_SIZE * _CHAR, *(len(line) * _LINE_SIZE * _CHAR for line in lines)])
-    height = _TITLE_SIZE * _LEADING + len(lines) * _LINE_SIZE * _LEADING
+    width = max([len(node.drawn_title) * _TITLE_SIZE * CHAR, *(len(line) * _LINE_SIZE * CHAR for line in lines)])
+    height = _TITLE_SIZE * LEADING + len(lines) * _LINE_SIZE * LEADING
     return width + 2 * _PAD, height + 2 * _PAD
 
 
@@ -502,11 +513,11 @@ def _draw_node(ax: Axes, node: GraphNode, x: float, top: float, size: tuple[floa
         )
     )
     y = top - _PAD
-    ax.text(x, y, node.title, ha="center", fontsize=_TITLE_SIZE, fontweight="bold", color=_TEXT, **_PLAIN)
-    y -= _TITLE_SIZE * _LEADING
+    ax.text(x, y, node.drawn_title, ha="center", fontsize=_TITLE_SIZE, fontweight="bold", color=_TEXT, **_PLAIN)
+    y -= _TITLE_SIZE * LEADING
     for line, colour in _drawn_lines(node):
         ax.text(x - width / 2 + _PAD, y, line, ha="left", fontsize=_LINE_SIZE, color=colour, **_PLAIN)
-        y -= _LINE_SIZE * _LEADING
+        y -= _LINE_SIZE * LEADING
 
 
 def _pack(wanted: Sequence[float], gaps: Sequence[float]) -> list[float]:
@@ -553,16 +564,19 @@ def draw_graph(
 ) -> Figure:
     """Draw the autograd graph of a tensor (or an :func:`autograd_graph`) as a matplotlib figure.
 
-    The root is at the top and the leaves (blue) at the bottom; arrows go
-    the way gradients flow. Under each node's name are the tensors it saved
-    for backward, with their shapes and versions (``saved self (y) [3] v0``)
-    and its other saved values (``saved alpha=1``); a saved tensor modified
-    in place since it was saved is red and marked ``⚠``, and its node framed
-    in red: backward through that node will raise. The figure's size follows
-    from the graph; it is made with :mod:`matplotlib.pyplot`, and not shown:
+    The root is at the top and the leaves (``AccumulateGrad``, blue) at the
+    bottom; arrows go the way gradients flow. Under each node's name are the
+    tensors it saved for backward, with their shapes and versions
+    (``self (y) [3] v0``), and its other saved values (``alpha=1``); a saved
+    tensor modified in place since it was saved is red and marked ``⚠`` with
+    both versions (``v1 ≠ v0``), and its node framed in red: backward through
+    that node will raise. A saved tensor that backward freed is grey and
+    marked ``∅``. The picture has no words (see :mod:`._figure_style`); its
+    text form, :meth:`AutogradGraph.text`, says the same in words. The
+    figure's size follows from the graph; it is made with
+    :mod:`matplotlib.pyplot`, and not shown:
     call ``plt.show()`` (sphinx-gallery captures the figure).
     """
-    import matplotlib.pyplot as plt
     from matplotlib.patches import FancyArrowPatch
     from matplotlib.path import Path
 
@@ -578,27 +592,14 @@ def draw_graph(
     left = min(x - slot_width(slot) / 2 for (_, slot), x in x_of.items())
     right = max(x + slot_width(slot) / 2 for (_, slot), x in x_of.items())
     heading = 0.45 if title else 0.0
-    title_width = len(title or "") * 11 * 0.65 / 72  # bold DejaVu Sans is about 0.65 em a character
+    title_width = len(title or "") * TITLE_SIZE * CHAR
     width = max(right - left, title_width) + 2 * _MARGIN
     height = sum(row_heights) + _GAP_Y * (len(model.rows) - 1) + 2 * _MARGIN + heading
     x_of = {key: x - (left + right) / 2 + width / 2 for key, x in x_of.items()}
     tops = [height - _MARGIN - heading - sum(row_heights[:i]) - _GAP_Y * i for i in range(len(model.rows))]
 
-    figure = plt.figure(figsize=(width, height), layout="none")
-    ax = figure.add_axes((0.0, 0.0, 1.0, 1.0))
-    ax.set_xlim(0, width)
-    ax.set_ylim(0, height)
-    ax.set_axis_off()
-    if title:
-        figure.suptitle(
-            title,
-            y=1 - _MARGIN / height,
-            va="top",
-            fontsize=11,
-            fontweight="bold",
-            usetex=False,
-            parse_math=False,
-        )
+    figure, ax = blank_figure(width, height)
+    set_title(figure, title, height, _MARGIN)
     for index, node in enumerate(model.nodes):
         _draw_node(ax, node, x_of[node.layer, index], tops[node.layer], sizes[index])
         for target in node.next:
