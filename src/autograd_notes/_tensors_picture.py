@@ -35,7 +35,7 @@ class TensorRow:
     name: str
     cells: frozenset[int]
     shape: tuple[int, ...]
-    version: int
+    version: int | None
     grad_fn: str | None
     requires_grad: bool
     device: str
@@ -45,7 +45,7 @@ class TensorRow:
     def facts(self) -> str:
         """The facts as code: ``[2, 3] v1 MulBackward0``, ``[3] v0 requires_grad``, ``cuda:0``..."""
         shape = f"[{', '.join(map(str, self.shape))}]"
-        parts = [shape, f"v{self.version}"]
+        parts = [shape] if self.version is None else [shape, f"v{self.version}"]
         if self.grad_fn:
             parts.append(self.grad_fn)
         elif self.requires_grad:
@@ -121,7 +121,7 @@ def tensor_layout(tensors: Mapping[str, torch.Tensor]) -> list[StorageView]:
                 name=name,
                 cells=_covered(t),
                 shape=tuple(t.shape),
-                version=t._version,
+                version=None if t.is_inference() else t._version,  # inference tensors have no counter
                 grad_fn=t.grad_fn.name() if t.grad_fn is not None else None,
                 requires_grad=t.requires_grad,
                 device=str(t.device),
