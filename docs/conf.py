@@ -53,6 +53,8 @@ sphinx_gallery_conf = {
     # only what examples print is captured: a bare expression shows nothing
     "capture_repr": (),
     "image_scrapers": ("matplotlib",),
+    # every figure also at twice the resolution, for hi-dpi screens (srcset)
+    "image_srcset": ["2x"],
     "download_all_examples": True,
     "remove_config_comments": True,
     "show_signature": False,

@@ -1,0 +1,123 @@
+"""Every example shows a picture: its own thumbnail, crisp, described in the reader's language."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+from docutils import nodes
+from PIL import Image
+from sphinx_gallery.utils import scale_image
+
+from _site import ROOT, Site
+from autograd_notes.site.figure_alt import LIMIT, alt_text
+
+LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
+EXAMPLES = sorted(p.relative_to(ROOT / "gallery") for p in (ROOT / "gallery").glob("*/plot_*.py"))
+IMG = re.compile(r"<img\b[^>]*>")
+THUMBNAIL = re.compile(r"^# sphinx_gallery_thumbnail_number = (-?\d+)$", re.MULTILINE)
+
+
+def attribute(tag: str, name: str) -> str | None:
+    found = re.search(rf'\b{name}\s*=\s*"([^"]*)"', tag)
+    return html.unescape(found.group(1)) if found else None
+
+
+def figures(site: Site, language: str, example: Path) -> list[str]:
+    page = site.html / language / "examples" / example.with_suffix(".html")
+    return [tag for tag in IMG.findall(page.read_text(encoding="utf-8")) if "sphx-glr-" in tag and "img" in tag]
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=str)
+def test_every_script_chooses_its_thumbnail(example: Path) -> None:
+    found = THUMBNAIL.findall((ROOT / "gallery" / example).read_text(encoding="utf-8"))
+    assert len(found) == 1, f"{example}: no '# sphinx_gallery_thumbnail_number = N' line"
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=str)
+def test_every_example_page_shows_a_crisp_figure_described_in_each_language(
+    whole_site: Site, example: Path
+) -> None:
+    number = int(THUMBNAIL.findall((ROOT / "gallery" / example).read_text(encoding="utf-8"))[0])
+    alts: dict[str, list[str]] = {}
+    for language in LANGUAGES:
+        tags = figures(whole_site, language, example)
+        assert tags, f"{language}/{example}: no figure"
+        assert abs(number) <= len(tags), f"{example}: thumbnail {number} of {len(tags)} figures"
+        for tag in tags:
+            srcset = attribute(tag, "srcset") or ""
+            assert "2.00x" in srcset, f"{language}/{example}: no hi-dpi image in {tag}"
+            image = attribute(tag, "src")
+            assert image is not None
+            page_folder = whole_site.html / language / "examples" / example.parent
+            assert (page_folder / image).resolve().exists(), image
+        alts[language] = [attribute(tag, "alt") or "" for tag in tags]
+        for alt in alts[language]:
+            assert len(alt) >= 20, f"{language}/{example}: alt text {alt!r} does not describe the figure"
+    for language in LANGUAGES[1:]:
+        for english, translated in zip(alts["en"], alts[language], strict=True):
+            assert translated != english, f"{language}/{example}: alt text not translated: {english!r}"
+    for alt in alts["zh_CN"]:
+        assert re.search(r"[\u4e00-\u9fff]", alt), alt
+
+
+def test_no_thumbnail_is_the_placeholder(whole_site: Site, tmp_path: Path) -> None:
+    import sphinx_gallery
+
+    placeholder = Path(sphinx_gallery.__file__).parent / "_static" / "no_image.png"
+    scaled = tmp_path / "no_image.png"
+    scale_image(str(placeholder), str(scaled), 400, 280)
+    placeholder_pixels = Image.open(scaled).tobytes()
+    for language in LANGUAGES:
+        thumbnails = sorted((whole_site.html / language / "_images").glob("sphx_glr_*_thumb.png"))
+        assert {t.name for t in thumbnails} >= {f"sphx_glr_{e.stem}_thumb.png" for e in EXAMPLES}
+        for thumbnail in thumbnails:
+            pixels = Image.open(thumbnail).tobytes()
+            assert pixels != placeholder_pixels, f"{language}: {thumbnail.name} is the placeholder"
+
+
+def test_a_long_caption_is_cut_at_a_sentence() -> None:
+    sentence = "The saved tensor is red because it changed. "
+    text = alt_text(sentence * 20)
+    assert len(text) <= LIMIT
+    assert text.endswith("changed.")
+    assert alt_text("short\n  caption") == "short caption"
+    assert alt_text("x" * (LIMIT + 50)).endswith("…")
+
+
+def test_a_chinese_caption_is_cut_at_a_full_stop() -> None:
+    text = alt_text("保存的张量被修改了。" * 60)
+    assert text.endswith("。") and len(text) <= LIMIT
+
+
+def test_a_figure_without_a_caption_is_named(tmp_path: Path) -> None:
+    from sphinx_gallery.directives import imgsgnode
+
+    from autograd_notes.site import figure_alt
+
+    document = nodes.document(None, None)  # type: ignore[arg-type]
+    section = nodes.section()
+    figure = imgsgnode(alt="", srcset=None, uri="x.png", **{"class": None})
+    section += nodes.paragraph(text="Before the figure.")
+    section += figure
+    document += section
+    warnings: list[str] = []
+
+    class Logger:
+        def warning(self, message: str, *args: object, **_: object) -> None:
+            warnings.append(message % args)
+
+    original = figure_alt.logger
+    figure_alt.logger = Logger()  # type: ignore[assignment]
+    try:
+        figure_alt.caption_figures(None, document, "examples/x/plot_y")  # type: ignore[arg-type]
+        assert warnings == ["figure 1 of examples/x/plot_y has no paragraph after it to describe it (its alt text)"]
+        section += nodes.paragraph(text='The graph: "v1 ≠ v0" <marked>.')
+        warnings.clear()
+        figure_alt.caption_figures(None, document, "examples/x/plot_y")  # type: ignore[arg-type]
+        assert warnings == []
+        assert figure["alt"] == "The graph: &quot;v1 ≠ v0&quot; &lt;marked&gt;."
+    finally:
+        figure_alt.logger = original
