@@ -11,7 +11,8 @@ stops the whole build with its reason.
 A build never half-succeeds: the languages are built in ``<out>.next``
 (from scratch; languages not asked for with ``--language`` are kept from
 the last build) and only when every one succeeded does it replace ``<out>``. A failed build
-leaves ``<out>`` as it was and what it wrote in ``<out>.failed``. Once all
+leaves ``<out>`` as it was and what it wrote in ``<out>.failed``; the log
+names ``<out>`` only once the swap is done. Once all
 languages are built, the site-wide files are written: the root
 ``index.html``, ``404.html``, ``sitemap.xml`` with language alternates and
 ``robots.txt`` (:mod:`autograd_notes.site.sitemap`), and the wheel of the
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .install import WheelError, publish_wheel
+from .language_builds import run_language_builds
 from .sitemap import DEFAULT_SITE_URL, hreflang, write_robots, write_root_not_found, write_sitemap
 
 __all__ = ["build_all", "languages_of", "main", "site_url_of", "swap_in", "write_root_index"]
@@ -134,26 +136,28 @@ def build_all(docs: Path, out: Path, *, extra: list[str] | None = None, only: li
     for code in languages:
         if code not in building and (out / code).is_dir():
             shutil.copytree(out / code, staging / code, symlinks=True)
+    commands = {}
     for code in building:
-        options = ["-D", f"language={code}"]
+        # staging: Sphinx does not close with "The HTML pages are in <out>.next/<code>"
+        options = ["-D", f"language={code}", "-D", "autograd_notes_staging=1"]
         if code != "en":
             options += ["-D", "plot_gallery=0"]  # reuse the English build's executed examples
         command = [sys.executable, "-m", "sphinx", *FLAGS, *options, *(extra or [])]
-        command += ["-d", str(doctrees / code), str(docs), str(staging / code)]
-        print(f"autograd_notes: building {code} ({languages[code]})", flush=True)
-        status = subprocess.run(command, check=False).returncode
-        if status:
-            # Sphinx keeps what it read even when reading warned: the next build
-            # would not read those pages again, and would not warn again
-            shutil.rmtree(doctrees / code, ignore_errors=True)
-            staging.rename(failed)
-            print(
-                f"autograd_notes: the {code} build failed (status {status}); the reason is above.\n"
-                f"autograd_notes: {_shown(out)} is unchanged (the last good build); "
-                f"what this build wrote is in {_shown(failed)}",
-                file=sys.stderr,
-            )
-            return status
+        commands[code] = [*command, "-d", str(doctrees / code), str(docs), str(staging / code)]
+    failure = run_language_builds(commands, languages, out.parent)
+    if failure is not None:
+        code, status = failure
+        # Sphinx keeps what it read even when reading warned: the next build
+        # would not read those pages again, and would not warn again
+        shutil.rmtree(doctrees / code, ignore_errors=True)
+        staging.rename(failed)
+        print(
+            f"autograd_notes: the {code} build failed (status {status}); the reason is above.\n"
+            f"autograd_notes: {_shown(out)} is unchanged (the last good build); "
+            f"what this build wrote is in {_shown(failed)}",
+            file=sys.stderr,
+        )
+        return status
     # myst-nb writes its executed notebooks beside the output folder: not for publishing
     shutil.rmtree(staging / "jupyter_execute", ignore_errors=True)
     built = {code: name for code, name in languages.items() if (staging / code).is_dir()}
@@ -171,6 +175,10 @@ def build_all(docs: Path, out: Path, *, extra: list[str] | None = None, only: li
         return 1
     print(f"autograd_notes: the site serves {wheel.relative_to(staging).as_posix()}", flush=True)
     swap_in(staging, out)
+    folders = ", ".join(_shown(out / code) for code in built)
+    print(
+        f"autograd_notes: the HTML pages are in {folders}; start at {_shown(out / 'index.html')}", flush=True
+    )
     return 0
 
 

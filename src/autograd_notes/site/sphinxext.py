@@ -33,6 +33,8 @@ Contract, for ``extensions = ["autograd_notes.site.sphinxext", ...]`` listed
 * **Notebooks executed once per runner.** myst-nb's cache is kept per
   runner key (``nb_execution_cache_path``/<key>), so every language of a
   build reuses one execution, and a new PyTorch or device runs them again.
+* **Figures described in words.** Each figure's alt text is the paragraph
+  after it, translated (:mod:`autograd_notes.site.figure_alt`).
 * **``runner-info`` and ``runner-matrix`` directives.** The runner that
   built the site; every example × every runner, with this build's drift.
 * **Pages for the web** (:mod:`autograd_notes.site.page_meta`): canonical
@@ -40,6 +42,11 @@ Contract, for ``extensions = ["autograd_notes.site.sphinxext", ...]`` listed
   Graph metadata, an "edit this page" link into ``autograd_notes_repository``
   and the runner in the footer. Math is MathML written at build time
   (:mod:`autograd_notes.site.mathml`): no script from a CDN.
+* **A truthful log.** With ``autograd_notes_staging`` (set by
+  :mod:`autograd_notes.site.sitebuild`, which builds into a folder it
+  renames once every language is built), Sphinx's closing line "The HTML
+  pages are in <folder>" is left out: it would name a folder that is gone
+  by then. The site build names the final folder after the swap.
 * **No leaks.** After an HTML build, every page is searched for absolute
   paths, the user name and memory addresses
   (:func:`~autograd_notes.site.leaks.find_leaks`); each finding is a warning,
@@ -275,6 +282,11 @@ def _add_static(app: Sphinx) -> None:
         app.add_js_file("autograd_notes.js", priority=600)  # after copybutton.js
 
 
+def _no_staging_epilog(app: Sphinx) -> None:
+    if app.config.autograd_notes_staging:
+        app.builder.epilog = ""  # type: ignore[misc]  # this builder's, not the class's
+
+
 def _check_leaks(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
@@ -303,7 +315,11 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("autograd_notes_branch", "main", "html", types=frozenset({str}))
     # an example with no record on this build's runner fails the build (under -W)
     app.add_config_value("autograd_notes_require_records", True, "env", types=frozenset({bool}))
+    # the output folder is a staging one that sitebuild renames: no closing line naming it
+    app.add_config_value("autograd_notes_staging", False, "", types=frozenset({bool}))
     app.setup_extension("autograd_notes.site.mathml")
+    app.setup_extension("autograd_notes.site.figure_alt")
+    app.setup_extension("autograd_notes.site.build_sync")
     app.connect("config-inited", set_site_addresses, priority=400)
     app.connect("html-page-context", add_page_meta)
     app.connect("doctree-resolved", absolute_links_on_not_found)
@@ -319,6 +335,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     # Before sphinx-gallery's own builder-inited handler (priority 500) runs examples.
     app.connect("builder-inited", _invalidate, priority=400)
     app.connect("build-finished", _check_leaks)
+    app.connect("builder-inited", _no_staging_epilog)
     app.add_directive("runner-info", RunnerInfoDirective)
     app.add_directive("install-line", InstallLineDirective)
     from importlib.metadata import version

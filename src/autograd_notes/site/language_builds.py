@@ -1,0 +1,116 @@
+"""Run the Sphinx build of every language: English first, the translations side by side.
+
+English runs the examples; the translated builds reuse what it generated.
+They need only what English *read*, so they start as soon as English has
+read every page (:mod:`autograd_notes.site.build_sync` writes a marker)
+and run in parallel with each other and with English's writing. English's
+output is shown as it comes; each translated build's output is kept and
+shown whole when it ends, in language order, so logs never interleave.
+The first failure, in language order, stops the others.
+
+On a platform without ``fcntl`` (Windows), the builds run one after the
+other.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import IO
+
+from .build_sync import GALLERY_LOCK, READ_MARKER
+
+__all__ = ["run_language_builds"]
+
+_POLL = 0.1  # seconds
+
+
+def _announce(code: str, languages: dict[str, str]) -> None:
+    print(f"autograd_notes: building {code} ({languages.get(code, code)})", flush=True)
+
+
+def _sequential(commands: dict[str, list[str]], languages: dict[str, str]) -> tuple[str, int] | None:
+    for code, command in commands.items():
+        _announce(code, languages)
+        status = subprocess.run(command, check=False).returncode
+        if status:
+            return code, status
+    return None
+
+
+def _show(output: bytes) -> None:
+    sys.stdout.flush()
+    if hasattr(sys.stdout, "buffer"):
+        sys.stdout.buffer.write(output)
+    else:  # a replaced stdout (a test's capture)
+        sys.stdout.write(output.decode("utf-8", errors="replace"))
+    sys.stdout.flush()
+
+
+def _stop(processes: dict[str, subprocess.Popen[bytes]]) -> None:
+    for process in processes.values():
+        if process.poll() is None:
+            process.terminate()
+    for process in processes.values():
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def _wait_until_read(english: subprocess.Popen[bytes], marker: Path) -> None:
+    """Return once English has read every page, or has ended."""
+    while not marker.exists() and english.poll() is None:
+        time.sleep(_POLL)
+
+
+def run_language_builds(
+    commands: dict[str, list[str]], languages: dict[str, str], scratch: Path
+) -> tuple[str, int] | None:
+    """Run each language's Sphinx ``command``; return ``(code, status)`` of the first failure, or ``None``.
+
+    ``commands`` are in language order, English (``"en"``) first when it is
+    built. ``scratch`` is a folder for the marker, the lock and the logs.
+    """
+    if sys.platform == "win32" or len(commands) == 1:
+        return _sequential(commands, languages)
+    scratch.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=scratch, prefix="languages.") as folder:
+        work = Path(folder)
+        marker, lock = work / "english-read", work / "gallery.lock"
+        processes: dict[str, subprocess.Popen[bytes]] = {}
+        logs: dict[str, IO[bytes]] = {}
+        try:
+            if "en" in commands:
+                _announce("en", languages)
+                processes["en"] = subprocess.Popen(commands["en"], env={**os.environ, READ_MARKER: str(marker)})
+                _wait_until_read(processes["en"], marker)
+                if processes["en"].poll():
+                    return "en", processes["en"].returncode
+            translated = [code for code in commands if code != "en"]
+            for code in translated:
+                logs[code] = (work / f"{code}.log").open("w+b")
+                processes[code] = subprocess.Popen(
+                    commands[code],
+                    env={**os.environ, GALLERY_LOCK: str(lock)},
+                    stdout=logs[code],
+                    stderr=subprocess.STDOUT,
+                )
+            if "en" in processes and processes["en"].wait():
+                return "en", processes["en"].returncode
+            for code in translated:
+                status = processes[code].wait()
+                _announce(code, languages)
+                logs[code].seek(0)
+                _show(logs[code].read())
+                if status:
+                    return code, status
+            return None
+        finally:
+            _stop(processes)
+            for log in logs.values():
+                log.close()

@@ -1,0 +1,109 @@
+"""run_language_builds: English first, the translations side by side once English has read its pages."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from autograd_notes.site.build_sync import READ_MARKER
+from autograd_notes.site.language_builds import run_language_builds
+
+LANGUAGES = {"en": "English", "ru": "Русский", "zh_CN": "简体中文", "pt_BR": "Português (Brasil)"}
+
+
+def script(body: str) -> list[str]:
+    return [sys.executable, "-c", "import os, sys, time, pathlib\n" + body]
+
+
+def english(journal: Path, *, status: int = 0, read_after: float = 0.5, write_for: float = 1.0) -> list[str]:
+    """A fake English build: 'reads' for a while, writes the marker, 'writes' for a while."""
+    return script(
+        f"time.sleep({read_after})\n"
+        f"open({str(journal)!r}, 'a').write(f'en read {{time.time()}}\\n')\n"
+        f"pathlib.Path(os.environ[{READ_MARKER!r}]).write_text('read')\n"
+        f"time.sleep({write_for})\n"
+        f"open({str(journal)!r}, 'a').write(f'en done {{time.time()}}\\n')\n"
+        f"print('english output')\n"
+        f"sys.exit({status})\n"
+    )
+
+
+def translated(code: str, journal: Path, *, status: int = 0, seconds: float = 0.5) -> list[str]:
+    return script(
+        f"open({str(journal)!r}, 'a').write(f'{code} start {{time.time()}}\\n')\n"
+        f"print('{code} line 1', flush=True)\n"
+        f"time.sleep({seconds})\n"
+        f"print('{code} line 2')\n"
+        f"open({str(journal)!r}, 'a').write(f'{code} done {{time.time()}}\\n')\n"
+        f"sys.exit({status})\n"
+    )
+
+
+def events(journal: Path) -> dict[str, float]:
+    found = {}
+    for line in journal.read_text().splitlines():
+        code, what, when = line.split()
+        found[f"{code} {what}"] = float(when)
+    return found
+
+
+def test_translations_start_once_english_has_read_and_run_side_by_side(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    journal = tmp_path / "journal"
+    commands = {"en": english(journal), **{code: translated(code, journal, seconds=1.0) for code in ("ru", "zh_CN")}}
+    start = time.perf_counter()
+    assert run_language_builds(commands, LANGUAGES, tmp_path / "scratch") is None
+    elapsed = time.perf_counter() - start
+    seen = events(journal)
+    assert seen["ru start"] >= seen["en read"] and seen["zh_CN start"] >= seen["en read"]
+    assert seen["ru start"] < seen["en done"]  # while English writes
+    assert seen["zh_CN start"] < seen["ru done"]  # side by side
+    assert elapsed < 0.5 + 1.0 + 1.0 + 1.0  # less than English then two translations one after the other
+    output = capfd.readouterr().out
+    # each translated build's output whole, in language order, after its announcement
+    assert output.index("building ru") < output.index("ru line 1") < output.index("ru line 2")
+    assert output.index("ru line 2") < output.index("building zh_CN") < output.index("zh_CN line 1")
+    assert not (tmp_path / "scratch").exists() or not any((tmp_path / "scratch").iterdir())
+
+
+def test_the_first_failure_in_language_order_is_returned_and_stops_the_rest(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    journal = tmp_path / "journal"
+    commands = {
+        "en": english(journal, write_for=0.1),
+        "ru": translated("ru", journal, status=3, seconds=0.2),
+        "zh_CN": translated("zh_CN", journal, seconds=30),
+    }
+    start = time.perf_counter()
+    assert run_language_builds(commands, LANGUAGES, tmp_path / "scratch") == ("ru", 3)
+    assert time.perf_counter() - start < 20  # zh_CN was stopped, not waited for
+    assert "zh_CN done" not in events(journal)
+    assert "ru line 2" in capfd.readouterr().out  # the failing build's reason is shown
+
+
+def test_an_english_failure_stops_the_translations(tmp_path: Path) -> None:
+    journal = tmp_path / "journal"
+    commands = {"en": english(journal, status=2, write_for=0.3), "ru": translated("ru", journal, seconds=30)}
+    start = time.perf_counter()
+    assert run_language_builds(commands, LANGUAGES, tmp_path / "scratch") == ("en", 2)
+    assert time.perf_counter() - start < 20
+    assert "ru done" not in events(journal)
+
+
+def test_english_failing_before_it_has_read_starts_no_translation(tmp_path: Path) -> None:
+    journal = tmp_path / "journal"
+    commands = {"en": script("sys.exit(4)"), "ru": translated("ru", journal)}
+    assert run_language_builds(commands, LANGUAGES, tmp_path / "scratch") == ("en", 4)
+    assert not journal.exists()
+
+
+def test_translations_alone_run_without_waiting(tmp_path: Path) -> None:
+    journal = tmp_path / "journal"
+    commands = {"ru": translated("ru", journal), "pt_BR": translated("pt_BR", journal)}
+    assert run_language_builds(commands, LANGUAGES, tmp_path / "scratch") is None
+    assert set(events(journal)) == {"ru start", "ru done", "pt_BR start", "pt_BR done"}
