@@ -12,6 +12,8 @@ produced during the backward pass, shows what it adds to each, and what it
 costs.
 """
 
+# sphinx_gallery_thumbnail_number = 1
+
 # %%
 # An error that names a node, not a line
 # --------------------------------------
@@ -19,9 +21,10 @@ costs.
 # ``y``, and ``y`` was then zeroed through ``y.detach()``.
 import warnings
 
+import matplotlib.pyplot as plt
 import torch
 
-from autograd_notes import check, expect_error, expect_warning, runner_device
+from autograd_notes import autograd_graph, check, draw_graph, expect_error, expect_warning, runner_device
 
 device = runner_device()
 
@@ -29,6 +32,11 @@ x = torch.tensor(3.0, device=device, requires_grad=True)
 y = x + 1
 z = y**2
 y.detach().zero_()
+graph = autograd_graph(z, names={"x": x, "y": y, "z": z})
+check(graph.modified, ["PowBackward0 (z): saved self (y) [] v1 ≠ v0"], label="modified in place")
+draw_graph(graph, title="z = y**2; y.detach().zero_()")
+plt.show()
+
 with expect_error(
     RuntimeError,
     match=(
@@ -41,6 +49,13 @@ with expect_error(
     z.backward()
 
 # %%
+# The graph before ``backward()``: ``PowBackward0``, the node of ``z``,
+# saved ``y`` (shape ``[]``) at version 0, and ``y`` is now at version 1,
+# marked in red with ``⚠`` and ``v1 ≠ v0``; below it are ``AddBackward0``,
+# the node of ``y``, and the leaf ``x``. The error calls ``y`` "output 0
+# of Add" and does not name ``PowBackward0``; the names in the picture are
+# the ones this page gave.
+#
 # The traceback ends inside ``backward()``: the graph runs in PyTorch's
 # engine, far from the code that built it. In a model with hundreds of
 # nodes, "output 0 of Add" does not say which addition, nor which node
@@ -114,12 +129,21 @@ check(len(not_recorded.grad_fn.metadata), 0, label="len(not_recorded.grad_fn.met
 # derivative. Autograd computes it as the chain rule's product
 # :math:`0 \cdot \frac{1}{2\sqrt{a}} = 0 \cdot \infty`, which is NaN, and
 # says nothing:
+from autograd_notes import draw_tensors
+
 a = torch.tensor(0.0, device=device, requires_grad=True)
 out = torch.sqrt(a) * 0
 out.backward()
 check(a.grad.isnan().item(), True, label="a.grad is NaN")
+check(out, 0.0, label="out")
+draw_tensors({"a": a, "out": out, "a.grad": a.grad}, title="out = torch.sqrt(a) * 0; out.backward()")
+plt.show()
 
 # %%
+# Three tensors of shape ``[]``, each in its own memory: ``a`` holds 0 and
+# requires grad, ``out`` holds 0 and was made by ``MulBackward0``, and
+# ``a.grad`` holds ``nan``.
+#
 # The forward pass gave a clean 0; the NaN appeared in the backward pass
 # only, where a loss curve will not show it. With anomaly detection, whose
 # ``check_nan`` defaults to ``True``, the output of every backward node is

@@ -13,6 +13,8 @@ attributes), and shows which ones can be run backward twice without
 Python number.
 """
 
+# sphinx_gallery_thumbnail_number = 2
+
 # %%
 # Twenty operations, each backpropagated twice
 # --------------------------------------------
@@ -183,6 +185,31 @@ mean.backward()
 check(mean.grad_fn._saved_self_sym_numel, 2, label="mean.grad_fn._saved_self_sym_numel")
 
 # %%
+# The two graphs of this section, drawn after those passes:
+import matplotlib.pyplot as plt
+
+from autograd_notes import autograd_graph, draw_graph
+
+after_plus = autograd_graph(plus_three, names={"a": a, "plus_three": plus_three})
+after_times = autograd_graph(times_three, names={"a": a, "times_three": times_three})
+check(
+    [saved.status for node in after_times.nodes for saved in node.saved],
+    ["freed"],
+    label="what MulBackward0 saved, after the first pass",
+)
+check(after_plus.nodes[0].values, ("alpha=1",), label="what AddBackward0 kept")
+draw_graph(after_plus, title="plus_three = a + 3")
+draw_graph(after_times, title="times_three = 3 * a")
+plt.show()
+
+# %%
+# Each graph goes from its root down to the leaf ``a`` (shape ``[2]``).
+# ``AddBackward0`` of ``a + 3`` kept only ``alpha=1``, a number, which
+# backward leaves in place. ``MulBackward0`` of ``3 * a`` saved one
+# tensor, ``other``, the 3; the first pass freed it, drawn in grey as
+# ``other ∅``. Nothing is missing from the first graph, so it can be run
+# backward again; the second lacks the 3.
+#
 # So "backward twice needs ``retain_graph=True``" is the safe rule, and its
 # exceptions are exactly the graphs without saved tensors on the path that
 # the second pass takes. Relying on an exception is fragile: one

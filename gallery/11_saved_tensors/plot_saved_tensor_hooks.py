@@ -13,6 +13,8 @@ context managers PyTorch builds on these hooks, ``save_on_cpu`` and
 ``allow_mutation_on_saved_tensors``.
 """
 
+# sphinx_gallery_thumbnail_number = 1
+
 # %%
 # Counting the saved tensors
 # --------------------------
@@ -119,6 +121,42 @@ check(edit_after_forward(cloned), [8.0, 16.0], label="x.grad, clone saved")
 # gradient is the one of the unedited forward pass. With a ``pack`` that does
 # not copy, the version check is yours to do.
 #
+# Here is what each ``pack`` kept, read back through the node's
+# ``_saved_self`` (which goes through ``unpack``) after the same edit:
+import matplotlib.pyplot as plt
+
+from autograd_notes import draw_tensors
+
+x = torch.tensor([1.0, 2.0], device=device, requires_grad=True)
+y = x * 2
+with detached:
+    z_view = y**2
+with cloned:
+    z_clone = y**2
+y.mul_(10)
+saved_view = z_view.grad_fn._saved_self
+saved_clone = z_clone.grad_fn._saved_self
+check(
+    saved_view.untyped_storage().data_ptr() == y.untyped_storage().data_ptr(),
+    True,
+    label="saved_view is y's memory",
+)
+check(saved_view, [20.0, 40.0], label="saved_view")
+check(saved_clone, [2.0, 4.0], label="saved_clone")
+check([y._version, saved_view._version, saved_clone._version], [1, 1, 0], label="their versions")
+check(saved_clone.grad_fn, "MulBackward0", label="saved_clone.grad_fn")
+draw_tensors({"y": y, "saved_view": saved_view, "saved_clone": saved_clone}, title="y.mul_(10)")
+plt.show()
+
+# %%
+# Two blocks of memory. The first holds ``20. 40.``: ``y`` and
+# ``saved_view``, the detached view, cover the same two cells and share
+# the version counter, both at ``v1``, so the edit reached both. The
+# second block belongs to ``saved_clone`` alone, still ``2. 4.`` at ``v0``:
+# the values of the forward pass. All three show ``MulBackward0``: a
+# tensor read back from a node gets the history of the tensor that was
+# saved, ``y``.
+#
 # A lower-precision copy
 # ----------------------
 # A hook pair can also store each saved tensor in ``bfloat16``, half the
@@ -144,8 +182,14 @@ check(loss, 1 / 3 + 2 * 0.1, label="loss")
 check(a.grad, [0.333984375, 0.10009765625], label="a.grad")
 check(a.grad, b, rtol=2**-8, atol=0.0, label="a.grad, within bfloat16's precision of b")
 check(torch.equal(a.grad, b.detach()), False, label="a.grad equals b")
+draw_tensors({"b": b, "a.grad": a.grad}, title="loss = (a * b).sum(); loss.backward()")
+plt.show()
 
 # %%
+# ``b`` and ``a.grad``, each in its own memory, written to three
+# significant digits: ``0.333 0.1`` and ``0.334 0.1``. The second value
+# of ``a.grad`` is 0.10009765625, which rounds to ``0.1`` here.
+#
 # The gradient of ``a`` in ``a * b`` is ``b``, read back from its saved
 # copy: :math:`1/3` and :math:`0.1` come back rounded to ``bfloat16``'s 8
 # significant bits, a relative error below :math:`2^{-8}`. ``1.0`` and

@@ -12,14 +12,25 @@ at the write itself, or later, when an untouched sibling view is used. It
 ends with the fixes, ``clone()`` and out-of-place operations.
 """
 
+# sphinx_gallery_thumbnail_number = 1
+
 # %%
 # Writing into an output of ``unbind``
 # ------------------------------------
 # ``y.unbind()`` returns the rows of ``y`` as views over ``y``'s memory.
 # Scaling the first row in place is refused at once.
+import matplotlib.pyplot as plt
 import torch
 
-from autograd_notes import check, expect_error, runner_device, show_state
+from autograd_notes import (
+    autograd_graph,
+    check,
+    draw_graph,
+    draw_tensors,
+    expect_error,
+    runner_device,
+    show_state,
+)
 
 device = runner_device()
 
@@ -37,8 +48,17 @@ with expect_error(
 ):
     rows[0].mul_(10)
 check(y, [2.0, 4.0, 6.0, 8.0], label="y")
+check(y._version, 0, label="y._version")
+draw_tensors({"y": y, **{f"rows[{i}]": row for i, row in enumerate(rows)}}, title="rows = y.unbind()")
+plt.show()
 
 # %%
+# One block of memory, ``2. 4. 6. 8.``, for five tensors: ``y`` covers the
+# four cells, each of ``rows[0]`` to ``rows[3]`` covers one of them, shape
+# ``[]``. All are at ``v0``, since the write was refused before it
+# happened; ``y`` was made by ``MulBackward0``, every row by
+# ``UnbindBackward0``.
+#
 # All the rows share one backward node, ``UnbindBackward0``, which sends
 # each row's gradient to its place in ``y``. A write into one view of a
 # *single*-view function gives that view a history of its own (the
@@ -99,6 +119,9 @@ y = x * 2
 with torch.no_grad():
     head = y[:2]
 show_state(y=y, head=head)
+check(head.untyped_storage().data_ptr() == y.untyped_storage().data_ptr(), True, label="head is y's memory")
+draw_tensors({"y": y, "head": head}, title="with torch.no_grad(): head = y[:2]")
+plt.show()
 with expect_error(
     RuntimeError,
     match=r"^A view was created in no_grad mode and is being modified inplace with grad mode enabled\. "
@@ -109,6 +132,10 @@ with expect_error(
     head.mul_(3)
 
 # %%
+# ``y`` (``2. 4. 6.``, ``MulBackward0``) and ``head`` share one block of
+# memory; ``head`` covers its first two cells and shows
+# ``requires_grad`` where ``y`` shows a ``grad_fn``.
+#
 # The table shows the odd state of such a view: it reports
 # ``requires_grad=True`` (it follows its base) but has no ``grad_fn``, and
 # it shares ``y``'s storage. Should the write be recorded (then ``y`` must
@@ -178,10 +205,38 @@ y = x * 2
 left, right = y.tensor_split(2)
 check(left.grad_fn is right.grad_fn, False, label="left.grad_fn is right.grad_fn")
 left.mul_(10)
-torch.cat([left, right]).sum().backward()
+loss = torch.cat([left, right]).sum()
+graph = autograd_graph(loss, names={"x": x, "y": y, "left": left, "right": right, "loss": loss})
+check(
+    [node.drawn_title for node in graph.nodes],
+    [
+        "SumBackward0 (loss)",
+        "CatBackward0",
+        "AsStridedBackward0 (left)",
+        "AsStridedBackward0 (right)",
+        "CopySlices (y)",
+        "MulBackward0",
+        "AccumulateGrad (x)",
+    ],
+    label="the nodes of the graph",
+)
+draw_graph(graph, title="left, right = y.tensor_split(2); left.mul_(10)")
+plt.show()
+loss.backward()
 check(x.grad, [20.0, 20.0, 2.0, 2.0], label="x.grad")
 
 # %%
+# The graph of ``loss`` after the write: ``SumBackward0`` and
+# ``CatBackward0`` lead to one ``AsStridedBackward0`` node for ``left``
+# (``storage_offset=0``) and one for ``right`` (``storage_offset=2``); both
+# lead to ``CopySlices``, now the node of ``y``, then to the
+# ``MulBackward0`` of ``x * 2`` and the leaf ``x``.
+#
+# The write gave ``y`` a new history, ``CopySlices``, and each view a node
+# of its own that takes its cells from that history: ``right`` too,
+# although its values did not change. That is the rebasing that one
+# ``UnbindBackward0`` shared by four outputs cannot have.
+#
 # Sources
 # -------
 # This example rebuilds no claim of the source documents (:ref:`sources`);

@@ -13,14 +13,17 @@ early edit through a backward pass to show which gradient comes out, and
 why it is neither the gradient before the edit nor the gradient after it.
 """
 
+# sphinx_gallery_thumbnail_number = 2
+
 # %%
 # ``out=`` with a tensor that requires grad
 # -----------------------------------------
 # Writing the sum into a preallocated ``result`` is refused when the input
 # ``a`` requires grad.
+import matplotlib.pyplot as plt
 import torch
 
-from autograd_notes import check, expect_error, runner_device, show_state
+from autograd_notes import autograd_graph, check, draw_graph, expect_error, runner_device, show_state
 
 device = runner_device()
 
@@ -77,10 +80,19 @@ x = torch.tensor(2.0, device=device, requires_grad=True)
 y = x * 3
 z = y**2
 y.detach().mul_(2)
+graph = autograd_graph(z, names={"x": x, "y": y, "z": z})
+check(graph.modified, ["PowBackward0 (z): saved self (y) [] v1 ≠ v0"], label="modified in place")
+draw_graph(graph, title="z = y**2; y.detach().mul_(2)")
+plt.show()
 with expect_error(RuntimeError, match=r"which is output 0 of Mul, is at version 1; expected version 0"):
     z.backward()
 
 # %%
+# ``PowBackward0``, the node of ``z``, saved ``y`` (shape ``[]``) at
+# version 0; ``y`` is now at version 1, in red with ``⚠`` and
+# ``v1 ≠ v0``. Below it, ``MulBackward0`` of ``y = x * 3`` saved the 3 as
+# ``other``, and the leaf ``x`` is at the bottom.
+#
 # The same edit before the tensor is used
 # ---------------------------------------
 # Now ``y`` is doubled through ``detach()`` *before* ``z = y**2`` uses it.
@@ -93,11 +105,20 @@ show_state(x=x, y=y, z=z)
 check(y.grad_fn._saved_self, None, label="y.grad_fn._saved_self")
 check(z.grad_fn._saved_self, 12.0, label="z.grad_fn._saved_self")
 check(z.grad_fn._saved_self._version, 1, label="z.grad_fn._saved_self._version")
+graph = autograd_graph(z, names={"x": x, "y": y, "z": z})
+check(graph.modified, [], label="modified in place")
+draw_graph(graph, title="y.detach().mul_(2); z = y**2")
+plt.show()
 z.backward()
 check(z, 144.0, label="z")
 check(x.grad, 72.0, label="x.grad")
 
 # %%
+# The same three nodes as before, and nothing in red: ``PowBackward0``
+# saved ``y`` at ``v1`` and finds it at version 1. ``MulBackward0`` of
+# ``x * 3`` and the leaf ``x`` are unchanged; no node stands for the
+# doubling.
+#
 # ``y``'s version went to 1, as before. But ``PowBackward0`` saved ``y``
 # after the edit, at version 1, and finds version 1 at backward: the check
 # passes, because it only compares the version at saving time with the
@@ -118,10 +139,23 @@ x = torch.tensor(2.0, device=device, requires_grad=True)
 y = x * 3
 y.mul_(2)
 z = y**2
+graph = autograd_graph(z, names={"x": x, "y": y, "z": z})
+check(
+    [node.drawn_title for node in graph.nodes],
+    ["PowBackward0 (z)", "MulBackward0 (y)", "MulBackward0", "AccumulateGrad (x)"],
+    label="the nodes of the graph",
+)
+draw_graph(graph, title="y.mul_(2); z = y**2")
+plt.show()
 z.backward()
 check(x.grad, 144.0, label="x.grad with the edit recorded")
 
 # %%
+# With the edit recorded there are four nodes: ``PowBackward0`` of ``z``
+# (``y`` saved at ``v1``), then ``MulBackward0`` of ``y.mul_(2)``, now the
+# node of ``y``, then the ``MulBackward0`` of ``x * 3``, then the leaf
+# ``x``. Each ``MulBackward0`` saved its factor as ``other``.
+#
 # Backward multiplies the local derivatives along the graph. The edited run
 # used :math:`dz/dy = 2y = 24` at the edited value, which is right for the
 # ``z`` that was computed, times :math:`dy/dx = 3` from ``x * 3``, the

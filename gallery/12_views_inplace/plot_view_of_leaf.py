@@ -18,10 +18,19 @@ a ``clone()`` (a write that is part of the computation).
 # --------------------------
 # ``w`` stands for a parameter. Item assignment, an in-place method on a
 # slice, and an in-place method on the whole tensor are all refused.
+import matplotlib.pyplot as plt
 import torch
 from torch import nn
 
-from autograd_notes import check, expect_error, runner_device, show_state
+from autograd_notes import (
+    autograd_graph,
+    check,
+    draw_graph,
+    draw_tensors,
+    expect_error,
+    runner_device,
+    show_state,
+)
 
 device = runner_device()
 
@@ -38,9 +47,18 @@ with expect_error(
     w.fill_(1.0)
 
 check(w, [0.0, 0.0, 0.0], label="w")
+check(w._version, 0, label="w._version")
 show_state(w=w)
+draw_tensors({"w": w, "w[0]": w[0], "w[1:]": w[1:]}, title="w[0] = 1.0; w[1:].uniform_(); w.fill_(1.0)")
+plt.show()
 
 # %%
+# One block of memory, three zeros: ``w`` covers all three cells (shape
+# ``[3]``, ``requires_grad``), the view ``w[0]`` the first (shape ``[]``,
+# ``SelectBackward0``), the view ``w[1:]`` the other two (shape ``[2]``,
+# ``SliceBackward0``). All are at ``v0``: none of the three writes
+# happened.
+#
 # ``w[0]`` and ``w[1:]`` are views of ``w`` (see
 # :ref:`view_vs_advanced_indexing`), so the first two messages say "a view of
 # a leaf"; ``fill_`` on ``w`` itself gets the shorter message. All three
@@ -102,10 +120,28 @@ weights = torch.tensor([10.0, 20.0, 30.0], device=device)
 copy = w.clone()
 copy[0] = 5.0
 show_state(w=w, copy=copy)
-(copy * weights).sum().backward()
+loss = (copy * weights).sum()
+graph = autograd_graph(loss, names={"w": w, "copy": copy, "weights": weights, "loss": loss})
+check(
+    [node.drawn_title for node in graph.nodes],
+    ["SumBackward0 (loss)", "MulBackward0", "CopySlices (copy)", "CloneBackward0", "AccumulateGrad (w)"],
+    label="the nodes of the graph",
+)
+check([w._version, copy._version], [0, 1], label="[w._version, copy._version]")
+draw_tensors({"w": w, "copy": copy}, title="copy = w.clone(); copy[0] = 5.0")
+draw_graph(graph, title="loss = (copy * weights).sum()")
+plt.show()
+loss.backward()
 check(w.grad, [0.0, 20.0, 30.0], label="w.grad")
 
 # %%
+# The first picture is memory: ``w`` holds ``1. 2. 3.`` at ``v0``, and
+# ``copy``, in a block of its own, ``5. 2. 3.`` at ``v1`` with
+# ``torch::autograd::CopySlices`` (PyTorch's full name of the node). The
+# second is the graph of ``loss``: ``SumBackward0``, ``MulBackward0`` (which saved
+# ``weights`` as ``other``), ``CopySlices`` for the write into ``copy``,
+# ``CloneBackward0``, and the leaf ``w``.
+#
 # ``copy[0] = 5.0`` replaced the first entry by a constant, so the loss no
 # longer depends on ``w[0]``: its gradient is 0, and the other entries get
 # their weights. The leaf itself was never written. The table shows the

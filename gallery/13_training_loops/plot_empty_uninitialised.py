@@ -12,14 +12,17 @@ that makes a forgotten element visible in a loss and its gradient, and
 restores the global settings at the end.
 """
 
+# sphinx_gallery_thumbnail_number = 1
+
 # %%
 # Nothing to print
 # ----------------
 # By default ``torch.empty`` only allocates. Its shape and dtype are
 # defined; its values are not, and this page never prints or checks them.
+import matplotlib.pyplot as plt
 import torch
 
-from autograd_notes import check, runner_device
+from autograd_notes import check, draw_tensors, runner_device
 
 device = runner_device()
 
@@ -74,9 +77,19 @@ values = torch.tensor([1.0, 2.0, 3.0], device=device)
 buffer = torch.empty(4, device=device)
 buffer[:3] = values
 check(buffer[:3], [1.0, 2.0, 3.0], label="buffer[:3]")
+check(torch.isnan(buffer[3]).item(), True, label="torch.isnan(buffer[3])")
 check(torch.isnan(buffer.sum()).item(), True, label="torch.isnan(buffer.sum())")
+draw_tensors(
+    {"buffer": buffer, "buffer[:3]": buffer[:3]}, title="buffer = torch.empty(4); buffer[:3] = values"
+)
+plt.show()
 
 # %%
+# One block of four cells, ``1. 2. 3. nan``: ``buffer`` covers all four
+# (shape ``[4]``), the view ``buffer[:3]`` the three that the code wrote;
+# both are at ``v1``, after that one write. The fourth cell holds the
+# ``nan`` that the fill wrote.
+#
 # The same holds for a parameter created with ``torch.empty`` and never
 # initialised: the loss is NaN, and so is every gradient that depends on
 # the parameter's values.
@@ -85,8 +98,16 @@ loss = (weight**2).sum()
 loss.backward()
 check(torch.isnan(loss).item(), True, label="torch.isnan(loss)")
 check(torch.isnan(weight.grad).all().item(), True, label="torch.isnan(weight.grad).all()")
+check(torch.isnan(weight).all().item(), True, label="torch.isnan(weight).all()")
+draw_tensors(
+    {"weight": weight, "weight.grad": weight.grad}, title="loss = (weight**2).sum(); loss.backward()"
+)
+plt.show()
 
 # %%
+# ``weight`` (shape ``[3]``, ``requires_grad``) and ``weight.grad``, each in
+# its own memory, hold ``nan`` in every cell.
+#
 # NaN spreads through every operation it meets, so the mistake shows up at
 # the first loss printed, on every run and every device, instead of as a
 # model that trains slightly differently each time. The fill costs a write

@@ -13,15 +13,26 @@ writing into it changes the tensor without moving its version counter,
 and backward silently uses the new values.
 """
 
+# sphinx_gallery_thumbnail_number = 1
+
 # %%
 # The first refusal depends on the device
 # ---------------------------------------
 # ``w`` stands for a parameter, on the runner's device. The first line of
 # the output says which kind of runner built this page.
+import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from autograd_notes import check, expect_error, runner_device, show_state
+from autograd_notes import (
+    autograd_graph,
+    check,
+    draw_graph,
+    draw_tensors,
+    expect_error,
+    runner_device,
+    show_state,
+)
 
 device = runner_device()
 print(f"runner device: {device.type}")
@@ -106,11 +117,27 @@ array[0] = 10.0
 show_state(w=w, z=z)
 check(w, [10.0, 2.0, 3.0] if on_cpu else [1.0, 2.0, 3.0], label="w after array[0] = 10.0")
 check(w._version, 0, label="w._version")
+from_array = torch.from_numpy(array)
+check(from_array.data_ptr() == w.data_ptr(), on_cpu, label="array is w's memory")
+graph = autograd_graph(z, names={"w": w, "z": z})
+check(graph.modified, [], label="modified in place")
+draw_tensors({"w": w, "torch.from_numpy(array)": from_array}, title="array[0] = 10.0")
+draw_graph(graph, title="z = (w**2).sum()")
+plt.show()
 z.backward()
 check(z, 14.0, label="z")
 check(w.grad, [20.0, 4.0, 6.0] if on_cpu else [2.0, 4.0, 6.0], label="w.grad")
 
 # %%
+# The first picture shows memory, with the array drawn as the tensor
+# ``torch.from_numpy(array)``, which uses the array's memory. On a CPU
+# runner one block, ``10. 2. 3.``, is covered by both ``w`` (shape
+# ``[3]``, ``v0``, ``requires_grad``) and that tensor (``v0``); on a GPU
+# runner each has a block of its own, and ``w``'s, on the GPU, still holds
+# ``1. 2. 3.``. The second picture is the graph of ``z`` before backward:
+# ``SumBackward0``, then ``PowBackward0``, which saved ``w`` at ``v0``, in
+# black, then the leaf ``w``.
+#
 # On a CPU runner, ``detach()`` shares ``w``'s storage, ``cpu()`` returns
 # that same tensor, and ``numpy()`` wraps the same memory: the array *is*
 # ``w``'s memory, and ``array[0] = 10.0`` changed ``w``. NumPy knows nothing

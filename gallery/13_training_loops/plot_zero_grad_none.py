@@ -13,6 +13,8 @@ parameter whose gradient is ``None``, but still move one whose gradient is
 zero.
 """
 
+# sphinx_gallery_thumbnail_number = 1
+
 # %%
 # Reading ``.grad`` after ``zero_grad()``
 # ---------------------------------------
@@ -118,6 +120,35 @@ check(zeroed, [0.62], label="zeroed after a step with grad 0")
 # "no loss reached it", and optimizers leave such a parameter exactly as
 # it is, which is what freezing part of a model, or a branch not taken in
 # this step, usually needs.
+#
+# Eighteen more steps of the same kind, each a ``zero_grad`` and a
+# ``step`` with no new gradient, and the value of each parameter after
+# every step:
+import matplotlib.pyplot as plt
+
+from autograd_notes import draw_series
+
+values = {"skipped.item()": [0.8, skipped.item()], "zeroed.item()": [0.8, zeroed.item()]}
+for _ in range(18):
+    opt_skipped.zero_grad()
+    opt_zeroed.zero_grad(set_to_none=False)
+    opt_skipped.step()
+    opt_zeroed.step()
+    values["skipped.item()"].append(skipped.item())
+    values["zeroed.item()"].append(zeroed.item())
+check(skipped, [0.8], label="skipped after 20 steps")
+check(zeroed, [1 - 2 * (1 - 0.9**20)], label="zeroed after 20 steps, 1 - 2 * (1 - 0.9**20)")
+draw_series(values, xlabel="opt.step()")
+plt.show()
+
+# %%
+# The value of each parameter after 1 to 20 steps. Both are at 0.8 after
+# the first step, which took them from 1. From then on ``skipped`` stays at
+# 0.8, and ``zeroed`` keeps falling, by less at each step (0.62 after the
+# second, about -0.76 after the twentieth), towards -1: the momentum
+# buffer, multiplied by 0.9 at each step, moves it a total of
+# :math:`0.1 \times 2 / (1 - 0.9) = 2` from 1, of which only the first
+# 0.2 came with a gradient.
 #
 # Sources
 # -------
