@@ -10,6 +10,8 @@ follows ``requires_grad`` through a few operations, then cuts a chain with
 ``no_grad`` and shows which gradients survive the cut.
 """
 
+# sphinx_gallery_thumbnail_number = 2
+
 # %%
 # Tensors start without a graph
 # -----------------------------
@@ -60,6 +62,30 @@ with torch.no_grad():
 e = c * k
 show_state(w=w, k=k, b=b, c=c, e=e)
 
+# %%
+# ``draw_graph`` draws the graph that backward will walk, here below ``b``
+# and below ``e``:
+import matplotlib.pyplot as plt
+
+from autograd_notes import autograd_graph, draw_graph
+
+names = {"w": w, "k": k, "b": b, "c": c, "e": e}
+below_b = autograd_graph(b, names=names)
+below_e = autograd_graph(e, names=names)
+check([node.title for node in below_b.nodes], ["MulBackward0 (b)", "leaf w"], label="nodes below b")
+check([node.title for node in below_e.nodes], ["MulBackward0 (e)", "leaf k"], label="nodes below e")
+draw_graph(below_b, title="b = w * 2")
+draw_graph(below_e, title="e = c * k")
+plt.show()
+
+# %%
+# Each box is a node, and gradients flow down the arrows to the blue boxes,
+# the leaves (``AccumulateGrad``), which write into ``.grad``. Below ``b``,
+# ``MulBackward0`` leads to ``w``. Below ``e``, ``MulBackward0`` leads to
+# ``k`` only. It saved ``c`` (``self (c) [1] v0``: shape ``[1]``, version
+# 0) as a plain value to multiply by; ``c`` has no node of its own, so no
+# arrow leads on from it to ``w``. Backward from ``e`` reaches ``k`` and
+# nothing else:
 e.backward()
 check(k.grad, [5.0], label="k.grad")  # de/dk = c = 1.5 * 2 + 2
 check(w.grad, None, label="w.grad")

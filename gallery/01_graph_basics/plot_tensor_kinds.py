@@ -11,6 +11,8 @@ in the default of ``requires_grad`` and in how a module treats them, and that
 ``Variable`` no longer produces a type of its own.
 """
 
+# sphinx_gallery_thumbnail_number = 1
+
 # %%
 # ``torch.tensor``: no gradient unless asked
 # ------------------------------------------
@@ -49,8 +51,28 @@ show_state(weights=weights, scale=scale)
 
 # %%
 # The table shows that ``scale`` shares its storage with ``weights``: the
-# wrapper does not copy the data. The default can be switched off
-# (``frozen``), so ``requires_grad`` is not what makes a parameter.
+# wrapper does not copy the data. ``draw_tensors`` draws each storage with
+# the tensors over it:
+import matplotlib.pyplot as plt
+
+from autograd_notes import draw_tensors
+
+same_storage = scale.untyped_storage().data_ptr() == weights.untyped_storage().data_ptr()
+check(same_storage, True, label="scale and weights share storage")
+draw_tensors({"weights": weights, "scale": scale, "tracked": tracked, "frozen": frozen})
+plt.show()
+
+# %%
+# Each grey strip is a storage, with the values in its cells; each coloured
+# row under it is a tensor over those cells, followed by its shape, its
+# version (``v0``) and ``requires_grad`` when it requires a gradient.
+# ``weights`` and ``scale`` are two rows over one strip holding ``0.25`` and
+# ``4.``: one memory, two tensor objects, and only ``scale`` requires a
+# gradient. ``tracked`` holds the same numbers in a strip of its own, and
+# ``frozen`` is a parameter without ``requires_grad``.
+#
+# The default can be switched off (``frozen``), so ``requires_grad`` is not
+# what makes a parameter.
 #
 # What does: a ``Parameter`` assigned to a module attribute is registered and
 # returned by ``parameters()`` (and so reaches the optimizer); a plain tensor

@@ -10,6 +10,8 @@ the sum that results, then the two ways to start again from nothing:
 ``grad.zero_()`` and ``grad = None``.
 """
 
+# sphinx_gallery_thumbnail_number = 1
+
 # %%
 # Two backward passes, one ``.grad``
 # ----------------------------------
@@ -106,6 +108,44 @@ optimizer.zero_grad(set_to_none=False)
 check(x.grad, [0.0], label="x.grad after zero_grad(set_to_none=False)")
 
 # %%
+# Five passes, cleared or not
+# ---------------------------
+# A training loop calls ``backward()`` once per step. Here are five passes
+# from ``shifted``, recording ``x.grad`` after each one: first with nothing
+# in between, then with ``x.grad = None`` before each pass.
+import matplotlib.pyplot as plt
+
+from autograd_notes import draw_series
+
+x = torch.tensor([0.7], device=device, requires_grad=True)
+shifted = x * 2 + 3
+kept = []
+for _ in range(5):
+    shifted.backward(retain_graph=True)
+    kept.append(x.grad.item())
+
+cleared = []
+for _ in range(5):
+    x.grad = None
+    shifted.backward(retain_graph=True)
+    cleared.append(x.grad.item())
+
+check(kept, [2.0, 4.0, 6.0, 8.0, 10.0], label="kept")
+check(cleared, [2.0, 2.0, 2.0, 2.0, 2.0], label="cleared")
+draw_series(
+    {"shifted.backward()": kept, "x.grad = None; shifted.backward()": cleared},
+    ylabel="x.grad",
+)
+plt.show()
+
+# %%
+# Each line is ``x.grad`` after each of the five passes, drawn against the
+# number of the pass (1 to 5); the legend gives the code of one step.
+# Without clearing,
+# every pass adds its 2 and the values climb 2, 4, 6, 8, 10; with
+# ``x.grad = None`` before each pass the line stays flat at 2, the gradient
+# of a single pass.
+#
 # Sources
 # -------
 # - :ref:`source_002` builds ``b = a*2``, ``c = b+3``, calls

@@ -9,6 +9,8 @@ After ``backward()`` only leaves hold a ``.grad``. This example reads the
 then asks autograd to keep that gradient with ``retain_grad()``.
 """
 
+# sphinx_gallery_thumbnail_number = 1
+
 # %%
 # Intermediate results do not keep their gradient
 # -----------------------------------------------
@@ -21,9 +23,26 @@ from autograd_notes import check, expect_warning, runner_device, show_state
 
 device = runner_device()
 
+import matplotlib.pyplot as plt
+
+from autograd_notes import autograd_graph, draw_graph
+
 w = torch.tensor([-1.5], device=device, requires_grad=True)
 scaled = w * 2
 total = scaled + 3
+graph = autograd_graph(total, names={"w": w, "scaled": scaled, "total": total})
+check([node.is_leaf for node in graph.nodes], [False, False, True], label="leaves in the graph")
+draw_graph(graph, title="scaled = w * 2; total = scaled + 3")
+plt.show()
+
+# %%
+# The graph below ``total``, drawn before backward: gradients flow down the
+# arrows, from the node that made ``total`` (``AddBackward0``, which saved
+# only ``alpha=1``) through the node that made ``scaled``
+# (``MulBackward0``, which saved the factor 2 as ``other [] v0``) to the
+# blue box, ``AccumulateGrad (w)``. Only such a leaf node writes into a
+# ``.grad``; ``scaled`` is represented by a node that passes the gradient
+# on.
 total.backward()
 show_state(w=w, scaled=scaled, total=total)
 check(w.grad, [2.0], label="w.grad")

@@ -10,6 +10,8 @@ tensors with ``retain_graph=True`` and sees the gradients double, and shows
 that a graph whose nodes saved nothing can be run backward twice anyway.
 """
 
+# sphinx_gallery_thumbnail_number = 2
+
 # %%
 # The second pass fails
 # ---------------------
@@ -37,11 +39,41 @@ log_r = torch.log(r)
 y = 3 * p + 2 * q**2 + log_r
 check(log_r.grad_fn._saved_self, 1.0, label="log_r.grad_fn._saved_self")
 
+import matplotlib.pyplot as plt
+
+from autograd_notes import autograd_graph, draw_graph
+
+names = {"p": p, "q": q, "r": r, "log_r": log_r, "y": y}
+before = autograd_graph(y, names=names)
+saved_tensors = [saved.status for node in before.nodes for saved in node.saved]
+check(saved_tensors, ["saved"] * 4, label="saved tensors before backward")
+draw_graph(before, title="y = 3 * p + 2 * q**2 + log_r")
+plt.show()
+
+# %%
+# The graph below ``y`` before backward: gradients flow down the arrows to
+# the leaves ``p``, ``q`` and ``r`` (blue). Under each node's name is what
+# it saved: ``LogBackward0`` saved its input ``r`` (``self (r) [] v0``:
+# shape ``[]``, version 0), ``PowBackward0`` saved ``q`` and the exponent,
+# each ``MulBackward0`` saved its factor 3 or 2 (``other [] v0``), and the
+# additions saved only ``alpha=1``, a number. The first backward pass
+# delivers the gradients 3, 4 and 1:
 y.backward()
 check(p.grad, 3.0, label="p.grad")
 check(q.grad, 4.0, label="q.grad")
 check(r.grad, 1.0, label="r.grad")
 
+after = autograd_graph(y, names=names)
+saved_tensors = [saved.status for node in after.nodes for saved in node.saved]
+check(saved_tensors, ["freed"] * 4, label="saved tensors after backward")
+draw_graph(after, title="y.backward()")
+plt.show()
+
+# %%
+# The same graph after that pass: every node and arrow is still there, but
+# each of the four saved tensors is grey and marked ``∅``: backward freed
+# it. The numbers ``alpha=1`` and ``exponent=2`` are kept. The second pass
+# needs the freed tensors, and stops:
 with expect_error(RuntimeError, match=SECOND_PASS):
     y.backward()
 

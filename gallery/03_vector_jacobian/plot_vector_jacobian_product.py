@@ -12,6 +12,8 @@ not a free choice of weights. It ends with the two errors that a missing or
 wrong-shaped ``gradient`` produces.
 """
 
+# sphinx_gallery_thumbnail_number = 1
+
 # %%
 # A vector output and a vector ``gradient``
 # -----------------------------------------
@@ -61,6 +63,35 @@ check(v @ jac_q, q.grad, label="v @ jac_q")
 check(v @ jac_r, r.grad, label="v @ jac_r")
 
 # %%
+# Side by side, the three Jacobians form one 3×9 matrix ``J``, and ``v @ J``
+# is one row of 9 gradients. ``draw_matrix`` draws ``J`` with that row
+# under it:
+import matplotlib.pyplot as plt
+
+from autograd_notes import draw_matrix
+from autograd_notes._figure_style import TEXT
+
+jac = torch.cat([jac_p, jac_q, jac_r], dim=1)
+grads = torch.cat([p.grad, q.grad, r.grad])
+check(v @ jac, grads, label="v @ J")
+figure = draw_matrix(
+    torch.cat([jac, (v @ jac)[None]]),
+    rows=["y[0]", "y[1]", "y[2]", "v @ J"],
+    columns=[f"{leaf}[{i}]" for leaf in "pqr" for i in range(3)],
+    title="v = [0.1, 1.0, 0.0001]",
+)
+figure.axes[0].axhline(2.5, color=TEXT, linewidth=1.5)  # J above, v @ J below
+plt.show()
+
+# %%
+# Above the line, row ``y[i]`` and column ``p[j]`` hold
+# :math:`\partial y_i / \partial p_j`, and so on for ``q`` and ``r``; the
+# larger the value, the darker the blue, and zeros are grey. Each block is
+# diagonal, since ``y[i]`` depends only on ``p[i]``, ``q[i]`` and
+# ``r[i]``. Below the line is ``v @ J``: the rows of ``J`` weighted by
+# ``v = [0.1, 1, 0.0001]`` and added up, which are ``p.grad``, ``q.grad``
+# and ``r.grad`` in that order.
+#
 # ``backward(v)`` never builds these matrices. It starts from ``v`` at the
 # output and sends it through each node of the graph, every node turning the
 # gradient it receives into the gradients of its inputs. The cost is that of

@@ -12,6 +12,8 @@ The difference is the version counter, which ``detach()`` shares with the
 original and ``.data`` does not.
 """
 
+# sphinx_gallery_thumbnail_number = 4
+
 # %%
 # The gradient to expect
 # ----------------------
@@ -48,10 +50,25 @@ check(out._version, 0, label="out._version")
 check(out.grad_fn._saved_result, [0.0, 0.0, 0.0], label="out.grad_fn._saved_result")
 show_state(a=a, out=out, out_data=out_data)
 
+import matplotlib.pyplot as plt
+
+from autograd_notes import draw_tensors
+
+check(out_data._version, 1, label="out_data._version")
+draw_tensors({"a": a, "out": out, "out_data": out_data}, title="out.data.zero_()")
+plt.show()
+
 out.sum().backward()
 check(a.grad, [0.0, 0.0, 0.0], label="a.grad")
 
 # %%
+# In the picture each grey strip is a storage with its values, and each
+# coloured row under it a tensor over those cells, with its shape, its
+# version and its ``grad_fn`` or ``requires_grad``. ``out``
+# (``SigmoidBackward0``) and ``out_data`` share one strip of three zeros,
+# yet ``out`` is at ``v0`` and ``out_data`` at ``v1``: two counters over
+# one memory.
+#
 # The node's saved result is the zeroed memory. The table shows why backward
 # uses it anyway: ``out_data`` shares ``out``'s storage but has a
 # version counter of its own, so ``zero_()`` moved ``out_data``'s counter to
@@ -72,6 +89,9 @@ out_detached.zero_()
 check(out, [0.0, 0.0, 0.0], label="out")
 check(out._version, 1, label="out._version")
 show_state(a=a, out=out, out_detached=out_detached)
+check(out_detached._version, 1, label="out_detached._version")
+draw_tensors({"a": a, "out": out, "out_detached": out_detached}, title="out.detach().zero_()")
+plt.show()
 
 with expect_error(
     RuntimeError,
@@ -83,6 +103,10 @@ with expect_error(
 check(a.grad, None, label="a.grad")
 
 # %%
+# In the picture of this edit, ``out`` and ``out_detached`` are two rows
+# over one strip of three zeros, and both end in ``v1``: one counter,
+# moved by the edit, where ``.data`` had a second one.
+#
 # ``detach()`` returns a tensor that shares ``out``'s storage *and* its
 # version counter, so the edit moved the counter that backward checks from 0
 # to 1. The saved ``out`` no longer holds the values it was saved with, and
@@ -96,8 +120,6 @@ check(a.grad, None, label="a.grad")
 # ``draw_graph`` reads, without running backward, what each node saved and
 # the version it saved it at. Here are both edits again, stopped before
 # ``backward()``:
-import matplotlib.pyplot as plt
-
 from autograd_notes import autograd_graph, draw_graph
 
 a = torch.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)

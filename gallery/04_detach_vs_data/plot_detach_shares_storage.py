@@ -11,6 +11,8 @@ uses ``detach()`` for what it is made for: stopping gradients between two
 modules, so that only the second one gets gradients.
 """
 
+# sphinx_gallery_thumbnail_number = 2
+
 # %%
 # Writing into a detached tensor
 # ------------------------------
@@ -28,12 +30,37 @@ v3 = v1 + v2
 v3_detached = v3.detach()
 show_state(v1=v1, v2=v2, v3=v3, v3_detached=v3_detached)
 
+import matplotlib.pyplot as plt
+
+from autograd_notes import draw_tensors
+
+tensors = {"v1": v1, "v2": v2, "v3": v3, "v3_detached": v3_detached}
+same_storage = v3_detached.untyped_storage().data_ptr() == v3.untyped_storage().data_ptr()
+check(same_storage, True, label="v3 and v3_detached share storage")
+draw_tensors(tensors, title="v3_detached = v3.detach()")
+plt.show()
+
+# %%
+# Each grey strip is a storage with its values; under it, one coloured row
+# per tensor over those cells, then its shape (``[2]``), its version
+# (``v0``: version 0) and its ``grad_fn``, or ``requires_grad``. ``v1`` and ``v2`` have strips of their
+# own. ``v3`` (``AddBackward0``) and ``v3_detached`` (no ``grad_fn``, no
+# ``requires_grad``) are two rows over one strip holding ``11.`` and
+# ``22.``. Now the addition into ``v3_detached``:
 v3_detached.add_(torch.tensor([0.5, 0.5], device=device))
 check(v3, [11.5, 22.5], label="v3")
 check(v3._version, 1, label="v3._version")
+check(v3_detached._version, 1, label="v3_detached._version")
 show_state(v3=v3, v3_detached=v3_detached)
+draw_tensors(tensors, title="v3_detached.add_(0.5)")
+plt.show()
 
 # %%
+# After the addition the shared strip holds ``11.5`` and ``22.5``, and both
+# rows over it end in version 1 (``[2] v1``): one version counter, moved by
+# a write through either tensor. The tensors ``v1`` and ``v2`` are
+# unchanged, at version 0.
+#
 # No line above names ``v3`` after the addition, yet its values changed:
 # ``v3_detached`` is another tensor object over the same storage. It also
 # shares ``v3``'s version counter, which moved from 0 to 1. The edit is

@@ -12,6 +12,8 @@ graphs, one where the edited tensor is saved (an error), one where it is not
 error), and then says when such a silent edit is harmless and when it is not.
 """
 
+# sphinx_gallery_thumbnail_number = 2
+
 # %%
 # An edited tensor that ``pow`` saved
 # -----------------------------------
@@ -29,18 +31,30 @@ z = y**2
 y_detached = y.detach()
 y_detached.zero_()
 check(y, 0.0, label="y")
+check(y_detached._version, 1, label="y_detached._version")
 show_state(x=x, y=y, y_detached=y_detached, z=z)
 
-# %%
-# Before calling backward, draw the graph below ``z`` with what each node
-# saved for its gradient formula, and at which version:
 import matplotlib.pyplot as plt
 
+from autograd_notes import draw_tensors
+
+draw_tensors({"x": x, "y": y, "y_detached": y_detached, "z": z}, title="y.detach().zero_()")
+plt.show()
+
+# %%
+# Each grey strip is a storage holding one number, each coloured row a
+# tensor over it, with its shape (``[]``: a single number), its version and
+# its ``grad_fn`` or ``requires_grad``. ``y`` and ``y_detached`` share the
+# strip that now holds ``0.``, and both are at ``v1``; ``x`` (``3.``) and
+# ``z`` (``16.``, computed before the edit) have strips of their own.
+#
+# Before calling backward, draw the graph below ``z`` with what each node
+# saved for its gradient formula, and at which version:
 from autograd_notes import autograd_graph, draw_graph
 
 graph = autograd_graph(z, names={"x": x, "y": y, "z": z})
 check(graph.modified, ["PowBackward0 (z): saved self (y) [] v1 ≠ v0"], label="modified in place")
-draw_graph(graph, title="z = y**2, after y.detach().zero_()")
+draw_graph(graph, title="z = y**2; y.detach().zero_()")
 plt.show()
 
 # %%
@@ -89,11 +103,21 @@ show_state(x=x, y1=y1, y2=y2, term2=term2, z=z)
 check(y2.grad_fn._saved_self, 3.0, label="y2.grad_fn._saved_self")
 check(term2.grad_fn._saved_self, None, label="term2.grad_fn._saved_self")
 check(term2.grad_fn._saved_other, 4, label="term2.grad_fn._saved_other")
+graph = autograd_graph(z, names={"x": x, "y1": y1, "y2": y2, "term1": term1, "term2": term2, "z": z})
+check(graph.modified, [], label="modified in place")
+draw_graph(graph, title="z = 3 * y1 + 4 * y2; y2.detach().zero_()")
+plt.show()
+
 z.backward()
 check(z, 48.0, label="z")
 check(x.grad, 27.0, label="x.grad")
 
 # %%
+# In the graph below ``z``, drawn before backward, nothing is red: no node
+# saved ``y2``. ``PowBackward0 (y2)`` saved ``x`` (``self (x) [] v0``),
+# each ``MulBackward0`` saved its factor, 3 or 4 (``other [] v0``), and
+# the additions saved only ``alpha=1``.
+#
 # ``y2``'s version counter moved to 1 as before, but no node compares it
 # with anything. A node shows what it saved in its ``_saved_*`` attributes:
 # ``PowBackward0`` of ``y2 = x**2`` saved its *input* ``x`` (the 3.0),

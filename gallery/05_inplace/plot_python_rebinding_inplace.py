@@ -12,6 +12,8 @@ increments on every in-place change: the number autograd checks before it
 uses a tensor it saved.
 """
 
+# sphinx_gallery_thumbnail_number = 2
+
 # %%
 # Rebinding a name
 # ----------------
@@ -58,6 +60,19 @@ check(before, [1.0, 2.0], label="before")
 check(before._version, 0, label="before._version")
 show_state(before=before, t=t)
 
+import matplotlib.pyplot as plt
+
+from autograd_notes import draw_tensors
+
+draw_tensors({"before": before, "t": t}, title="before = t; t = t + 1")
+plt.show()
+
+# %%
+# Each grey strip is a storage with its values, and each coloured row a
+# tensor over it, with its shape and its version. ``before`` and ``t`` have
+# a strip each: ``1.`` and ``2.`` for ``before``, ``2.`` and ``3.`` for
+# the new ``t``, both at ``v0``.
+
 # %%
 # Changing a tensor in place
 # --------------------------
@@ -75,8 +90,14 @@ t[0] = 5
 check(t._version, 3, label="t._version after t[0] = 5")
 check(same, [5.0, 4.0], label="same")
 show_state(t=t, same=same)
+draw_tensors({"t": t, "same": same}, title="same = t; t += 1; t.add_(1); t[0] = 5")
+plt.show()
 
 # %%
+# Here ``t`` and ``same`` are two rows over a single strip: one tensor
+# under two names, holding ``5.`` and ``4.`` at version 3 (``v3``), one
+# step for each of the three in-place writes.
+#
 # ``t += 1`` looks like ``t = t + 1`` but is not: for a tensor, ``+=`` calls
 # the in-place ``__iadd__``, which changes the tensor and returns it, so the
 # name is rebound to the object it already named. ``t[0] = 5`` is an
@@ -97,6 +118,14 @@ w = torch.tensor([0.5, 1.0], device=device, requires_grad=True)
 e = w.exp()
 e += 1
 check(e._version, 1, label="e._version")
+
+from autograd_notes import autograd_graph, draw_graph
+
+graph = autograd_graph(e.sum(), names={"w": w, "e": e})
+check(graph.modified, ["ExpBackward0: saved result (e) [2] v1 ≠ v0"], label="modified in place")
+draw_graph(graph, title="e = w.exp(); e += 1")
+plt.show()
+
 with expect_error(
     RuntimeError,
     match=r"modified by an inplace operation: \[torch\.(cuda\.)?FloatTensor \[2\]\], "
@@ -105,6 +134,14 @@ with expect_error(
     e.sum().backward()
 
 # %%
+# The graph below ``e.sum()`` after ``e += 1``, drawn before backward:
+# gradients flow down the arrows to the leaf ``w`` (blue). The in-place
+# addition is now ``e``'s node, ``AddBackward0 (e)``, and under it
+# ``ExpBackward0`` saved its result, the same tensor ``e``, at version 0.
+# ``e`` is at version 1, so that line is red and marked ``⚠`` with
+# ``v1 ≠ v0``, and the node is framed in red: the error that backward
+# raised.
+#
 # With ``e = e + 1`` the tensor that ``exp`` saved is still at version 0, and
 # backward returns :math:`e^{0.5}` and :math:`e^{1}`. With ``e += 1`` the
 # saved tensor itself reached version 1, and backward refuses to use it: the

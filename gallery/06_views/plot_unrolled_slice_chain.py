@@ -12,6 +12,8 @@ the same loop fails with a view. It ends with what item assignment does to
 a tensor that did not require a gradient.
 """
 
+# sphinx_gallery_thumbnail_number = 2
+
 # %%
 # Two steps of a tiny recurrence
 # ------------------------------
@@ -51,7 +53,7 @@ graph = autograd_graph(loss, names=names)
 check([node.label for node in graph.nodes].count("CopySlices"), 1, label="CopySlices nodes")
 check(graph.modified, [], label="modified in place")
 check("state" in graph.text(), False, label="state in the graph")
-draw_graph(graph, title="Two unrolled steps, before backward")
+draw_graph(graph, title="loss = steps[0].sum() + steps[1].sum()")
 plt.show()
 
 # %%
@@ -96,6 +98,27 @@ for _ in range(2):
     steps.append(new)
 loss = steps[0].sum() + steps[1].sum()
 
+names = {"a": a, "d": d, "state": state, "loss": loss, "steps[0]": steps[0], "steps[1]": steps[1]}
+graph = autograd_graph(loss, names=names)
+check(
+    graph.modified,
+    [
+        "MulBackward0 (steps[1]): saved self (state) [1, 1] v2 ≠ v1",
+        "MulBackward0 (steps[0]): saved self (state) [1, 1] v2 ≠ v0",
+    ],
+    label="modified in place",
+)
+draw_graph(graph, title="new = state[0:1] * d")
+plt.show()
+
+# %%
+# The graph of this loop, drawn before backward, has the shape of the first
+# one, with ``SliceBackward0`` (the view ``state[0:1]``, with its ``dim``,
+# ``start``, ``end`` and ``step``) where the copy had ``IndexBackward0``.
+# Both multiplications are now framed in red: each saved a view over
+# ``state``'s memory (``self (state) [1, 1]``), the first at version 0 and
+# the second at version 1, and the writes moved ``state`` to version 2
+# (``v2 ≠ v0``, ``v2 ≠ v1``). Backward fails at the first of them it meets:
 with expect_error(
     RuntimeError,
     match=r"modified by an inplace operation: \[torch\.(cuda\.)?FloatTensor \[1, 1\]\], "

@@ -12,6 +12,8 @@ through a copy; then it tells rebinding the copy's name apart from writing
 into the copy.
 """
 
+# sphinx_gallery_thumbnail_number = 1
+
 # %%
 # Reading a row through a view
 # ----------------------------
@@ -36,6 +38,28 @@ check(row._version, 1, label="row._version")
 check(row.grad_fn, "AsStridedBackward0", label="row.grad_fn")
 show_state(table=table, row=row, out=out)
 
+import matplotlib.pyplot as plt
+
+from autograd_notes import autograd_graph, draw_graph, draw_tensors
+
+same_storage = row.untyped_storage().data_ptr() == table.untyped_storage().data_ptr()
+check(same_storage, True, label="row and table share storage")
+draw_tensors({"table": table, "row": row, "out": out}, title="row = table[0]; table[0] = weight @ row")
+plt.show()
+
+# %%
+# Each grey strip is a storage with its values, each coloured row a tensor
+# over some of its cells, with its shape, version and ``grad_fn``.
+# ``table`` covers all six cells of its strip; ``row`` covers the first
+# three, which now hold ``out``'s values ``7.``, ``-1.`` and ``3.``; both
+# are at ``v1``. ``out`` has a strip of its own. Before backward, the graph
+# below ``out.sum()`` shows what the product saved:
+names = {"emb": emb, "weight": weight, "table": table, "row": row, "out": out}
+graph = autograd_graph(out.sum(), names=names)
+check(graph.modified, ["MvBackward0 (out): saved vec (row) [3] v1 ≠ v0"], label="modified in place")
+draw_graph(graph, title="out = weight @ row")
+plt.show()
+
 with expect_error(
     RuntimeError,
     match=r"modified by an inplace operation: \[torch\.(cuda\.)?FloatTensor \[3\]\], "
@@ -44,6 +68,13 @@ with expect_error(
     out.sum().backward()
 
 # %%
+# Gradients flow down the arrows to the leaves ``weight`` and ``emb``
+# (blue), to ``emb`` through ``SelectBackward0`` (the view ``table[0]``)
+# and ``CloneBackward0``. ``MvBackward0``, the product, saved ``weight`` at
+# version 0 and the view ``row`` (``vec (row) [3]``) at version 0; ``row``
+# is now at version 1, so that line is red, marked ``⚠`` with
+# ``v1 ≠ v0``, and the node is framed in red: the error above.
+#
 # ``row`` shares ``table``'s storage and its version counter. The product
 # ``weight @ row`` saved ``row``, because the gradient of ``weight`` is
 # built from it. ``table[0] = out`` then overwrote exactly the memory that
@@ -66,12 +97,22 @@ table[[0], :] = out
 check(table._version, 1, label="table._version")
 check(row._version, 0, label="row._version")
 show_state(table=table, row=row, out=out)
+same_storage = row.untyped_storage().data_ptr() == table.untyped_storage().data_ptr()
+check(same_storage, False, label="row and table share storage")
+copy_title = "row = table[[0], :]; table[[0], :] = row @ weight"
+draw_tensors({"table": table, "row": row, "out": out}, title=copy_title)
+plt.show()
 
 out.sum().backward()
 check(weight.grad, [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0], [3.0, 3.0, 3.0]], label="weight.grad")
 check(emb.grad, [[3.0, 0.0, 1.5], [0.0, 0.0, 0.0]], label="emb.grad")
 
 # %%
+# In the picture of the copy, ``table``, ``row`` and ``out`` each have a
+# strip of their own. The first three cells of ``table`` hold the written
+# ``out`` (``2.5``, ``3.5``, ``1.5``) and ``table`` is at ``v1``; ``row``
+# still holds ``1.``, ``2.``, ``3.`` at ``v0``.
+#
 # ``table`` went to version 1, but ``row`` has storage and a version counter
 # of its own, still at 0, and it is ``row`` that the product saved. The
 # gradients follow from ``out.sum()`` being
