@@ -137,8 +137,7 @@ check(w.grad, [0.0, 20.0, 30.0], label="w.grad")
 # %%
 # The first picture is memory: ``w`` holds ``1. 2. 3.`` at ``v0``, and
 # ``copy``, in a block of its own, ``5. 2. 3.`` at ``v1`` with
-# ``torch::autograd::CopySlices`` (PyTorch's full name of the node). The
-# second is the graph of ``loss``: ``SumBackward0``, ``MulBackward0`` (which saved
+# ``CopySlices``. The second is the graph of ``loss``: ``SumBackward0``, ``MulBackward0`` (which saved
 # ``weights`` as ``other``), ``CopySlices`` for the write into ``copy``,
 # ``CloneBackward0``, and the leaf ``w``.
 #

@@ -10,7 +10,7 @@ sphinx-gallery to capture; none shows it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import torch
 
@@ -63,7 +63,7 @@ def draw_series(
         xs = list(x) if x is not None else list(range(1, len(values) + 1))
         if len(xs) != len(values):
             raise ValueError(f"series {label!r} has {len(values)} values for {len(xs)} x positions")
-        style = {
+        style: dict[str, Any] = {
             "color": PALETTE[number % len(PALETTE)],
             "marker": _MARKERS[number % len(_MARKERS)],
             "label": label,
@@ -76,7 +76,7 @@ def draw_series(
             ax.plot(xs, list(values), **style)
     if log:
         ax.set_yscale("log")
-    if x is None:
+    if x is None or all(float(value).is_integer() for value in x):
         from matplotlib.ticker import MaxNLocator
 
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -105,8 +105,8 @@ def draw_spread(
     _check_lengths(samples)
     figure, ax = chart_figure(6.4, 0.7 + 0.55 * len(samples))
     smallest = min((abs(v) for vs in samples.values() for v in vs if v), default=1.0)
-    floor = smallest / 10 if log else None
-    for row, (label, values) in enumerate(samples.items()):
+    floor = smallest / 10  # where a zero sits on a log axis
+    for row, values in enumerate(samples.values()):
         count = len(values)
         jitter = [((i * 0.618) % 1 - 0.5) * 0.3 for i in range(count)]  # golden-ratio spacing: no randomness
         shown = [v if not log or v > 0 else floor for v in values]

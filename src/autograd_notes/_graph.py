@@ -489,7 +489,9 @@ def _drawn_lines(node: GraphNode) -> list[tuple[str, str]]:
 def _box_size(node: GraphNode) -> tuple[float, float]:
     """Width and height of a node's box, in inches."""
     lines = [line for line, _ in _drawn_lines(node)]
-    width = max([len(node.drawn_title) * _TITLE_SIZE * CHAR, *(len(line) * _LINE_SIZE * CHAR for line in lines)])
+    width = max(
+        [len(node.drawn_title) * _TITLE_SIZE * CHAR, *(len(line) * _LINE_SIZE * CHAR for line in lines)]
+    )
     height = _TITLE_SIZE * LEADING + len(lines) * _LINE_SIZE * LEADING
     return width + 2 * _PAD, height + 2 * _PAD
 
@@ -513,7 +515,9 @@ def _draw_node(ax: Axes, node: GraphNode, x: float, top: float, size: tuple[floa
         )
     )
     y = top - _PAD
-    ax.text(x, y, node.drawn_title, ha="center", fontsize=_TITLE_SIZE, fontweight="bold", color=_TEXT, **_PLAIN)
+    ax.text(
+        x, y, node.drawn_title, ha="center", fontsize=_TITLE_SIZE, fontweight="bold", color=_TEXT, **_PLAIN
+    )
     y -= _TITLE_SIZE * LEADING
     for line, colour in _drawn_lines(node):
         ax.text(x - width / 2 + _PAD, y, line, ha="left", fontsize=_LINE_SIZE, color=colour, **_PLAIN)

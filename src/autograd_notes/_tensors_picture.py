@@ -73,7 +73,8 @@ def _covered(tensor: torch.Tensor) -> frozenset[int]:
     index = torch.zeros((), dtype=torch.long)
     for size, stride in zip(tensor.shape, tensor.stride(), strict=True):
         index = index.unsqueeze(-1) + torch.arange(size) * stride
-    return frozenset((index + tensor.storage_offset()).flatten().tolist())
+    offset = int(tensor.storage_offset())
+    return frozenset((index + offset).flatten().tolist())
 
 
 def _format(value: float | int | bool) -> str:
@@ -122,7 +123,8 @@ def tensor_layout(tensors: Mapping[str, torch.Tensor]) -> list[StorageView]:
                 cells=_covered(t),
                 shape=tuple(t.shape),
                 version=None if t.is_inference() else t._version,  # inference tensors have no counter
-                grad_fn=t.grad_fn.name() if t.grad_fn is not None else None,
+                # as draw_graph names nodes: CopySlices, not torch::autograd::CopySlices
+                grad_fn=t.grad_fn.name().removeprefix("torch::autograd::") if t.grad_fn is not None else None,
                 requires_grad=t.requires_grad,
                 device=str(t.device),
                 inference=t.is_inference(),
@@ -159,7 +161,9 @@ def draw_tensors(tensors: Mapping[str, torch.Tensor], *, title: str | None = Non
     facts_width = max(len(row.facts) for view in layout for row in view.tensors) * _SIZE * CHAR + 0.2
     heading = 0.45 if title else 0.0
     rows = sum(1 + len(view.tensors) for view in layout)
-    width = max(2 * _MARGIN + label_width + strip + facts_width, len(title or "") * TITLE_SIZE * CHAR + 2 * _MARGIN)
+    width = max(
+        2 * _MARGIN + label_width + strip + facts_width, len(title or "") * TITLE_SIZE * CHAR + 2 * _MARGIN
+    )
     height = 2 * _MARGIN + heading + rows * _ROW + (len(layout) - 1) * _GAP
     figure, ax = blank_figure(width, height)
     set_title(figure, title, height, _MARGIN)
@@ -187,12 +191,30 @@ def draw_tensors(tensors: Mapping[str, torch.Tensor], *, title: str | None = Non
                     ha="center", va="center", fontsize=_SIZE - 1.5, color=TEXT, **PLAIN,
                 )  # fmt: skip
         if not by_cell:
-            ax.text(left + _BAR + 0.1, y - _ROW / 2, f"× {view.size}", va="center", fontsize=_SIZE, color=MUTED, **PLAIN)
+            ax.text(
+                left + _BAR + 0.1,
+                y - _ROW / 2,
+                f"× {view.size}",
+                va="center",
+                fontsize=_SIZE,
+                color=MUTED,
+                **PLAIN,
+            )
         y -= _ROW
         for row in view.tensors:
             tint = PALETTE[colour % len(PALETTE)]
             colour += 1
-            ax.text(left - 0.12, y - _ROW / 2, row.name, ha="right", va="center", fontsize=_SIZE, fontweight="bold", color=tint, **PLAIN)
+            ax.text(
+                left - 0.12,
+                y - _ROW / 2,
+                row.name,
+                ha="right",
+                va="center",
+                fontsize=_SIZE,
+                fontweight="bold",
+                color=tint,
+                **PLAIN,
+            )
             for i in sorted(row.cells):
                 inset = 0.05 if by_cell else 0.0
                 ax.add_patch(
@@ -205,7 +227,9 @@ def draw_tensors(tensors: Mapping[str, torch.Tensor], *, title: str | None = Non
                         alpha=0.85,
                     )
                 )
-            ax.text(left + strip + 0.2, y - _ROW / 2, row.facts, va="center", fontsize=_SIZE, color=TEXT, **PLAIN)
+            ax.text(
+                left + strip + 0.2, y - _ROW / 2, row.facts, va="center", fontsize=_SIZE, color=TEXT, **PLAIN
+            )
             y -= _ROW
         y -= _GAP
     return figure

@@ -42,7 +42,8 @@ def test_log_and_steps() -> None:
     ax = figure.axes[0]
     assert ax.get_yscale() == "log"
     assert ax.get_lines()[0].get_drawstyle() == "steps-post"
-    assert figure._suptitle is not None and figure._suptitle.get_text() == "len(graph)"
+    assert figure._suptitle is not None
+    assert figure._suptitle.get_text() == "len(graph)"
 
 
 def test_a_spread_has_one_row_per_group_and_one_dot_per_result() -> None:
@@ -59,7 +60,9 @@ def test_a_spread_has_one_row_per_group_and_one_dot_per_result() -> None:
 def test_a_spread_is_the_same_on_every_run() -> None:
     first = draw_spread({"x": [1.0, 1.0, 1.0, 2.0]})
     second = draw_spread({"x": [1.0, 1.0, 1.0, 2.0]})
-    assert np.array_equal(first.axes[0].collections[0].get_offsets(), second.axes[0].collections[0].get_offsets())
+    assert np.array_equal(
+        first.axes[0].collections[0].get_offsets(), second.axes[0].collections[0].get_offsets()
+    )
 
 
 def test_zeros_on_a_log_axis_sit_at_its_left() -> None:
@@ -69,7 +72,9 @@ def test_zeros_on_a_log_axis_sit_at_its_left() -> None:
 
 
 def test_a_matrix_writes_its_values_in_its_cells() -> None:
-    figure = draw_matrix(torch.tensor([[1.0, 0.0], [2.0, -3.0]]), rows=["y[0]", "y[1]"], columns=["x[0]", "x[1]"])
+    figure = draw_matrix(
+        torch.tensor([[1.0, 0.0], [2.0, -3.0]]), rows=["y[0]", "y[1]"], columns=["x[0]", "x[1]"]
+    )
     ax = figure.axes[0]
     assert [t.get_text() for t in ax.texts] == ["1", "0", "2", "-3"]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["x[0]", "x[1]"]

@@ -25,7 +25,11 @@ def views_and_copies() -> dict[str, torch.Tensor]:
 
 def test_views_detach_and_data_share_their_base_storage_and_a_copy_does_not() -> None:
     layout = tensor_layout(views_and_copies())
-    assert [[row.name for row in view.tensors] for view in layout] == [["a"], ["y", "v", "d", "y.data"], ["c"]]
+    assert [[row.name for row in view.tensors] for view in layout] == [
+        ["a"],
+        ["y", "v", "d", "y.data"],
+        ["c"],
+    ]
     shared = layout[1]
     assert shared.size == 4
     assert shared.values == ("2.", "4.", "6.", "8.")
@@ -84,11 +88,13 @@ def test_the_figure_draws_a_strip_per_storage_and_a_row_per_tensor() -> None:
     for name in ["a", "y", "v", "d", "y.data", "c"]:
         assert name in drawn
     assert "[2] v0 SliceBackward0" in drawn
-    assert drawn.count("1.") == 1 and drawn.count("8.") == 2  # a's storage, then y's and c's
+    assert drawn.count("1.") == 1
+    assert drawn.count("8.") == 2  # a's storage, then y's and c's
     rectangles = [p for p in figure.axes[0].patches if isinstance(p, Rectangle)]
     # 3 storages × 4 cells, then the covered cells: a 4, y 4, v 2, d 4, y.data 4, c 4
     assert len(rectangles) == 12 + 22
-    assert figure._suptitle is not None and figure._suptitle.get_text() == "y = a * 2"
+    assert figure._suptitle is not None
+    assert figure._suptitle.get_text() == "y = a * 2"
     assert to_hex(figure.get_facecolor()) == "#ffffff"  # readable in dark mode
 
 
@@ -106,8 +112,10 @@ def test_every_text_fits_in_the_figure() -> None:
     for text in [*figure.axes[0].texts, figure._suptitle]:
         assert text is not None
         extent = text.get_window_extent(renderer)
-        assert frame.x0 <= extent.x0 and extent.x1 <= frame.x1, text.get_text()
-        assert frame.y0 <= extent.y0 and extent.y1 <= frame.y1, text.get_text()
+        assert frame.x0 <= extent.x0
+        assert extent.x1 <= frame.x1, text.get_text()
+        assert frame.y0 <= extent.y0
+        assert extent.y1 <= frame.y1, text.get_text()
 
 
 def test_nothing_to_draw_is_an_error() -> None:

@@ -61,7 +61,8 @@ def test_two_captures_are_identical_but_for_the_date(
     # The running time is a measurement (to a tenth of a second); a capture
     # keeps the recorded one when nothing else changed (tested in test_cli).
     assert {**first, "recorded": "-", "seconds": 0} == {**second, "recorded": "-", "seconds": 0}
-    assert first["seconds"] >= 0 and second["seconds"] >= 0
+    assert first["seconds"] >= 0
+    assert second["seconds"] >= 0
     assert same_behaviour(first, second)
 
 

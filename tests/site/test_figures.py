@@ -7,11 +7,11 @@ import re
 from pathlib import Path
 
 import pytest
+from _site import ROOT, Site
 from docutils import nodes
 from PIL import Image
 from sphinx_gallery.utils import scale_image
 
-from _site import ROOT, Site
 from autograd_notes.site.figure_alt import LIMIT, alt_text
 
 LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
@@ -27,7 +27,9 @@ def attribute(tag: str, name: str) -> str | None:
 
 def figures(site: Site, language: str, example: Path) -> list[str]:
     page = site.html / language / "examples" / example.with_suffix(".html")
-    return [tag for tag in IMG.findall(page.read_text(encoding="utf-8")) if "sphx-glr-" in tag and "img" in tag]
+    return [
+        tag for tag in IMG.findall(page.read_text(encoding="utf-8")) if "sphx-glr-" in tag and "img" in tag
+    ]
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=str)
@@ -89,7 +91,8 @@ def test_a_long_caption_is_cut_at_a_sentence() -> None:
 
 def test_a_chinese_caption_is_cut_at_a_full_stop() -> None:
     text = alt_text("保存的张量被修改了。" * 60)
-    assert text.endswith("。") and len(text) <= LIMIT
+    assert text.endswith("。")
+    assert len(text) <= LIMIT
 
 
 def test_a_figure_without_a_caption_is_named(tmp_path: Path) -> None:
@@ -113,7 +116,9 @@ def test_a_figure_without_a_caption_is_named(tmp_path: Path) -> None:
     figure_alt.logger = Logger()  # type: ignore[assignment]
     try:
         figure_alt.caption_figures(None, document, "examples/x/plot_y")  # type: ignore[arg-type]
-        assert warnings == ["figure 1 of examples/x/plot_y has no paragraph after it to describe it (its alt text)"]
+        assert warnings == [
+            "figure 1 of examples/x/plot_y has no paragraph after it to describe it (its alt text)"
+        ]
         section += nodes.paragraph(text='The graph: "v1 ≠ v0" <marked>.')
         warnings.clear()
         figure_alt.caption_figures(None, document, "examples/x/plot_y")  # type: ignore[arg-type]

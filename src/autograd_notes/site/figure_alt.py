@@ -73,7 +73,7 @@ def _caption(figure: nodes.Element) -> nodes.paragraph | None:
         lambda n: isinstance(n, nodes.paragraph), include_self=False, descend=True, siblings=True, ascend=True
     ):
         if not _in_output(node):
-            return node  # type: ignore[return-value]
+            return node
     return None
 
 

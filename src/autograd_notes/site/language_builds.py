@@ -87,7 +87,9 @@ def run_language_builds(
         try:
             if "en" in commands:
                 _announce("en", languages)
-                processes["en"] = subprocess.Popen(commands["en"], env={**os.environ, READ_MARKER: str(marker)})
+                processes["en"] = subprocess.Popen(
+                    commands["en"], env={**os.environ, READ_MARKER: str(marker)}
+                )
                 _wait_until_read(processes["en"], marker)
                 if processes["en"].poll():
                     return "en", processes["en"].returncode
