@@ -81,8 +81,8 @@ plt.show()
 # %%
 # Each box is a node, and gradients flow down the arrows to the blue boxes,
 # the leaves (``AccumulateGrad``), which write into ``.grad``. Below ``b``,
-# ``MulBackward0`` leads to ``w``. Below ``e``, ``MulBackward0`` leads to
-# ``k`` only. It saved ``c`` (``self (c) [1] v0``: shape ``[1]``, version
+# ``MulBackward0`` saved the factor 2 (``other [] v0``) and leads to ``w``.
+# Below ``e``, ``MulBackward0`` leads to ``k`` only. It saved ``c`` (``self (c) [1] v0``: shape ``[1]``, version
 # 0) as a plain value to multiply by; ``c`` has no node of its own, so no
 # arrow leads on from it to ``w``. Backward from ``e`` reaches ``k`` and
 # nothing else:
