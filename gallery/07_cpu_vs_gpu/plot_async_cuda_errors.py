@@ -13,6 +13,8 @@ the GPU case in a child process (so that the broken process is not this
 one), and shows what ``CUDA_LAUNCH_BLOCKING=1`` changes.
 """
 
+# sphinx_gallery_thumbnail_number = 1
+
 # %%
 # Two kinds of index checks
 # -------------------------
@@ -143,6 +145,98 @@ check(outcome_of(blocking), documented, label="the child, with CUDA_LAUNCH_BLOCK
 # CUDA notes say that the error is then raised where the operation was
 # requested, so the child would never get to print "values[index]
 # returned". Only the failure itself is checked, and shown.
+#
+# Where each error appears, drawn
+# -------------------------------
+# No helper of this site draws time, so this picture is drawn with
+# matplotlib directly. It is a diagram of the child's three statements in
+# the three cases, as the CPU run above and PyTorch's CUDA notes describe
+# them, not a measurement: the same picture on every runner.
+import matplotlib.pyplot as plt
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+from autograd_notes._figure_style import CHAR, MUTED, PALETTE, PLAIN, RED, TEXT, blank_figure
+
+SKIPPED = None
+CASES = {  # what each statement of the child did, in each case
+    'device="cpu"': ["⚠ IndexError", SKIPPED, "✓ 4.0"],
+    'device="cuda"': ["✓", "⚠ RuntimeError", "⚠ RuntimeError"],
+    'device="cuda", CUDA_LAUNCH_BLOCKING=1': ["⚠ RuntimeError", SKIPPED, "⚠ RuntimeError"],
+}
+STATEMENTS = ["values[index]", "picked.tolist()", "(torch.ones(2) * 2).sum()"]
+SIZE, LANE = 8.5, 0.42  # font size (points), height of a lane (inches)
+
+# a box per statement, wide enough for its longest text, left to right
+widths = [
+    max(len(f"{statement}  {outcomes[i] or ''}") for outcomes in CASES.values()) * SIZE * CHAR + 0.25
+    for i, statement in enumerate(STATEMENTS)
+]
+lefts = [1.0 + sum(widths[:i]) + 0.3 * i for i in range(len(STATEMENTS))]
+# the indexing kernel of each GPU case: where it runs, and where its failed assert is reported
+first_end = lefts[0] + widths[0]
+KERNELS = {
+    'device="cuda"': (first_end - 0.6, lefts[1] + 1.2, lefts[1] + 0.9),
+    'device="cuda", CUDA_LAUNCH_BLOCKING=1': (lefts[0] + 0.3, first_end - 0.2, first_end - 0.4),
+}
+
+
+def box(ax, left, top, width, text, colour, dashed=False):
+    ax.add_patch(
+        FancyBboxPatch(
+            (left, top - LANE + 0.08), width, LANE - 0.16, boxstyle="round,pad=0,rounding_size=0.06",
+            facecolor="white", edgecolor=colour, linewidth=1.4, linestyle="--" if dashed else "-",
+        )
+    )  # fmt: skip
+    ink = MUTED if dashed else TEXT
+    ax.text(left + 0.1, top - LANE / 2, text, va="center", fontsize=SIZE, color=ink, **PLAIN)
+
+
+def arrow(ax, start, end, colour):
+    ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=10, color=colour, lw=1.2))
+
+
+width = lefts[-1] + widths[-1] + 0.3
+height = 0.45 + sum(0.3 + LANE * (2 if case in KERNELS else 1) + 0.15 for case in CASES)
+figure, ax = blank_figure(width, height)
+top = height - 0.15
+for case, outcomes in CASES.items():
+    ax.text(0.15, top, case, va="top", fontsize=10, fontweight="bold", color=TEXT, **PLAIN)
+    top -= 0.3
+    ax.text(0.85, top - LANE / 2, "cpu", ha="right", va="center", fontsize=9, color=MUTED, **PLAIN)
+    for statement, left, box_width, outcome in zip(STATEMENTS, lefts, widths, outcomes, strict=True):
+        if outcome is SKIPPED:
+            box(ax, left, top, box_width, statement, MUTED, dashed=True)
+        else:
+            colour = RED if outcome.startswith("⚠") else PALETTE[2]
+            box(ax, left, top, box_width, f"{statement}  {outcome}", colour)
+    if case in KERNELS:
+        start, end, reported_at = KERNELS[case]
+        ax.text(0.85, top - 1.5 * LANE, "cuda", ha="right", va="center", fontsize=9, color=MUTED, **PLAIN)
+        box(ax, start, top - LANE, end - start, "aten::index  ⚠", RED)
+        arrow(ax, (lefts[0] + 0.25, top - LANE + 0.08), (start + 0.1, top - LANE - 0.08), PALETTE[0])
+        arrow(ax, (end - 0.1, top - LANE - 0.08), (reported_at, top - LANE + 0.08), RED)
+        top -= LANE
+    top -= LANE + 0.15
+arrow(ax, (1.0, 0.2), (width - 0.3, 0.2), MUTED)
+ax.text(width - 0.25, 0.2, "t", va="center", fontsize=9, color=MUTED, **PLAIN)
+plt.show()
+
+# %%
+# Each case is a block under its title, the child's device (and
+# ``CUDA_LAUNCH_BLOCKING=1``), with the child's three statements in the order
+# it runs them, time going right (``t``). On the lane marked ``cpu`` are the
+# Python statements; on the lane marked ``cuda``, the indexing kernel
+# (``aten::index``) that ``values[index]`` launches on a GPU. A green box with
+# ``✓`` returned (with the value the child printed), a red box with ``⚠``
+# raised the exception it names, a grey dashed box never ran, because the
+# exception before it jumped to the ``except``. The blue arrow is the launch
+# of the kernel, the red one its failed assert reaching the statement that
+# reports it. On the CPU the ``IndexError`` comes from ``values[index]``
+# itself, and the next operation gives 4.0. On a GPU, ``values[index]``
+# usually returns, and the assert reaches Python at ``picked.tolist()``, which
+# waits for the kernel; with ``CUDA_LAUNCH_BLOCKING=1`` ``values[index]``
+# waits for its own kernel and reports it. In both GPU cases the last
+# statement fails too: the process can no longer use CUDA.
 #
 # In a notebook or a long training run, the lesson is the same: after
 # "device-side assert triggered", restart the process, and look for the

@@ -14,6 +14,8 @@ leaf returns the leaf itself on a CPU runner but a copy on a GPU runner, and
 the gradient then goes past the copy.
 """
 
+# sphinx_gallery_thumbnail_number = 1
+
 # %%
 # Mixing devices in one operation
 # -------------------------------
@@ -91,7 +93,39 @@ check(outcome, documented, label="weights * torch.tensor([2.0])")
 
 # %%
 # This is why ``loss * torch.tensor(0.5)`` works on a GPU while
-# ``loss * torch.tensor([0.5])`` does not.
+# ``loss * torch.tensor([0.5])`` does not. Here are the tensors of this
+# section, each with its device:
+import matplotlib.pyplot as plt
+
+from autograd_notes import draw_tensors
+
+check(inputs.device.type, "cpu", label="inputs.device.type")
+check(scale.dim(), 0, label="scale.dim()")
+check(shapes_only.device.type, "meta", label="shapes_only.device.type")
+draw_tensors(
+    {
+        "weights": weights,
+        "scaled": scaled,
+        "inputs": inputs,
+        "scale": scale,
+        "one_element": one_element,
+        "shapes_only": shapes_only,
+    }
+)
+plt.show()
+
+# %%
+# Each tensor is a row under the strip of cells of the memory it uses, with
+# its values; the row ends with its shape (``[3]``, ``[]`` for a 0-dim
+# tensor), its version ``v0`` and its device when that is not the CPU.
+# ``inputs``, ``scale`` and ``one_element`` never show a device: they are
+# CPU tensors on every runner. ``shapes_only`` shows ``meta`` and a strip
+# without values, since a meta tensor has no data. ``weights`` and
+# ``scaled`` show ``cuda:0`` on a GPU runner and nothing on a CPU runner,
+# where only ``shapes_only`` names a device: the picture of a CPU runner
+# cannot tell ``weights`` from ``inputs``, and neither can the code.
+# On a GPU runner the shapes show the rule: the ``[]`` of ``scale`` may meet
+# ``cuda:0``, the ``[1]`` of ``one_element`` may not.
 #
 # The same rule in ``backward(gradient)``
 # ---------------------------------------
@@ -170,6 +204,30 @@ with expect_warning(
     UserWarning, match=r"The \.grad attribute of a Tensor that is not a leaf Tensor is being accessed"
 ):
     check(w64.grad, None, label="w64.grad")
+
+# %%
+# Both graphs, drawn before a backward pass: the one of ``w``, which
+# depends on the runner, and the one of ``w64``, the same on every runner.
+from autograd_notes import autograd_graph, draw_graph
+
+to_device = autograd_graph((w * 2).sum(), names={"original": original, "w": w})
+leaves = [node.tensor for node in to_device.nodes if node.is_leaf]
+check(leaves, ["original"] if cuda else ["original, w"], label="the leaf below (w * 2).sum()")
+draw_graph(to_device, title="w = original.to(device)")
+draw_graph((w64 * 2).sum(), names={"w64": w64}, title="w64 = torch.randn(3, requires_grad=True).to(float64)")
+plt.show()
+
+# %%
+# Gradients flow down the arrows, from the sum at the top to the leaf at
+# the bottom (``AccumulateGrad``, in blue, with its shape ``[3]``), the only
+# node that writes a ``.grad``; ``other [] v0`` is the factor 2 that
+# ``MulBackward0`` saved. The first picture depends on the runner that
+# built this page. On a CPU runner the leaf is ``w`` itself, named
+# ``original, w``: one tensor with two names. On a GPU runner a
+# ``ToCopyBackward0 (w)`` node stands above the leaf ``original``, as in
+# the second picture, where the copy to ``float64`` puts
+# ``ToCopyBackward0 (w64)`` above a leaf with no name. The ``.grad`` is
+# written on that leaf, below the tensor the code kept.
 
 # %%
 # Leaves on the runner's device

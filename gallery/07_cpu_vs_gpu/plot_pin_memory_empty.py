@@ -11,6 +11,8 @@ without CUDA and on one with it, why its values must never be trusted on any
 machine, and what the "values" printed in a well-known answer really were.
 """
 
+# sphinx_gallery_thumbnail_number = 2
+
 # %%
 # ``pin_memory=True`` depends on the machine
 # ------------------------------------------
@@ -81,7 +83,26 @@ check(half, [0.5, 0.5, 0.5], label="half")
 # A leaf made with ``torch.empty`` gives gradients that depend on leftover
 # memory: through ``log``, a zero becomes ``-inf`` and a gradient of ``inf``
 # (as shown below). Use ``empty`` only for buffers that are fully
-# overwritten before they are read.
+# overwritten before they are read, as ``scratch`` is here: ``copy_``
+# writes all three of its elements, and only then are they read, and
+# drawn.
+import matplotlib.pyplot as plt
+
+from autograd_notes import draw_tensors
+
+scratch.copy_(half)
+check(scratch, [0.5, 0.5, 0.5], label="scratch after scratch.copy_(half)")
+check(scratch._version, 1, label="scratch._version")
+draw_tensors({"scratch": scratch, "start": start, "half": half})
+plt.show()
+
+# %%
+# Each tensor is a row under the strip of cells of its own memory, with the
+# values it holds, its shape ``[3]`` and its version: ``scratch`` is at
+# ``v1``, one in-place write since ``torch.empty`` (the ``copy_``), and
+# ``start`` is a leaf that ``requires_grad``. On a GPU runner each row also
+# ends with ``cuda:0``. What ``scratch`` held before the ``copy_`` is not
+# drawn, on any runner: those values were never defined.
 #
 # What the document's printed values were
 # ---------------------------------------
@@ -110,11 +131,31 @@ with expect_error(
 # The document printed ``a.grad = 3.3003``, ``b.grad = 0.`` and
 # ``c.grad = inf``. The first one is not garbage at all: ∂y/∂a is 3 whatever
 # ``a`` holds, and 3.3003 is exactly 3 times the *sum* of the gradient's
-# three elements.
+# three elements. The graph of ``y`` shows what each of the three
+# gradients is computed from.
 check(3 * (0.1 + 1.0 + 0.0001), 3.3003, label="3 * (0.1 + 1.0 + 0.0001)")
 
+from autograd_notes import autograd_graph, draw_graph
+
+graph = autograd_graph(y, names={"a": a, "b": b, "c": c, "y": y})
+saved = {node.title: list(node.lines) for node in graph.nodes}
+check(saved["PowBackward0"], ["saved self (b) [1] v0", "saved exponent=2"], label="what PowBackward0 saved")
+check(saved["LogBackward0"], ["saved self (c) [1] v0"], label="what LogBackward0 saved")
+draw_graph(graph, title="y = 3 * a + 2 * b**2 + torch.log(c)")
+plt.show()
+
 # %%
-# That is what a PyTorch which summed the three-element gradient onto the
+# Gradients flow down the arrows, from ``y`` at the top to the leaves ``a``,
+# ``b`` and ``c`` at the bottom (``AccumulateGrad``, in blue, each of shape
+# ``[1]``). Under each node is what it saved for backward: ``PowBackward0``
+# saved ``b`` (shape ``[1]``, at version ``v0``) and its ``exponent=2``,
+# ``LogBackward0`` saved ``c``, because the derivatives :math:`4b` and
+# :math:`1/c` need their values. Each ``MulBackward0`` saved only its constant
+# factor (``other []``, the 3 and the 2), and the additions only ``alpha=1``:
+# nothing on the path from ``y`` to ``a`` reads ``a``, so its gradient cannot
+# depend on what its memory held.
+#
+# 3.3003 is what a PyTorch which summed the three-element gradient onto the
 # one-element output, instead of refusing it, would print. Doing that sum by
 # hand with ``b = 0`` and ``c = 0`` reproduces all three printed values:
 # ∂y/∂b = 4b is 0 and ∂y/∂c = 1/c is ``inf``. The "random" output is

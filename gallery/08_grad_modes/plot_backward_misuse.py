@@ -12,6 +12,8 @@ shows the exact message today, what it means, and the fix, including one
 tempting fix that silences an error and computes nothing.
 """
 
+# sphinx_gallery_thumbnail_number = 3
+
 # %%
 # "you can only change requires_grad flags of leaf variables"
 # -----------------------------------------------------------
@@ -48,6 +50,24 @@ check(y.requires_grad, True, label="y.requires_grad")
 y_no_grad = y.detach()
 show_state(x=x, y=y, y_no_grad=y_no_grad)
 
+import matplotlib.pyplot as plt
+
+from autograd_notes import draw_tensors
+
+check(y_no_grad.untyped_storage().data_ptr() == y.untyped_storage().data_ptr(), True, label="same memory")
+draw_tensors({"x": x, "y": y, "y_no_grad": y_no_grad}, title="y_no_grad = y.detach()")
+plt.show()
+
+# %%
+# Under the statement drawn, each tensor is a row under the strip of cells
+# of the memory it uses, with the values there; the row ends with the
+# tensor's shape, its version and its ``grad_fn``, or ``requires_grad`` for
+# a leaf that requires a gradient.
+# ``y`` and ``y_no_grad`` are two rows over one strip: the same memory, the
+# same values ``[2., 4.]``. ``y`` ends with ``MulBackward0``, its place in
+# the graph; ``y_no_grad`` ends with nothing, a tensor without history that
+# does not require a gradient.
+
 # %%
 # The flag can only be switched on floating-point (or complex) tensors; an
 # integer leaf refuses it with another message:
@@ -74,11 +94,21 @@ with expect_error(
 # "Element 0" is the first (here the only) tensor given to ``backward``. The
 # fix is upstream: compute the loss outside ``no_grad``, from leaves that
 # require a gradient.
+from autograd_notes import draw_graph
+
 loss = (x**2).sum()
+draw_graph(loss, names={"x": x, "loss": loss}, title="loss = (x**2).sum()")
+plt.show()
 loss.backward()
 check(x.grad, [2.0, 4.0], label="x.grad")
 
 # %%
+# Drawn before ``backward()``: the graph that ``backward()`` goes through,
+# from ``SumBackward0 (loss)`` at the top down the arrows to ``x`` at the
+# bottom (``AccumulateGrad``, in blue, shape ``[2]``), where the gradient is
+# written into ``x.grad``. ``PowBackward0`` saved ``x`` (``self (x) [2] v0``)
+# and ``exponent=2`` to compute :math:`2x`.
+#
 # The tempting fix that computes nothing
 # --------------------------------------
 # Calling ``requires_grad_()`` on the loss makes the error go away. It does
@@ -92,8 +122,17 @@ loss.backward()
 check(loss.is_leaf, True, label="loss.is_leaf")
 check(loss.grad, 1.0, label="loss.grad")
 check(x.grad, None, label="x.grad")
+check(loss.grad_fn, None, label="loss.grad_fn")
+draw_tensors({"x": x, "loss": loss}, title="loss.requires_grad_()")
+plt.show()
 
 # %%
+# The tensors after the tempting fix, drawn as above: ``loss`` has a memory
+# of its own, holding 5, shape ``[]``, and its row ends with
+# ``requires_grad`` where the graph above had ``SumBackward0``. It is a
+# leaf: ``backward()`` starts and ends there, and nothing leads from it to
+# ``x``.
+#
 # No error, and no gradient for ``x``: an optimiser stepping on ``x`` would
 # silently do nothing. When this error appears, look for the ``no_grad``,
 # ``detach()``, ``.item()`` or missing ``requires_grad=True`` that cut the

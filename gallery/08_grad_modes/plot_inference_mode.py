@@ -13,6 +13,8 @@ exact errors and the two fixes: a ``clone()`` outside the mode, or
 ``no_grad`` instead.
 """
 
+# sphinx_gallery_thumbnail_number = 1
+
 # %%
 # Both modes record nothing
 # -------------------------
@@ -51,7 +53,20 @@ check(made_in_inference.is_inference(), True, label="made_in_inference.is_infere
 with expect_error(RuntimeError, match=r"^Inference tensors do not track version counter\.$"):
     made_in_inference._version
 
+import matplotlib.pyplot as plt
+
+from autograd_notes import draw_tensors
+
+draw_tensors({"x": x, "made_in_no_grad": made_in_no_grad, "made_in_inference": made_in_inference})
+plt.show()
+
 # %%
+# Each tensor is a row under the strip of cells of its own memory, with its
+# values; the row ends with its shape ``[2]``, its version when it has one,
+# and ``requires_grad`` for the leaf ``x``. ``made_in_no_grad`` ends with
+# ``v0``, like any tensor; ``made_in_inference`` ends with ``is_inference``
+# and no version at all.
+#
 # An inference tensor skips the bookkeeping that autograd relies on: it has
 # no version counter (so in-place edits of it cannot be detected), and that
 # is part of what makes the mode faster than ``no_grad``. For the same
@@ -93,9 +108,11 @@ check(x.grad, [1.0, 1.0], label="x.grad")
 # Inside ``inference_mode`` an inference tensor can be edited in place. Once
 # the mode is left it cannot, and it cannot be made to require a gradient
 # either:
+values_after = {"x * 2": made_in_inference.tolist()}  # drawn below
 with torch.inference_mode():
     made_in_inference.add_(1)
 check(made_in_inference, [3.0, 5.0], label="made_in_inference")
+values_after[".add_(1)"] = made_in_inference.tolist()
 
 with expect_error(
     RuntimeError,
@@ -106,6 +123,7 @@ with expect_error(
     ),
 ):
     made_in_inference.add_(1)
+values_after[".add_(1)  ⚠"] = made_in_inference.tolist()
 
 with expect_error(
     RuntimeError,
@@ -128,8 +146,24 @@ check(made_in_inference, [4.0, 6.0], label="made_in_inference after the refused 
 with expect_error(RuntimeError, match=r"^Inplace update to inference tensor outside InferenceMode"):
     made_in_inference[0] = 10.0
 check(made_in_inference, [10.0, 6.0], label="made_in_inference after the refused assignment")
+values_after["[0] = 10.0  ⚠"] = made_in_inference.tolist()
+
+from autograd_notes import draw_matrix
+
+figure = draw_matrix(
+    list(values_after.values()), rows=list(values_after), columns=["[0]", "[1]"], title="made_in_inference"
+)
+figure.set_size_inches(3.6, figure.get_figheight())  # room for the rows' labels
+plt.show()
 
 # %%
+# The values of ``made_in_inference`` (columns ``[0]`` and ``[1]``) after
+# each statement on it (rows, top to bottom, in the order they ran): made
+# as ``x * 2``, edited with ``.add_(1)`` inside ``inference_mode``, then
+# the two edits outside it that raised a ``RuntimeError``, marked ``⚠``.
+# The values change on every row, the last two included; the deeper the
+# blue, the larger the value.
+#
 # The check comes *after* the operation has written its result: what fails
 # is the step that would count the edit in the version counter, which an
 # inference tensor does not have. An indexed assignment gets the same
@@ -154,8 +188,18 @@ check(x.grad, [11.0, 7.0], label="x.grad")
 with torch.inference_mode():
     cloned_inside = made_in_inference.clone()
 check(cloned_inside.is_inference(), True, label="cloned_inside.is_inference()")
+check(normal._version, 2, label="normal._version")
+draw_tensors({"made_in_inference": made_in_inference, "normal": normal, "cloned_inside": cloned_inside})
+plt.show()
 
 # %%
+# The three tensors drawn as above, each over a memory of its own with the
+# values it holds. ``made_in_inference`` and ``cloned_inside`` end with
+# ``is_inference`` and no version. ``normal`` has a version counter, at
+# ``v2``: the copy that ``clone()`` wrote into it counts as one write (for
+# a clone of an inference tensor, made outside the mode), its ``add_(1)``
+# as the second.
+#
 # ``x.grad`` is ``normal``, the derivative of ``(x * normal).sum()`` with
 # respect to ``x``. Where the clone is made matters: a clone made *inside*
 # the mode is an inference tensor again.
@@ -166,13 +210,25 @@ check(cloned_inside.is_inference(), True, label="cloned_inside.is_inference()")
 made_in_no_grad.add_(1)
 show_state(x=x, made_in_no_grad=made_in_no_grad)
 
+from autograd_notes import draw_graph
+
 x.grad = None
-(x * made_in_no_grad).sum().backward()
+total = (x * made_in_no_grad).sum()
+draw_graph(total, names={"x": x, "made_in_no_grad": made_in_no_grad}, title="(x * made_in_no_grad).sum()")
+plt.show()
+total.backward()
 check(x.grad, [3.0, 5.0], label="x.grad")
 made_in_no_grad.requires_grad_()
 check(made_in_no_grad.is_leaf, True, label="made_in_no_grad.is_leaf")
 
 # %%
+# The graph of ``(x * made_in_no_grad).sum()``, drawn before its
+# ``backward()``: gradients flow down the arrows from ``SumBackward0`` to
+# the leaf ``x`` at the bottom (``AccumulateGrad``, in blue, shape
+# ``[2]``). ``MulBackward0`` saved ``made_in_no_grad`` as its ``other``
+# factor, shape ``[2]``, at version ``v1``, the version its in-place
+# ``add_(1)`` gave it: saved and watched like any tensor.
+#
 # Use ``inference_mode`` for code whose outputs never come back into a
 # recorded computation (serving a model, an evaluation loop whose results
 # are only read), and ``no_grad`` when they might: a tensor made under

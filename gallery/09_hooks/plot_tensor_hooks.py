@@ -13,6 +13,8 @@ post-accumulate hook to act on a leaf's finished ``.grad`` (the
 handle.
 """
 
+# sphinx_gallery_thumbnail_number = 1
+
 # %%
 # A hook sees the gradient and may replace it
 # -------------------------------------------
@@ -53,7 +55,27 @@ check(
 )
 check(x.grad, [180.0, 360.0], label="x.grad")
 
+import matplotlib.pyplot as plt
+
+from autograd_notes import draw_matrix
+
+gradients = {  # top to bottom, in the order backward computed them; the true gradient last
+    "on_y(grad)": events[0][1],
+    "on_x(grad)": events[1][1],
+    "x.grad": x.grad.tolist(),
+    "18 * x": (18 * x).tolist(),
+}
+draw_matrix(list(gradients.values()), rows=list(gradients), columns=["[0]", "[1]"], title="z.backward()")
+plt.show()
+
 # %%
+# Each row is a gradient of two elements (columns ``[0]`` and ``[1]``), in
+# the order ``z.backward()`` produced them, top to bottom: the ``grad``
+# that ``on_y`` received, ``[6, 12]``, the one that ``on_x`` received
+# after the hook on ``y`` had returned ten times its own, ``[180, 360]``,
+# and ``x.grad``, the same. The last row is the true gradient
+# :math:`18x = [18, 36]`; the deeper the blue, the larger the value.
+#
 # The hook on ``y`` received ``2y = [6, 12]`` and returned ``[60, 120]``;
 # from there on the modified gradient is the only one: the multiplication
 # node sends ``3 · [60, 120]`` to ``x``, the hook on ``x`` sees that, and
@@ -161,6 +183,23 @@ check(w, [0.8, 1.6], label="w after backward")
 check(w.grad, None, label="w.grad")
 
 # %%
+# Each further ``backward()`` is one more step, with no optimizer in sight:
+from autograd_notes import draw_series
+
+history = [[1.0, 2.0], w.tolist()]
+for _ in range(4):
+    (w**2).sum().backward()
+    history.append(w.tolist())
+check(w, [0.8**5, 2 * 0.8**5], label="w after 5 backward() calls")
+series = {"w[0]": [w_k[0] for w_k in history], "w[1]": [w_k[1] for w_k in history]}
+draw_series(series, x=range(6), xlabel="k", title="(w**2).sum().backward()")
+plt.show()
+
+# %%
+# The two elements of ``w`` after ``k`` calls of
+# ``(w**2).sum().backward()``, for ``k`` from 0 to 5: each call multiplies
+# them by 0.8, from ``[1, 2]`` down to ``[0.33, 0.66]``.
+#
 # The step ``w - 0.1 · 2w`` happened during ``backward()``, and ``w.grad`` is
 # ``None`` again: no gradient of the size of the model is kept until an
 # ``optimizer.step()``, which is the point of the pattern for large models.

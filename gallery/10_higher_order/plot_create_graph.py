@@ -13,6 +13,8 @@ the error by default, ``None`` with ``allow_unused=True``, zeros with
 ``materialize_grads=True``.
 """
 
+# sphinx_gallery_thumbnail_number = 1
+
 # %%
 # A first derivative that can be differentiated
 # ---------------------------------------------
@@ -33,6 +35,13 @@ y = x**3
 check(dy, 27.0, label="dy")
 check(dy.grad_fn, "MulBackward0", label="dy.grad_fn")
 
+import matplotlib.pyplot as plt
+
+from autograd_notes import autograd_graph, draw_graph
+
+draw_graph(dy, names={"x": x, "dy": dy}, title="(dy,) = torch.autograd.grad(y, x, create_graph=True)")
+plt.show()
+
 (d2y,) = torch.autograd.grad(dy, x, create_graph=True)
 check(d2y, 18.0, label="d2y")
 
@@ -41,6 +50,14 @@ check(d3y, 6.0, label="d3y")
 check(x.grad, None, label="x.grad")
 
 # %%
+# The graph below ``dy``, drawn right after it was computed: gradients would
+# flow down the arrows to the leaf ``x`` at the bottom (``AccumulateGrad``,
+# in blue, shape ``[]``). It is the backward formula of ``pow``, recorded:
+# ``PowBackward0`` computes :math:`x^2` and saved ``x`` with
+# ``exponent=2.0``, ``MulBackward1`` multiplies by the saved number
+# ``other=3.0``, and ``MulBackward0 (dy)`` by the gradient that the pass
+# started from, 1, which it saved (``self [] v0``).
+#
 # With ``create_graph=True`` the backward pass of ``pow`` is itself a
 # recorded computation (:math:`3x^2` ends in a multiplication, hence
 # ``MulBackward0``), so ``dy`` is connected to ``x`` and can be
@@ -91,9 +108,20 @@ finally:
     torch.set_warn_always(warned_always)
 check(x.grad, 27.0, label="x.grad")
 check(x.grad.requires_grad, True, label="x.grad.requires_grad")
+cycle = autograd_graph(x.grad, names={"x": x, "x.grad": x.grad})
+check(x.grad.grad_fn.name(), "torch::autograd::CopyBackwards", label="x.grad.grad_fn.name()")
+check([node.tensor for node in cycle.nodes if node.is_leaf], ["x"], label="the leaf below x.grad")
+draw_graph(cycle, title="y.backward(create_graph=True)")
+plt.show()
 x.grad = None  # breaks the cycle
 
 # %%
+# The graph below ``x.grad``, drawn before it was reset: the recorded
+# formula of the graph of ``dy`` above, under one more node,
+# ``CopyBackwards (x.grad)``, the recorded copy that ``backward()`` made to
+# store the gradient in ``.grad``. At the bottom is the leaf ``x``
+# (``AccumulateGrad``, in blue), whose ``.grad`` this is.
+#
 # ``x.grad`` refers to a graph that refers back to ``x``, so neither is
 # freed until ``.grad`` is reset to ``None``, as the warning goes on to say.
 # ``torch.autograd.grad`` returns the gradient instead of storing it on
