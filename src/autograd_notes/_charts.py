@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from ._figure_style import MUTED, PALETTE, PLAIN, TEXT, chart_figure, code_ticks, set_title
+from ._figure_style import CHAR, MUTED, PALETTE, PLAIN, TEXT, chart_figure, code_ticks, set_title
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -150,7 +150,9 @@ def draw_matrix(
     if not bool(values.isfinite().all()):
         raise ValueError("draw_matrix needs finite values")
     n_rows, n_columns = values.shape
-    figure, ax = chart_figure(0.9 + 0.75 * n_columns, 0.6 + 0.55 * n_rows + (0.35 if title else 0.0))
+    labels = max((len(label) for label in rows or []), default=2)
+    width = 0.5 + labels * 9 * CHAR + 0.75 * n_columns  # the row labels, then the cells
+    figure, ax = chart_figure(width, 0.6 + 0.55 * n_rows + (0.35 if title else 0.0))
     bound = float(values.abs().max()) or 1.0
     ax.imshow(values.numpy(), cmap="RdBu", vmin=-bound * 1.6, vmax=bound * 1.6, aspect="auto")
     for i in range(n_rows):
