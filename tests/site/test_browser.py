@@ -287,6 +287,152 @@ def test_language_switcher_opens_the_same_page_in_every_language(
     assert problems.clear() == []
 
 
+# What a block's line looks like on screen: the boxes of its text, and the block's visible inside.
+LINE_BOXES = """(pre, needle) => {
+    const text = pre.textContent;
+    const start = text.indexOf(needle);
+    if (start < 0) return null;
+    const stop = text.indexOf("\\n", start) < 0 ? text.length : text.indexOf("\\n", start);
+    const range = document.createRange();
+    const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+    let at = 0, started = false, node;
+    while ((node = walker.nextNode())) {
+        if (!started && start < at + node.length) { range.setStart(node, start - at); started = true; }
+        if (stop <= at + node.length) { range.setEnd(node, stop - at); break; }
+        at += node.length;
+    }
+    const box = pre.getBoundingClientRect();
+    const left = box.left + pre.clientLeft, top = box.top + pre.clientTop;
+    return {
+        line: text.slice(start, stop),
+        rects: [...range.getClientRects()].filter(r => r.width > 0)
+            .map(r => [r.left, r.right, r.top, r.bottom]),
+        inside: [left, left + pre.clientWidth, top, top + pre.clientHeight],
+        window: window.innerWidth,
+    };
+}"""
+# Every visible block of outputs or code that needs scrolling sideways to be read.
+SIDEWAYS = """() => [...document.querySelectorAll(
+        "article div.sphx-glr-script-out pre, article .runner-tab-panel pre, article div.highlight pre")]
+    .filter(pre => pre.offsetParent !== null && pre.scrollWidth > pre.clientWidth)
+    .map(pre => [pre.scrollWidth, pre.clientWidth, pre.textContent.slice(0, 80)])"""
+ERROR_LINE = "RuntimeError: one of the variables needed for gradient computation"
+
+
+def assert_read_whole(block: Any, needle: str) -> str:
+    """The line of ``block`` starting with ``needle`` is on screen whole: inside the block and the window."""
+    block.scroll_into_view_if_needed()
+    found = block.evaluate(LINE_BOXES, needle)
+    assert found is not None, needle
+    left, right, top, bottom = found["inside"]
+    assert found["rects"], found
+    for x0, x1, y0, y1 in found["rects"]:
+        assert left - 1 <= x0, (found["line"], (x0, x1), (left, right))
+        assert x1 <= right + 1, (found["line"], (x0, x1), (left, right))
+        assert top - 1 <= y0, (found["line"], (y0, y1), (top, bottom))
+        assert y1 <= bottom + 1, (found["line"], (y0, y1), (top, bottom))
+        assert x1 <= found["window"], found
+    return str(found["line"])
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_outputs_and_code_wrap_so_the_error_line_is_read_whole_at_1280_px(
+    server: Server, watched: tuple[Any, Problems], language: str
+) -> None:
+    page, problems = watched
+    assert page.viewport_size["width"] == 1280
+    page.goto(server.url(language, EXAMPLE_PAGE))
+    assert page.evaluate(SIDEWAYS) == []  # outputs wrap; code too (a long `match=` pattern included)
+    outputs = page.locator("div.sphx-glr-script-out pre", has_text=ERROR_LINE)
+    assert outputs.count() >= 2
+    for n in range(outputs.count()):
+        if outputs.nth(n).is_visible():
+            line = assert_read_whole(outputs.nth(n), ERROR_LINE)
+            assert "has been modified by an inplace operation" in line
+            assert "which is output 0 of" in line  # the words the paragraphs after it point at
+    match = page.locator("div.highlight-Python pre", has_text="match=").first
+    assert_read_whole(match, "match=")
+    page.locator("div.sphx-glr-script-out pre", has_text="output 0 of Pow").first.scroll_into_view_if_needed()
+    screenshot(page, f"{language}-traceback")
+    # the other runner's output, in its tab, wraps the same way
+    tabs = page.locator(".runner-tabs").first
+    tabs.locator("label").nth(1).click()
+    panel = tabs.locator(".runner-tab-panel").nth(1)
+    assert panel.is_visible()
+    assert page.evaluate(SIDEWAYS) == []
+    assert "torch.cuda.FloatTensor" in assert_read_whole(panel.locator("pre"), ERROR_LINE)
+    assert problems.clear() == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_language_switcher_fits_the_sidebar_and_marks_the_current_language(
+    server: Server, context: Any, watched: tuple[Any, Problems], language: str
+) -> None:
+    page, problems = watched
+    page.goto(server.url(language, EXAMPLE_PAGE))
+    sidebar = page.locator(".sidebar-container").bounding_box()
+    switcher = page.locator("nav.language-switcher")
+    parts = [switcher, switcher.locator(".language-switcher-label"), *switcher.locator("a").all()]
+    assert len(parts) == 2 + len(LANGUAGES)
+    for part in parts:
+        box = part.bounding_box()
+        assert box is not None
+        assert sidebar["x"] <= box["x"], (part.inner_text(), box, sidebar)
+        assert box["x"] + box["width"] <= sidebar["x"] + sidebar["width"], (part.inner_text(), box, sidebar)
+        assert part.evaluate("e => e.scrollWidth <= e.clientWidth"), part.inner_text()
+    # the label lines up with the navigation's captions
+    caption = page.locator(".sidebar-tree .caption").first.bounding_box()
+    label = switcher.locator(".language-switcher-label").bounding_box()
+    assert abs(caption["x"] - label["x"]) <= 1
+    tag = language.replace("_", "-")
+    links = switcher.locator("a")
+    for link in links.all():
+        assert link.get_attribute("hreflang") == link.get_attribute("lang")
+    current = switcher.locator('a[aria-current="true"]')
+    assert current.count() == 1
+    assert current.get_attribute("hreflang") == tag
+    style = "e => ['fontWeight', 'borderLeftColor', 'color'].map(p => getComputedStyle(e)[p])"
+    weight, mark, _ = current.evaluate(style)
+    assert int(weight) >= 600
+    assert mark not in ("rgba(0, 0, 0, 0)", "transparent")
+    for other in switcher.locator("a:not([aria-current])").all():
+        assert int(other.evaluate(style)[0]) < 600
+        assert other.evaluate(style)[1] == "rgba(0, 0, 0, 0)"
+    screenshot(page, f"{language}-example-top")  # the switcher, and the runners box
+    # dark mode: the names stay readable on the dark sidebar, the mark stays visible
+    page.emulate_media(color_scheme="dark")
+    page.reload()
+    background = page.locator(".sidebar-drawer").evaluate("e => getComputedStyle(e).backgroundColor")
+    assert _luminance(background) < 0.2
+    for link in links.all():
+        assert _luminance(link.evaluate(style)[2]) > 0.5
+    assert _luminance(current.evaluate(style)[1]) > 0.3
+    screenshot(page, f"{language}-example-top-dark")
+    page.emulate_media(color_scheme="light")
+    assert problems.clear() == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_runners_box_keeps_its_text_off_its_border_like_an_admonition(
+    server: Server, watched: tuple[Any, Problems], language: str
+) -> None:
+    page, problems = watched
+    page.goto(server.url(language, EXAMPLE_PAGE))
+    inset = """e => {
+        const box = e.getBoundingClientRect();
+        const line = e.querySelector(':scope > p:not(.admonition-title)').getBoundingClientRect();
+        const last = e.lastElementChild.getBoundingClientRect();
+        return [line.left - box.left, box.right - line.right, box.bottom - last.bottom];
+    }"""
+    runners = page.locator(".runner-summary").evaluate(inset)
+    note = page.locator("div.admonition.sphx-glr-download-link-note").evaluate(inset)
+    assert runners[0] >= 8, runners  # the border (3 px) and the padding
+    assert abs(runners[0] - note[0]) <= 1, (runners, note)  # as furo's own admonitions
+    assert runners[1] >= 6, runners  # and off the right and bottom edges
+    assert runners[2] >= 6, runners
+    assert problems.clear() == []
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_download_link_returns_its_file(
     whole_site: Site, server: Server, context: Any, language: str

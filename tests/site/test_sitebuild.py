@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from _site import build_site, copy_project
 
 from autograd_notes.site.sitebuild import languages_of, main, swap_in, write_root_index
 from autograd_notes.site.sitemap import content_pages, write_robots, write_root_not_found, write_sitemap
@@ -91,3 +92,47 @@ def test_an_unknown_language_is_refused_before_anything_is_built(
     assert main([str(ROOT / "docs"), str(out), "--language", "pt-BR"]) == 2
     assert "unknown language pt-BR; the site has en ru zh_CN pt_BR" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+SMALL_EXAMPLE = '''\
+"""
+A small example
+===============
+
+It prints a sum.
+"""
+
+print(1 + 1)
+'''
+
+
+def _small_site(tmp_path: Path) -> Path:
+    """The real conf.py and extension, a one-page index and a gallery of one example."""
+    project = copy_project(tmp_path, gallery=False)
+    docs = project / "docs"
+    for page in docs.rglob("*.md"):
+        if not page.relative_to(docs).parts[0].startswith("_"):
+            page.unlink()
+    (docs / "index.md").write_text("# Small site\n\n```{toctree}\nexamples/index\n```\n", encoding="utf-8")
+    gallery = project / "gallery"
+    gallery.mkdir()
+    (gallery / "GALLERY_HEADER.rst").write_text("Small gallery\n=============\n", encoding="utf-8")
+    (gallery / "plot_small.py").write_text(SMALL_EXAMPLE, encoding="utf-8")
+    return project
+
+
+@pytest.mark.build
+def test_the_log_names_the_folder_the_pages_are_in_once_they_are_there(tmp_path: Path) -> None:
+    project = _small_site(tmp_path)
+    result = build_site(project, "--language", "en", "-D", "autograd_notes_require_records=0")
+    log = result.stdout + result.stderr
+    assert result.returncode == 0, log[-3000:]
+    assert "build succeeded" in result.stdout
+    # Sphinx's closing line would name the staging folder, gone by the end: only the final one is named
+    assert "The HTML pages are in" not in log
+    lines = [line for line in result.stdout.splitlines() if line.strip()]
+    closing = lines[max(n for n, line in enumerate(lines) if "build succeeded" in line) :]
+    assert not [line for line in closing if "html.next" in line], closing
+    assert lines[-1] == "autograd_notes: the HTML pages are in build/html/en; start at build/html/index.html"
+    assert (project / "build" / "html" / "en" / "index.html").exists()
+    assert not (project / "build" / "html.next").exists()
