@@ -10,8 +10,6 @@ follows ``requires_grad`` through a few operations, then cuts a chain with
 ``no_grad`` and shows which gradients survive the cut.
 """
 
-# sphinx_gallery_thumbnail_number = 2
-
 # %%
 # Tensors start without a graph
 # -----------------------------
@@ -21,6 +19,7 @@ import torch
 
 from autograd_notes import check, runner_device, show_state
 
+# sphinx_gallery_thumbnail_number = 2
 device = runner_device()
 
 plain = torch.tensor([1.5], device=device)
@@ -82,8 +81,9 @@ plt.show()
 # Each box is a node, and gradients flow down the arrows to the blue boxes,
 # the leaves (``AccumulateGrad``), which write into ``.grad``. Below ``b``,
 # ``MulBackward0`` saved the factor 2 (``other [] v0``) and leads to ``w``.
-# Below ``e``, ``MulBackward0`` leads to ``k`` only. It saved ``c`` (``self (c) [1] v0``: shape ``[1]``, version
-# 0) as a plain value to multiply by; ``c`` has no node of its own, so no
+# Below ``e``, ``MulBackward0`` leads to ``k`` only. It saved ``c``
+# (``self (c) [1] v0``: shape ``[1]``, version 0) as a plain value to
+# multiply by; ``c`` has no node of its own, so no
 # arrow leads on from it to ``w``. Backward from ``e`` reaches ``k`` and
 # nothing else:
 e.backward()

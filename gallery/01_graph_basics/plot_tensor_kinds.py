@@ -11,8 +11,6 @@ in the default of ``requires_grad`` and in how a module treats them, and that
 ``Variable`` no longer produces a type of its own.
 """
 
-# sphinx_gallery_thumbnail_number = 1
-
 # %%
 # ``torch.tensor``: no gradient unless asked
 # ------------------------------------------
@@ -22,6 +20,7 @@ import torch
 
 from autograd_notes import check, runner_device, show_state
 
+# sphinx_gallery_thumbnail_number = 1
 device = runner_device()
 
 weights = torch.tensor([0.25, 4.0], device=device)

@@ -10,8 +10,6 @@ the sum that results, then the two ways to start again from nothing:
 ``grad.zero_()`` and ``grad = None``.
 """
 
-# sphinx_gallery_thumbnail_number = 1
-
 # %%
 # Two backward passes, one ``.grad``
 # ----------------------------------
@@ -22,6 +20,7 @@ import torch
 
 from autograd_notes import check, expect_error, runner_device, show_state
 
+# sphinx_gallery_thumbnail_number = 1
 device = runner_device()
 
 x = torch.tensor([0.7], device=device, requires_grad=True)

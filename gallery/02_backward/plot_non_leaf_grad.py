@@ -9,8 +9,6 @@ After ``backward()`` only leaves hold a ``.grad``. This example reads the
 then asks autograd to keep that gradient with ``retain_grad()``.
 """
 
-# sphinx_gallery_thumbnail_number = 1
-
 # %%
 # Intermediate results do not keep their gradient
 # -----------------------------------------------
@@ -21,6 +19,7 @@ import torch
 
 from autograd_notes import check, expect_warning, runner_device, show_state
 
+# sphinx_gallery_thumbnail_number = 1
 device = runner_device()
 
 import matplotlib.pyplot as plt

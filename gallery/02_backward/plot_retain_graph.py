@@ -10,8 +10,6 @@ tensors with ``retain_graph=True`` and sees the gradients double, and shows
 that a graph whose nodes saved nothing can be run backward twice anyway.
 """
 
-# sphinx_gallery_thumbnail_number = 2
-
 # %%
 # The second pass fails
 # ---------------------
@@ -22,6 +20,7 @@ import torch
 
 from autograd_notes import check, expect_error, runner_device
 
+# sphinx_gallery_thumbnail_number = 2
 device = runner_device()
 
 # today's wording, checked up to the hint that follows it

@@ -12,8 +12,6 @@ not a free choice of weights. It ends with the two errors that a missing or
 wrong-shaped ``gradient`` produces.
 """
 
-# sphinx_gallery_thumbnail_number = 1
-
 # %%
 # A vector output and a vector ``gradient``
 # -----------------------------------------
@@ -24,6 +22,7 @@ import torch
 
 from autograd_notes import check, expect_error, runner_device
 
+# sphinx_gallery_thumbnail_number = 1
 device = runner_device()
 
 

@@ -12,8 +12,6 @@ The difference is the version counter, which ``detach()`` shares with the
 original and ``.data`` does not.
 """
 
-# sphinx_gallery_thumbnail_number = 4
-
 # %%
 # The gradient to expect
 # ----------------------
@@ -23,6 +21,7 @@ import torch
 
 from autograd_notes import check, expect_error, runner_device, show_state
 
+# sphinx_gallery_thumbnail_number = 4
 device = runner_device()
 
 a = torch.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)

@@ -11,8 +11,6 @@ uses ``detach()`` for what it is made for: stopping gradients between two
 modules, so that only the second one gets gradients.
 """
 
-# sphinx_gallery_thumbnail_number = 2
-
 # %%
 # Writing into a detached tensor
 # ------------------------------
@@ -22,6 +20,7 @@ import torch
 
 from autograd_notes import check, runner_device, show_state
 
+# sphinx_gallery_thumbnail_number = 2
 device = runner_device()
 
 v1 = torch.tensor([1.0, 2.0], device=device, requires_grad=True)

@@ -12,8 +12,6 @@ graphs, one where the edited tensor is saved (an error), one where it is not
 error), and then says when such a silent edit is harmless and when it is not.
 """
 
-# sphinx_gallery_thumbnail_number = 2
-
 # %%
 # An edited tensor that ``pow`` saved
 # -----------------------------------
@@ -23,6 +21,7 @@ import torch
 
 from autograd_notes import check, expect_error, runner_device, show_state
 
+# sphinx_gallery_thumbnail_number = 2
 device = runner_device()
 
 x = torch.tensor(3.0, device=device, requires_grad=True)

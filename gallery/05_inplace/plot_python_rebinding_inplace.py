@@ -12,8 +12,6 @@ increments on every in-place change: the number autograd checks before it
 uses a tensor it saved.
 """
 
-# sphinx_gallery_thumbnail_number = 2
-
 # %%
 # Rebinding a name
 # ----------------
@@ -24,6 +22,7 @@ import torch
 
 from autograd_notes import check, expect_error, runner_device, show_state
 
+# sphinx_gallery_thumbnail_number = 2
 device = runner_device()
 
 count = 1

@@ -12,8 +12,6 @@ the same loop fails with a view. It ends with what item assignment does to
 a tensor that did not require a gradient.
 """
 
-# sphinx_gallery_thumbnail_number = 2
-
 # %%
 # Two steps of a tiny recurrence
 # ------------------------------
@@ -25,6 +23,7 @@ from torch import nn
 
 from autograd_notes import check, expect_error, runner_device, show_state
 
+# sphinx_gallery_thumbnail_number = 2
 device = runner_device()
 
 a = nn.Parameter(torch.tensor([[2.0]], device=device))

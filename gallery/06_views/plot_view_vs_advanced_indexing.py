@@ -12,8 +12,6 @@ through a copy; then it tells rebinding the copy's name apart from writing
 into the copy.
 """
 
-# sphinx_gallery_thumbnail_number = 1
-
 # %%
 # Reading a row through a view
 # ----------------------------
@@ -24,6 +22,7 @@ from torch import nn
 
 from autograd_notes import check, expect_error, runner_device, show_state
 
+# sphinx_gallery_thumbnail_number = 1
 device = runner_device()
 
 emb = nn.Parameter(torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], device=device))

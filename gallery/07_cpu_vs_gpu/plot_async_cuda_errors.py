@@ -13,8 +13,6 @@ the GPU case in a child process (so that the broken process is not this
 one), and shows what ``CUDA_LAUNCH_BLOCKING=1`` changes.
 """
 
-# sphinx_gallery_thumbnail_number = 1
-
 # %%
 # Two kinds of index checks
 # -------------------------
@@ -30,6 +28,7 @@ import torch
 
 from autograd_notes import check, expect_error, runner_device
 
+# sphinx_gallery_thumbnail_number = 1
 device = runner_device()
 print(f"runner device: {device.type}")
 

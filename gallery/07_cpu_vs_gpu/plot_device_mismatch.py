@@ -14,8 +14,6 @@ leaf returns the leaf itself on a CPU runner but a copy on a GPU runner, and
 the gradient then goes past the copy.
 """
 
-# sphinx_gallery_thumbnail_number = 1
-
 # %%
 # Mixing devices in one operation
 # -------------------------------
@@ -27,6 +25,7 @@ import torch
 
 from autograd_notes import check, expect_error, expect_warning, runner_device
 
+# sphinx_gallery_thumbnail_number = 1
 device = runner_device()
 cuda = device.type == "cuda"
 print(f"runner device: {device.type}")

@@ -14,8 +14,6 @@ default since PyTorch 1.12 and turned on by
 ``torch.set_float32_matmul_precision("high")``.
 """
 
-# sphinx_gallery_thumbnail_number = 1
-
 # %%
 # One gradient, three ways
 # ------------------------
@@ -28,6 +26,7 @@ import torch
 
 from autograd_notes import check, runner_device
 
+# sphinx_gallery_thumbnail_number = 1
 torch.manual_seed(0)
 device = runner_device()
 print(f"runner device: {device.type}")

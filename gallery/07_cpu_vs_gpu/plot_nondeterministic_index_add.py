@@ -15,8 +15,6 @@ rounding, reports whether they also agreed bit for bit, and shows how
 too.
 """
 
-# sphinx_gallery_thumbnail_number = 1
-
 # %%
 # Four sums into colliding slots
 # ------------------------------
@@ -31,6 +29,7 @@ import torch
 
 from autograd_notes import check, runner_device
 
+# sphinx_gallery_thumbnail_number = 1
 torch.manual_seed(0)
 device = runner_device()
 print(f"runner device: {device.type}")

@@ -11,8 +11,6 @@ without CUDA and on one with it, why its values must never be trusted on any
 machine, and what the "values" printed in a well-known answer really were.
 """
 
-# sphinx_gallery_thumbnail_number = 2
-
 # %%
 # ``pin_memory=True`` depends on the machine
 # ------------------------------------------
@@ -26,6 +24,7 @@ import torch
 
 from autograd_notes import check, expect_error, runner_device
 
+# sphinx_gallery_thumbnail_number = 2
 device = runner_device()
 
 cuda = torch.cuda.is_available()

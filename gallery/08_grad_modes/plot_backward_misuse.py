@@ -12,8 +12,6 @@ shows the exact message today, what it means, and the fix, including one
 tempting fix that silences an error and computes nothing.
 """
 
-# sphinx_gallery_thumbnail_number = 3
-
 # %%
 # "you can only change requires_grad flags of leaf variables"
 # -----------------------------------------------------------
@@ -24,6 +22,7 @@ import torch
 
 from autograd_notes import check, expect_error, runner_device, show_state
 
+# sphinx_gallery_thumbnail_number = 3
 device = runner_device()
 
 x = torch.tensor([1.0, 2.0], device=device, requires_grad=True)

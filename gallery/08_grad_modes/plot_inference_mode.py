@@ -13,8 +13,6 @@ exact errors and the two fixes: a ``clone()`` outside the mode, or
 ``no_grad`` instead.
 """
 
-# sphinx_gallery_thumbnail_number = 1
-
 # %%
 # Both modes record nothing
 # -------------------------
@@ -24,6 +22,7 @@ import torch
 
 from autograd_notes import check, expect_error, runner_device, show_state
 
+# sphinx_gallery_thumbnail_number = 1
 device = runner_device()
 
 x = torch.tensor([1.0, 2.0], device=device, requires_grad=True)

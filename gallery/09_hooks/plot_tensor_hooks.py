@@ -13,8 +13,6 @@ post-accumulate hook to act on a leaf's finished ``.grad`` (the
 handle.
 """
 
-# sphinx_gallery_thumbnail_number = 1
-
 # %%
 # A hook sees the gradient and may replace it
 # -------------------------------------------
@@ -27,6 +25,7 @@ import torch
 
 from autograd_notes import check, expect_error, runner_device
 
+# sphinx_gallery_thumbnail_number = 1
 device = runner_device()
 
 events = []

@@ -13,8 +13,6 @@ the error by default, ``None`` with ``allow_unused=True``, zeros with
 ``materialize_grads=True``.
 """
 
-# sphinx_gallery_thumbnail_number = 1
-
 # %%
 # A first derivative that can be differentiated
 # ---------------------------------------------
@@ -26,6 +24,7 @@ import torch
 
 from autograd_notes import check, expect_error, expect_warning, runner_device
 
+# sphinx_gallery_thumbnail_number = 1
 device = runner_device()
 
 x = torch.tensor(3.0, device=device, requires_grad=True)

@@ -12,8 +12,6 @@ when they are mixed: the transforms never write ``.grad``, refuse a
 ``backward()`` inside them, and return tensors that are part of a graph.
 """
 
-# sphinx_gallery_thumbnail_number = 1
-
 # %%
 # ``vjp`` returns what ``backward(v)`` stores
 # -------------------------------------------
@@ -26,6 +24,7 @@ from torch.func import grad, jacrev, vjp
 
 from autograd_notes import check, expect_error, runner_device
 
+# sphinx_gallery_thumbnail_number = 1
 device = runner_device()
 
 

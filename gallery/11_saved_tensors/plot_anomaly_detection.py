@@ -12,8 +12,6 @@ produced during the backward pass, shows what it adds to each, and what it
 costs.
 """
 
-# sphinx_gallery_thumbnail_number = 1
-
 # %%
 # An error that names a node, not a line
 # --------------------------------------
@@ -26,6 +24,7 @@ import torch
 
 from autograd_notes import autograd_graph, check, draw_graph, expect_error, expect_warning, runner_device
 
+# sphinx_gallery_thumbnail_number = 1
 device = runner_device()
 
 x = torch.tensor(3.0, device=device, requires_grad=True)

@@ -13,8 +13,6 @@ attributes), and shows which ones can be run backward twice without
 Python number.
 """
 
-# sphinx_gallery_thumbnail_number = 2
-
 # %%
 # Twenty operations, each backpropagated twice
 # --------------------------------------------
@@ -28,6 +26,7 @@ import torch
 
 from autograd_notes import check, expect_error, runner_device
 
+# sphinx_gallery_thumbnail_number = 2
 device = runner_device()
 
 SECOND_PASS = r"^Trying to backward through the graph a second time"

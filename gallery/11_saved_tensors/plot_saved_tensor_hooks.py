@@ -13,8 +13,6 @@ context managers PyTorch builds on these hooks, ``save_on_cpu`` and
 ``allow_mutation_on_saved_tensors``.
 """
 
-# sphinx_gallery_thumbnail_number = 1
-
 # %%
 # Counting the saved tensors
 # --------------------------
@@ -29,6 +27,7 @@ import torch
 
 from autograd_notes import check, expect_error, runner_device
 
+# sphinx_gallery_thumbnail_number = 1
 device = runner_device()
 
 a = torch.tensor([1.0, 2.0], device=device, requires_grad=True)

@@ -12,8 +12,6 @@ at the write itself, or later, when an untouched sibling view is used. It
 ends with the fixes, ``clone()`` and out-of-place operations.
 """
 
-# sphinx_gallery_thumbnail_number = 1
-
 # %%
 # Writing into an output of ``unbind``
 # ------------------------------------
@@ -32,6 +30,7 @@ from autograd_notes import (
     show_state,
 )
 
+# sphinx_gallery_thumbnail_number = 1
 device = runner_device()
 
 x = torch.tensor([1.0, 2.0, 3.0, 4.0], device=device, requires_grad=True)

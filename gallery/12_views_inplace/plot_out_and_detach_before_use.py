@@ -13,8 +13,6 @@ early edit through a backward pass to show which gradient comes out, and
 why it is neither the gradient before the edit nor the gradient after it.
 """
 
-# sphinx_gallery_thumbnail_number = 2
-
 # %%
 # ``out=`` with a tensor that requires grad
 # -----------------------------------------
@@ -25,6 +23,7 @@ import torch
 
 from autograd_notes import autograd_graph, check, draw_graph, expect_error, runner_device, show_state
 
+# sphinx_gallery_thumbnail_number = 2
 device = runner_device()
 
 a = torch.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)

@@ -32,6 +32,7 @@ from autograd_notes import (
     show_state,
 )
 
+# sphinx_gallery_thumbnail_number = 1
 device = runner_device()
 
 w = torch.zeros(3, device=device, requires_grad=True)

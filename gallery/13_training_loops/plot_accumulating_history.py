@@ -13,8 +13,6 @@ and ``loss.detach()``, and why an evaluation loop belongs in
 ``torch.no_grad()``.
 """
 
-# sphinx_gallery_thumbnail_number = 2
-
 # %%
 # What a graph keeps
 # ------------------
@@ -31,6 +29,7 @@ from torch import nn
 
 from autograd_notes import autograd_graph, check, draw_graph, draw_series, expect_error, runner_device
 
+# sphinx_gallery_thumbnail_number = 2
 device = runner_device()
 
 

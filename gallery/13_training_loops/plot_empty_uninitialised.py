@@ -12,8 +12,6 @@ that makes a forgotten element visible in a loss and its gradient, and
 restores the global settings at the end.
 """
 
-# sphinx_gallery_thumbnail_number = 1
-
 # %%
 # Nothing to print
 # ----------------
@@ -24,6 +22,7 @@ import torch
 
 from autograd_notes import check, draw_tensors, runner_device
 
+# sphinx_gallery_thumbnail_number = 1
 device = runner_device()
 
 scratch = torch.empty(4, device=device)

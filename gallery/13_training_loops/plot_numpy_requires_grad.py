@@ -13,8 +13,6 @@ writing into it changes the tensor without moving its version counter,
 and backward silently uses the new values.
 """
 
-# sphinx_gallery_thumbnail_number = 1
-
 # %%
 # The first refusal depends on the device
 # ---------------------------------------
@@ -34,6 +32,7 @@ from autograd_notes import (
     show_state,
 )
 
+# sphinx_gallery_thumbnail_number = 1
 device = runner_device()
 print(f"runner device: {device.type}")
 on_cpu = device.type == "cpu"

@@ -13,8 +13,6 @@ parameter whose gradient is ``None``, but still move one whose gradient is
 zero.
 """
 
-# sphinx_gallery_thumbnail_number = 1
-
 # %%
 # Reading ``.grad`` after ``zero_grad()``
 # ---------------------------------------
@@ -25,6 +23,7 @@ from torch import nn
 
 from autograd_notes import check, expect_error, runner_device
 
+# sphinx_gallery_thumbnail_number = 1
 device = runner_device()
 
 torch.manual_seed(0)
