@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import html
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
