@@ -34,7 +34,9 @@ Contract, for ``extensions = ["autograd_notes.site.sphinxext", ...]`` listed
   runner key (``nb_execution_cache_path``/<key>), so every language of a
   build reuses one execution, and a new PyTorch or device runs them again.
 * **Figures described in words.** Each figure's alt text is the paragraph
-  after it, translated (:mod:`autograd_notes.site.figure_alt`).
+  after it, translated (:mod:`autograd_notes.site.figure_alt`); the
+  gallery's cards show each example's title and opening paragraph in the
+  page's language (:mod:`autograd_notes.site.thumbnails`).
 * **``runner-info`` and ``runner-matrix`` directives.** The runner that
   built the site; every example × every runner, with this build's drift.
 * **Pages for the web** (:mod:`autograd_notes.site.page_meta`): canonical
@@ -320,6 +322,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("autograd_notes.site.mathml")
     app.setup_extension("autograd_notes.site.figure_alt")
     app.setup_extension("autograd_notes.site.build_sync")
+    app.setup_extension("autograd_notes.site.thumbnails")
     app.connect("config-inited", set_site_addresses, priority=400)
     app.connect("html-page-context", add_page_meta)
     app.connect("doctree-resolved", absolute_links_on_not_found)

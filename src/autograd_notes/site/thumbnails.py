@@ -1,0 +1,81 @@
+"""The gallery's thumbnail cards in the page's language.
+
+sphinx-gallery writes each card of a gallery index as raw HTML: the
+example's title and its opening paragraph (the hover text) in English,
+which the translated builds would show as they are. This extension notes,
+when an index page is read, which example each card stands for (its
+``:doc:`` link), and when the page is written, puts that example's title
+and opening paragraph, as translated, into the card.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+
+__all__ = ["setup", "translate_cards"]
+
+_TITLE = re.compile(r'(<div class="sphx-glr-thumbnail-title">)(.*?)(</div>)', re.DOTALL)
+_TOOLTIP = re.compile(r'(<div class="sphx-glr-thumbcontainer" tooltip=")([^"]*)(")')
+_CARD = "autograd_notes_card"  # the docname a raw node of a card belongs to
+
+
+def _mark_cards(app: Sphinx, doctree: nodes.document) -> None:
+    """Give each raw node of a card the docname of the example its ``:doc:`` link names."""
+    raws = [node for node in doctree.findall(nodes.raw) if "sphx-glr-thumb" in node.astext()]
+    if not raws:
+        return
+    current: str | None = None
+    pending: list[nodes.raw] = []
+    for node in doctree.findall(lambda n: isinstance(n, (nodes.raw, addnodes.pending_xref))):
+        if isinstance(node, addnodes.pending_xref) and node.get("refdomain") == "std" and node.get("reftype") == "doc":
+            current = str(node["reftarget"]).lstrip("/")
+            for raw in pending:  # the opening of the card comes before its link
+                raw[_CARD] = current
+            pending = []
+        elif isinstance(node, nodes.raw) and "sphx-glr-thumbcontainer" in node.astext():
+            pending = [node]
+        elif isinstance(node, nodes.raw) and "sphx-glr-thumbnail-title" in node.astext() and current:
+            node[_CARD] = current
+
+
+def _opening(app: Sphinx, docname: str) -> str | None:
+    """The example's first paragraph after its title, as translated."""
+    try:
+        doctree = app.env.get_doctree(docname)
+    except (FileNotFoundError, OSError):
+        return None
+    for section in doctree.findall(nodes.section):
+        for child in section.children:
+            if isinstance(child, nodes.paragraph):
+                return " ".join(child.astext().split())
+        break
+    return None
+
+
+def translate_cards(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Put each card's example title and opening paragraph, as translated, into its raw HTML."""
+    for node in list(doctree.findall(nodes.raw)):
+        target = node.get(_CARD)
+        if not target or target not in app.env.titles:
+            continue
+        text = node.astext()
+        title = html.escape(app.env.titles[target].astext())
+        text = _TITLE.sub(lambda m: m.group(1) + title + m.group(3), text)
+        opening = _opening(app, target)
+        if opening is not None:
+            tooltip = html.escape(opening, quote=True)
+            text = _TOOLTIP.sub(lambda m: m.group(1) + tooltip + m.group(3), text)
+        node.replace_self(nodes.raw(node.rawsource, text, format=node.get("format", "html")))
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register the two handlers."""
+    app.connect("doctree-read", _mark_cards)
+    app.connect("doctree-resolved", translate_cards)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
