@@ -176,11 +176,15 @@ def test_example_pages_say_where_their_outputs_come_from(site: Build) -> None:
 
 
 def test_runner_matrix_lists_every_example_and_runner(site: Build) -> None:
-    page = text_of(site.page("runners.html"))
+    raw = site.page("runners.html")
+    page = text_of(raw)
     for example in EXAMPLES:
-        assert example.as_posix() in page
-    assert page.count("this build: same") == len(EXAMPLES)
-    assert page.count("no record yet") == len(EXAMPLES)
+        assert f'href="examples/{example.with_suffix(".html").as_posix()}"' in raw
+        assert f"records/cpu/{example.with_suffix('.json').as_posix()}" in page
+    assert raw.count('<details class="runner-cell runner-same">') == len(EXAMPLES)
+    assert raw.count('<span class="runner-cell runner-none"') == len(EXAMPLES)
+    assert f"All {len(EXAMPLES)} examples have a CPU record." in page
+    assert "No example has a CUDA record yet." in page
     assert "No drift: every example printed on this build what its record for this runner holds." in page
 
 
@@ -218,7 +222,7 @@ def test_drift_between_a_record_and_this_build_is_shown(site: Build, project: Pa
         assert again.returncode == 0, again.output[-3000:]
         matrix = text_of(again.page("runners.html"))
         assert f"Drift: {example}" in matrix
-        assert "cell(s) differ" in matrix
+        assert "Cells where this build printed something else: " in matrix
         assert "No drift" not in matrix
         page = text_of(again.page(f"examples/{Path(example).with_suffix('.html').as_posix()}"))
         assert "This build differs from it in" in page
@@ -240,7 +244,8 @@ def test_error_index_lists_every_documented_message_with_links(site: Build) -> N
     assert len(messages) >= 10
     for message in messages:
         assert message in page, message
-    assert "05_inplace/plot_detach_inplace_saved.py, line" in page
+    assert 'href="examples/05_inplace/plot_detach_inplace_saved.html#cell-' in raw
+    assert not re.search(r"\.py, line \d", page)
     anchors = set(re.findall(r'id="((?:error|warning)-[0-9a-f]{12})"', raw))
     assert len(anchors) >= len(messages)
 

@@ -1,8 +1,57 @@
-"""The helper's own prose in outputs is translatable; everything else is kept as printed."""
+"""The runners page: runners said once, one mark per example × runner, counts taken from the records.
+
+Unit tests compare records with this build's outputs; the built pages are
+read twice: an English build with two synthetic CUDA records (one that
+differs from this build, one that printed the same), and the whole site in
+every language (one synthetic CUDA record, ``_site.SYNTHETIC_CUDA_EXAMPLE``).
+"""
 
 from __future__ import annotations
 
-from autograd_notes.site.runners_page import localise_output
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _html import Element, Page, read_page
+from _site import (
+    ROOT,
+    SYNTHETIC_CUDA_EDIT,
+    SYNTHETIC_CUDA_EXAMPLE,
+    Site,
+    build_site,
+    copy_project,
+    patched_record,
+)
+
+from autograd_notes.site.runners_page import MARKS, coverage_sentence, localise_output, record_status
+
+LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
+EXAMPLES = sorted(p.relative_to(ROOT / "gallery").as_posix() for p in (ROOT / "gallery").glob("*/plot_*.py"))
+# a CUDA record that printed what the CPU build prints: the runner differs, no output does
+SAME_EXAMPLE = "04_detach_vs_data/plot_detach_shares_storage.py"
+SAME_EDIT = {old: new for old, new in SYNTHETIC_CUDA_EDIT.items() if old != "torch.FloatTensor"}
+
+
+def cpu_record(example: str) -> dict[str, Any]:
+    path = ROOT / "records" / "cpu" / Path(example).with_suffix(".json")
+    return dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def edited(record: dict[str, Any], edit: dict[str, str]) -> dict[str, Any]:
+    text = json.dumps(record)
+    for old, new in edit.items():
+        text = text.replace(old, new)
+    return dict(json.loads(text))
+
+
+def live_outputs(record: dict[str, Any]) -> list[tuple[int, list[str]]]:
+    """What a build that printed exactly this record shows: (first line, output) per cell."""
+    return [(cell["lines"][0], list(cell["output"])) for cell in record["cells"]]
+
+
+# -- comparing records with this build ------------------------------------------------------------
 
 
 def test_only_the_folded_frames_line_is_rewritten() -> None:
@@ -15,3 +64,231 @@ def test_only_the_folded_frames_line_is_rewritten() -> None:
     ]
     # without a translation (English), the text comes back as it was
     assert localise_output(lines) == lines
+
+
+def test_a_record_of_what_this_build_printed_is_the_same() -> None:
+    record = cpu_record(SYNTHETIC_CUDA_EXAMPLE)
+    status = record_status(live_outputs(record), edited(record, SAME_EDIT))
+    assert status.status == "same"
+    assert status.differences == ()
+    assert status.cells == []
+
+
+def test_a_cuda_record_that_names_its_tensor_type_differs_in_those_cells_only() -> None:
+    record = cpu_record(SYNTHETIC_CUDA_EXAMPLE)
+    cuda = edited(record, SYNTHETIC_CUDA_EDIT)
+    status = record_status(live_outputs(record), cuda)
+    assert status.status == "differs"
+    cells_naming_the_type = [
+        n
+        for n, cell in enumerate(record["cells"], start=1)
+        if "torch.FloatTensor" in "\n".join(cell["output"])
+    ]
+    assert cells_naming_the_type
+    assert status.cells == cells_naming_the_type
+    for live, recorded in status.outputs:
+        assert [line.replace("torch.cuda.", "torch.") for line in recorded] == live
+
+
+def test_no_record_is_its_own_status() -> None:
+    assert record_status(live_outputs(cpu_record(SAME_EXAMPLE)), None).status == "none"
+    assert set(MARKS) == {"same", "differs", "none"}
+    assert len(set(MARKS.values())) == 3
+
+
+def test_coverage_is_said_from_the_counts() -> None:
+    assert coverage_sentence("cuda", 0, 32) == "No example has a CUDA record yet."
+    assert coverage_sentence("cuda", 3, 32) == "3 of 32 examples have a CUDA record."
+    assert coverage_sentence("cpu", 32, 32) == "All 32 examples have a CPU record."
+
+
+# -- the page, in English, with a CUDA record that differs and one that does not -------------------
+
+
+@pytest.fixture(scope="module")
+def two_cuda_records(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    project = copy_project(tmp_path_factory.mktemp("runners"))
+    patched_record(project, SYNTHETIC_CUDA_EXAMPLE, "cuda", SYNTHETIC_CUDA_EDIT)
+    patched_record(project, SAME_EXAMPLE, "cuda", SAME_EDIT)
+    result = build_site(project, "--language", "en")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "WARNING" not in result.stdout + result.stderr, (result.stdout + result.stderr)[-3000:]
+    return project / "build" / "html" / "en"
+
+
+def matrix(page: Page) -> tuple[list[str], list[list[Element]]]:
+    """The header and the rows (cells) of the runners matrix."""
+    table = page.article.find("table", "runner-matrix")
+    header = [th.text() for th in table.find("thead").find_all("th")]
+    return header, [row.find_all("td") for row in table.find("tbody").find_all("tr")]
+
+
+def mark_of(cell: Element) -> tuple[str, str]:
+    """(status, mark) of a matrix cell: the class of its mark's holder and the mark itself."""
+    holder = cell.find(class_="runner-cell")
+    (status,) = holder.classes & {"runner-same", "runner-differs", "runner-none"}
+    return status.removeprefix("runner-"), holder.find("span", "runner-mark").text()
+
+
+def details_of(cell: Element) -> str:
+    return cell.find("span", "runner-cell-details").text()
+
+
+def visible_text(element: Element) -> str:
+    """The text shown before a mark is opened: no details, no words for screen readers only."""
+
+    def closed(node: Element) -> Element:
+        hidden = {"runner-cell-details", "runner-mark-label"}
+        kept = [c for c in node.children if isinstance(c, str) or not hidden & c.classes]
+        return Element(node.tag, node.attrs, [c if isinstance(c, str) else closed(c) for c in kept])
+
+    return closed(element).text()
+
+
+@pytest.mark.build
+def test_one_mark_per_example_and_runner(two_cuda_records: Path) -> None:
+    page = read_page(two_cuda_records, "runners.html")
+    header, rows = matrix(page)
+    assert header == ["Example", "CPU runner (this build)", "CUDA runner"]
+    assert len(rows) == len(EXAMPLES)
+    marks: dict[str, tuple[str, str]] = {}
+    for (title, cpu, cuda), example in zip(rows, EXAMPLES, strict=True):
+        link = title.find("a")
+        target = page.resolve(link.attrs["href"])[0]
+        assert target == f"examples/{Path(example).with_suffix('.html').as_posix()}"
+        assert link.text() == read_page(two_cuda_records, target).h1  # the example's title, not its file
+        assert mark_of(cpu) == ("same", MARKS["same"]), example
+        marks[example] = mark_of(cuda)
+    assert marks.pop(SYNTHETIC_CUDA_EXAMPLE) == ("differs", MARKS["differs"])
+    assert marks.pop(SAME_EXAMPLE) == ("same", MARKS["same"])
+    assert set(marks.values()) == {("none", MARKS["none"])}
+
+
+@pytest.mark.build
+def test_a_marks_details_say_what_the_record_is_and_what_differs(two_cuda_records: Path) -> None:
+    page = read_page(two_cuda_records, "runners.html")
+    _header, rows = matrix(page)
+    by_example = dict(zip(EXAMPLES, rows, strict=True))
+    differing = details_of(by_example[SYNTHETIC_CUDA_EXAMPLE][2])
+    assert differing.startswith("torch 2.13.0+cu130, NVIDIA H100 80GB HBM3, recorded ")
+    assert re.search(
+        r"Cells where this build printed something else: \d+( and \d+|(, \d+)+,? and \d+)?\.", differing
+    )
+    assert "Only the tensor type named in the message differs" in differing
+    assert f"records/cuda/{Path(SYNTHETIC_CUDA_EXAMPLE).with_suffix('.json').as_posix()}" in differing
+    same = details_of(by_example[SAME_EXAMPLE][2])
+    assert "This build printed the same." in same
+    assert f"records/cuda/{Path(SAME_EXAMPLE).with_suffix('.json').as_posix()}" in same
+    cpu = details_of(by_example[SAME_EXAMPLE][1])
+    assert cpu.startswith("torch 2.13.0+cpu, x86_64, recorded ")
+    assert re.search(r"ran in (< 0\.1|\d+\.\d) s", cpu)
+    assert "This build printed the same." in cpu
+    # nothing to open where there is no record
+    assert by_example[EXAMPLES[0]][2].find_all("details") == []
+
+
+@pytest.mark.build
+def test_each_runner_is_described_once_above_the_matrix(two_cuda_records: Path) -> None:
+    page = read_page(two_cuda_records, "runners.html")
+    facts = page.article.find("table", "runner-facts")
+    rows = [[td.text() for td in tr.find_all("td")] for tr in facts.find("tbody").find_all("tr")]
+    assert [row[:3] for row in rows] == [
+        ["CPU runner (this build)", "2.13.0+cpu", "x86_64"],
+        ["CUDA runner", "2.13.0+cu130", "NVIDIA H100 80GB HBM3"],
+    ]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d( to \d{4}-\d\d-\d\d)?", rows[0][3])
+    coverage = [p.text() for p in page.article.find_all("p", "runner-coverage")]
+    assert coverage == [
+        f"All {len(EXAMPLES)} examples have a CPU record.",
+        f"2 of {len(EXAMPLES)} examples have a CUDA record.",
+    ]
+    # what the cells held 32 times over is said once: no record's details show before a mark is opened
+    assert visible_text(facts).count("x86_64") == 1
+    shown = visible_text(page.article.find("table", "runner-matrix"))
+    assert "x86_64" not in shown
+    assert "recorded" not in shown
+    assert "no record yet" not in shown
+
+
+@pytest.mark.build
+def test_the_legend_names_every_mark(two_cuda_records: Path) -> None:
+    page = read_page(two_cuda_records, "runners.html")
+    legend = [li.text() for li in page.article.find("ul", "runner-legend").find_all("li")]
+    assert legend == [
+        f"{MARKS['same']} same: this build printed what the record holds",
+        f"{MARKS['differs']} differs: this build printed something else in some cells",
+        f"{MARKS['none']} no record yet",
+    ]
+    # the marks' words are there for screen readers
+    _header, rows = matrix(page)
+    labels = {row[2].find("span", "runner-mark-label").text() for row in rows}
+    assert labels == {"same", "differs", "no record yet"}
+
+
+# -- every language ---------------------------------------------------------------------------------
+
+COVERAGE = {
+    "en": ["All {total} examples have a CPU record.", "1 of {total} examples have a CUDA record."],
+    "ru": ["Записи для CPU есть у всех примеров ({total}).", "Примеров с записью для CUDA: 1 из {total}."],
+    "zh_CN": ["全部 {total} 个示例都有 CPU 记录。", "{total} 个示例中有 1 个有 CUDA 记录。"],
+    "pt_BR": [
+        "Todos os {total} exemplos têm gravação em CPU.",
+        "Exemplos com gravação em CUDA: 1 de {total}.",
+    ],
+}
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_counts_are_true_in_every_language(whole_site: Site, language: str) -> None:
+    folder = whole_site.html / language
+    page = read_page(folder, "runners.html")
+    coverage = [p.text() for p in page.article.find_all("p", "runner-coverage")]
+    assert coverage == [line.format(total=len(EXAMPLES)) for line in COVERAGE[language]]
+    _header, rows = matrix(page)
+    assert len(rows) == len(EXAMPLES)
+    cuda = {example: mark_of(row[2])[0] for example, row in zip(EXAMPLES, rows, strict=True)}
+    assert cuda.pop(SYNTHETIC_CUDA_EXAMPLE) == "differs"
+    assert set(cuda.values()) == {"none"}
+    for title, _cpu, _cuda in rows:
+        link = title.find("a")
+        assert link.text() == read_page(folder, page.resolve(link.attrs["href"])[0]).h1
+
+
+@pytest.mark.build
+def test_the_page_no_longer_claims_cuda_records_it_does_not_have(whole_site: Site) -> None:
+    text = read_page(whole_site.html / "en", "runners.html").article.text()
+    assert "Each example has also been recorded on each kind of runner" not in text
+    assert "How many examples each runner has recorded so far is counted below" in text
+
+
+EXAMPLE_PAGE = f"examples/{Path(SYNTHETIC_CUDA_EXAMPLE).with_suffix('.html').as_posix()}"
+CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+
+
+@pytest.mark.build
+def test_chinese_runner_lines_use_chinese_punctuation(whole_site: Site) -> None:
+    page = read_page(whole_site.html / "zh_CN", EXAMPLE_PAGE)
+    summary = page.article.find("div", "runner-summary")
+    lines = [p.text() for p in summary.find_all("p")[1:]]
+    assert lines[0].startswith("本页的输出是在构建站点时于 CPU 运行器上运行得到的：torch ")
+    assert lines[1].startswith("CPU 运行器：torch ")
+    assert lines[1].endswith("。本次构建的输出与之相同。")
+    assert lines[2].startswith("CUDA 运行器：torch 2.13.0+cu130")
+    for line in lines:
+        # no ASCII colon or full stop at a Chinese word, no space between two Chinese words
+        assert not re.search(rf"[{CJK}][:.]|[:.] ?[{CJK}]|[{CJK}] [{CJK}]", line), line
+    footer = page.root.find("div", "built-with").text()
+    assert "运行器 上" not in footer
+    assert footer.endswith("运行器：CPU 运行器")
+
+
+@pytest.mark.build
+def test_russian_runner_sentences_decline_the_runner(whole_site: Site) -> None:
+    page = read_page(whole_site.html / "ru", EXAMPLE_PAGE)
+    summary = page.article.find("div", "runner-summary").text()
+    assert "при сборке сайта на CPU-раннере: torch " in summary
+    assert "на CPU-раннер:" not in summary
+    same = [p.text() for p in page.article.find_all("p", "runner-same")]
+    assert same
+    assert all(line.startswith("✓ Тот же вывод на CUDA-раннере (torch 2.13.0+cu130") for line in same)

@@ -89,7 +89,7 @@ def test_generated_pages_have_no_edit_link(whole_site: Site) -> None:
     [
         ("en", "Built with PyTorch {torch} on the CPU runner, Python"),
         ("ru", "Собрано с помощью PyTorch {torch} и Python"),
-        ("zh_CN", "在 CPU 运行器 上使用 PyTorch {torch} 和 Python"),
+        ("zh_CN", "使用 PyTorch {torch} 和 Python"),
         ("pt_BR", "Construído com PyTorch {torch} e Python"),
     ],
 )
@@ -106,6 +106,8 @@ def test_footer_names_the_torch_and_runner_that_built_the_site(
     assert platform.python_version() in footer
     if language == "ru":
         assert footer.endswith("раннер: CPU-раннер")
+    if language == "zh_CN":
+        assert footer.endswith("；运行器：CPU 运行器")
 
 
 @pytest.mark.parametrize(

@@ -1,21 +1,28 @@
 """The error-message index and the per-source status, built from the records.
 
 * ``error-index`` (the errors page): every error and warning any example
-  documents, by family, each exact text with a reference label
+  documents, one section per exception type (the page's table of contents
+  lists the types only). Each entry is a short summary of a message
+  (:func:`~autograd_notes.site.error_index.message_summary`), then each exact
+  text in a wrapped block with a reference label
   (:func:`~autograd_notes.site.error_index.message_label`) and links to the
-  examples that explain it. Its text is on the page, so the site search
-  finds it when a reader pastes an error message.
+  cells that raise it, named by their example's title in the page's
+  language. The exact texts are on the page, so the site search finds it
+  when a reader pastes an error message.
 * ``source-status:: source_00N`` (the sources page): the examples that
   rebuild a source document and, per runner, whether all their checks held
   when recorded.
 
-Example pages link their tracebacks to the index with
-:func:`error_links`.
+Example pages link their tracebacks to the index with :func:`error_links`;
+each code cell of an example page carries a target ``cell-<n>`` (see
+:func:`cell_label`, set by the ``runner-outputs`` directive) for the
+index's links.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,16 +32,30 @@ from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
 from ..records.record import RUNNERS, Record, load_record
-from .error_index import Variant, collect_messages, event_messages, message_head, message_label
+from .error_index import (
+    PLACEHOLDER,
+    Family,
+    Variant,
+    collect_messages,
+    event_messages,
+    group_by_type,
+    message_head,
+    message_label,
+)
 from .gallery_conf import gallery_folders
-from .nodes import doc_link, make_table, untranslatable
+from .gallery_rst import code_cells
+from .nodes import RUNNER_NAMES, compose, doc_link, list_of, make_table, untranslatable
 
 __all__ = [
     "ERROR_INDEX_DOC",
     "ErrorIndexDirective",
     "SourceStatusDirective",
+    "cell_anchor",
+    "cell_label",
+    "cell_number",
     "error_links",
     "load_all_records",
+    "title_link",
 ]
 
 ERROR_INDEX_DOC = "errors"
@@ -52,11 +73,35 @@ def load_all_records(records: Path) -> dict[str, dict[str, Record]]:
     return found
 
 
-def _label_link(label: str, text: str) -> pending_xref:
+def cell_anchor(number: int) -> str:
+    """The HTML id of the ``number``-th code cell (from 1) of an example page: ``cell-3``."""
+    return f"cell-{number}"
+
+
+def cell_label(example: str, number: int) -> str:
+    """The reference label of that cell, unique on the site: ``cell-05_inplace/plot_x.py-3``."""
+    return f"cell-{example.lower()}-{number}"
+
+
+def cell_number(first_lines: Sequence[int], line: int) -> int:
+    """Which code cell (from 1) of a page holds source ``line``, given each cell's first line."""
+    return max(1, sum(first <= line for first in first_lines))
+
+
+def _label_link(label: str, content: nodes.Node | str) -> pending_xref:
     ref: pending_xref = pending_xref(
         "", refdomain="std", reftype="ref", reftarget=label, refexplicit=True, refwarn=True
     )
-    ref += nodes.literal(text, text)
+    ref += content if isinstance(content, nodes.Node) else nodes.literal(content, content)
+    return ref
+
+
+def title_link(docname: str) -> pending_xref:
+    """A link to ``docname`` named by its title, as this build's language gives it."""
+    ref: pending_xref = pending_xref(
+        "", refdomain="std", reftype="doc", reftarget=f"/{docname}", refexplicit=False, refwarn=True
+    )
+    ref += nodes.inline(docname, docname)
     return ref
 
 
@@ -64,55 +109,115 @@ def _gallery_docname(env: Any, example: str) -> str:
     return gallery_folders(env.config, env.srcdir)[0].docname(example)
 
 
+def _language(env: Any) -> str:
+    return str(env.config.language or "en")
+
+
 def error_links(env: Any, events: list[dict[str, Any]]) -> list[nodes.Node]:
     """A line linking each documented message of a cell to its index entry."""
     if ERROR_INDEX_DOC not in env.found_docs:
         return []
-    links: list[nodes.Node] = []
-    for kind, text in [message for event in events for message in event_messages(event)]:
-        if links:
-            links.append(nodes.Text(", "))
-        links.append(_label_link(message_label(kind, text), message_head(text)))
-    if not links:
+    messages = list(dict.fromkeys(m for event in events for m in event_messages(event)))
+    if not messages:
         return []
-    return untranslatable(
-        [nodes.paragraph("", _("Explained in the error-message index: "), *links, classes=["error-links"])]
+    links = [_label_link(message_label(kind, text), message_head(text)) for kind, text in messages]
+    sentence = compose(
+        _("Explained in the error-message index: {messages}"), messages=list_of(links, _language(env))
     )
+    return untranslatable([nodes.paragraph("", "", *sentence, classes=["error-links"])])
+
+
+def _summary(family: Family) -> nodes.paragraph:
+    """The family's summary, its placeholders marked: ``Mismatch in shape ... of <shape>``.
+
+    PyTorch's quotes stay straight, as a reader searches for them.
+    """
+    line = nodes.strong(support_smartquotes=False)
+    position = 0
+    for match in PLACEHOLDER.finditer(family.summary):
+        line += nodes.Text(family.summary[position : match.start()])
+        line += nodes.inline(
+            match.group(0), match.group(0), classes=["error-placeholder"], support_smartquotes=False
+        )
+        position = match.end()
+    line += nodes.Text(family.summary[position:])
+    return nodes.paragraph("", "", line, classes=["error-summary"])
 
 
 class ErrorIndexDirective(SphinxDirective):
-    """``.. error-index::``: every documented message, by family."""
+    """``.. error-index::``: every documented message, a section per exception type."""
 
     def run(self) -> list[nodes.Node]:
-        """Return one section per family, with a target per exact message."""
+        """Return one section per type, an entry per family, a target per exact message."""
         records = load_all_records(Path(self.config.autograd_notes_records))
+        self._runners = sorted(records)
         result: list[nodes.Node] = []
-        for family in collect_messages(records):
-            section = nodes.section(ids=[nodes.make_id(f"{family.kind}-{family.head}")])
-            section += nodes.title("", family.head)
-            for variant in family.variants:
-                section += self._variant(variant)
+        for group in group_by_type(collect_messages(records)):
+            section = nodes.section(ids=[nodes.make_id(f"{group.kind}-type-{group.name}")])
+            section += nodes.title(group.name, group.name)
+            for family in group.families:
+                section += self._family(family)
             result.append(section)
         if not result:
             result.append(nodes.paragraph("", _("No example has been recorded yet.")))
         return untranslatable(result)
 
+    def _family(self, family: Family) -> nodes.Node:
+        entry = nodes.container(ids=[family.label], classes=["error-entry"])
+        entry += _summary(family)
+        for variant in family.variants:
+            entry += self._variant(variant)
+        return entry
+
+    def _code_cells(self, example: str) -> list[int]:
+        """The first source line of each code cell of an example's generated page."""
+        gallery = gallery_folders(self.config, self.env.srcdir)[0]
+        page = (gallery.generated / example).with_suffix(".rst")
+        if not page.exists():
+            return []
+        self.env.note_dependency(str(page))
+        return [cell.first_line for cell in code_cells(page.read_text(encoding="utf-8"))]
+
     def _variant(self, variant: Variant) -> nodes.Node:
-        box = nodes.container(ids=[variant.label], names=[variant.label], classes=["error-entry"])
+        box = nodes.container(ids=[variant.label], names=[variant.label], classes=["error-variant"])
         self.state.document.note_explicit_target(box)
         block = nodes.literal_block(variant.text, variant.text, classes=["error-text"])
         block["language"] = "none"
         box += block
-        seen = nodes.paragraph("", _("Explained in: "))
-        by_place: dict[tuple[str, int], list[str]] = {}
+        cells: dict[str, list[int]] = {}
         for occurrence in variant.occurrences:
-            by_place.setdefault((occurrence.example, occurrence.line), []).append(occurrence.runner)
-        for n, ((example, line), runners) in enumerate(by_place.items()):
-            if n:
-                seen += nodes.Text("; ")
-            seen += doc_link(_gallery_docname(self.env, example), f"{example}, line {line}").children[0]
-            seen += nodes.Text(f" ({', '.join(runners)})")
-        box += seen
+            number = cell_number(self._code_cells(occurrence.example), occurrence.line)
+            if number not in cells.setdefault(occurrence.example, []):
+                cells[occurrence.example].append(number)
+        language = _language(self.env)
+        places = []
+        for example, numbers in cells.items():
+            links = [
+                _label_link(cell_label(example, n), nodes.Text(_("cell {number}").format(number=n)))
+                for n in sorted(numbers)
+            ]
+            places.append(
+                compose(
+                    _("{example}, {cells}"),
+                    example=title_link(_gallery_docname(self.env, example)),
+                    cells=list_of(links, language),
+                )
+            )
+        if len(places) == 1:
+            seen = compose(_("Explained in: {example}"), example=places[0])
+            box += nodes.paragraph("", "", *seen, classes=["error-examples"])
+        else:
+            box += nodes.paragraph("", _("Explained in:"), classes=["error-examples"])
+            examples = nodes.bullet_list(classes=["error-examples"])
+            for place in places:
+                examples += nodes.list_item("", nodes.paragraph("", "", *place))
+            box += examples
+        if len(self._runners) > 1:
+            runners = sorted({o.runner for o in variant.occurrences}, key=RUNNERS.index)
+            recorded = compose(
+                _("Recorded on: {runners}."), runners=list_of([RUNNER_NAMES[r] for r in runners], language)
+            )
+            box += nodes.paragraph("", "", *recorded, classes=["error-runners"])
         return box
 
 

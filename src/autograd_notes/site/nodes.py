@@ -1,16 +1,26 @@
-"""Small docutils builders shared by the site's directives: tables and document links."""
+"""Small docutils builders shared by the site's directives: tables, links, sentences made of nodes."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TypeAlias
 
 from docutils import nodes
 from sphinx.addnodes import pending_xref
+from sphinx.locale import _
 
-__all__ = ["Cell", "doc_link", "make_table", "untranslatable"]
+__all__ = ["RUNNER_NAMES", "Cell", "compose", "doc_link", "list_of", "make_table", "untranslatable"]
 
 Cell: TypeAlias = "nodes.Node | str"
+Part: TypeAlias = "nodes.Node | str | Sequence[nodes.Node]"
+
+RUNNER_NAMES = {"cpu": _("CPU runner"), "cuda": _("CUDA runner")}
+"""Each runner's name as a label (a table header, a tab).
+
+Never inside a sentence, where a language may need another case of it:
+sentences name the runner's kind instead (``on the {kind} runner``).
+"""
 
 
 def _entry(content: Cell) -> nodes.entry:
@@ -67,5 +77,44 @@ def untranslatable(result: list[nodes.Node]) -> list[nodes.Node]:
     """
     for node in result:
         for element in node.findall(nodes.TextElement):
-            element["translatable"] = False
+            # Sphinx unwraps every inline that has the attribute (gettext placeholders),
+            # moving its text to the end of its parent: an inline's text is its parent's message
+            if not isinstance(element, nodes.inline):
+                element["translatable"] = False
     return result
+
+
+_FIELD = re.compile(r"\{(\w+)\}")
+
+
+def compose(template: str, **parts: Part) -> list[nodes.Node]:
+    """The nodes of a translated ``template`` whose ``{name}`` fields are ``parts`` (nodes or text).
+
+    A sentence with links in it is translated whole (``_("{example}, cell {cell}")``),
+    never concatenated from pieces: each language places the links where its grammar wants them.
+    """
+    result: list[nodes.Node] = []
+    position = 0
+    for match in _FIELD.finditer(template):
+        if template[position : match.start()]:
+            result.append(nodes.Text(template[position : match.start()]))
+        part = parts[match.group(1)]
+        if isinstance(part, nodes.Node):
+            result.append(part)
+        elif isinstance(part, (list, tuple)):
+            result.extend(part)
+        else:  # text, or a message Sphinx translates when it is shown
+            result.append(nodes.Text(str(part)))
+        position = match.end()
+    if template[position:]:
+        result.append(nodes.Text(template[position:]))
+    return result
+
+
+def list_of(items: Sequence[Part], language: str) -> list[nodes.Node]:
+    """``items`` as a list in ``language``'s words: "a, b, and c", "a, b и c", "a、b和c"."""
+    from babel.lists import format_list
+
+    names = [f"{{item{n}}}" for n in range(len(items))]
+    template = format_list(names, locale=language.replace("-", "_")) if items else ""
+    return compose(template, **{f"item{n}": item for n, item in enumerate(items)})

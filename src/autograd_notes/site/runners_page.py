@@ -9,8 +9,11 @@ Three directives, registered by :mod:`autograd_notes.site.sphinxext`:
   output and a mark saying so.
 * ``runner-summary`` (top of each example page): which runners the page's
   outputs come from, their PyTorch and when they were recorded.
-* ``runner-matrix`` (the runners page): every example × every runner, with
-  the differences between the records and this build.
+* ``runner-matrix`` (the runners page): what each runner has recorded, said
+  once per runner and counted from the records; then every example × every
+  runner, one mark per cell (the record printed the same as this build,
+  differs from it, or does not exist) whose details open on demand; then
+  the differences between this build and its own runner's records.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import html
 import itertools
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
@@ -28,25 +32,85 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from .._runner import runner_info
-from ..records.compare import compare_live, explain_output_difference, record_cell
+from ..records.compare import Difference, compare_live, explain_output_difference, record_cell
 from ..records.record import RUNNERS, Record, load_record, record_path
-from .errors_page import ErrorIndexDirective, SourceStatusDirective, error_links
+from .errors_page import (
+    ErrorIndexDirective,
+    SourceStatusDirective,
+    cell_anchor,
+    cell_label,
+    error_links,
+    title_link,
+)
 from .gallery_rst import code_cells
-from .nodes import Cell, doc_link, make_table, untranslatable
+from .nodes import RUNNER_NAMES, Cell, compose, list_of, make_table, untranslatable
 
 __all__ = [
     "DIRECTIVES",
+    "MARKS",
     "RUNNER_NAMES",
+    "RecordStatus",
     "RunnerMatrixDirective",
     "RunnerOutputsDirective",
     "RunnerSummaryDirective",
+    "coverage_sentence",
+    "record_status",
+    "runner_kind",
 ]
 
 logger = logging.getLogger(__name__)
 
-RUNNER_NAMES = {"cpu": _("CPU runner"), "cuda": _("CUDA runner")}
+CodeCellOutput = tuple[int, list[str]]
 _tab_ids = itertools.count()
 _READ_RECORDS = "autograd_notes_records"  # env.temp_data key: the records this page read
+_PAGE_CELLS = "autograd_notes_page_cells"  # env.temp_data key: the first line of each code cell
+
+MARKS = {"same": "✓", "differs": "≠", "none": "–"}
+"""The mark of each status in the runners matrix."""
+
+
+def runner_kind(runner: str) -> str:
+    """The kind of a runner as sentences name it, the same in every language: ``CPU``, ``CUDA``."""
+    return runner.upper()
+
+
+@dataclass(frozen=True)
+class RecordStatus:
+    """How a runner's record of an example compares with what this build printed."""
+
+    status: str  # "same", "differs" or "none" (no record)
+    differences: tuple[Difference, ...] = ()
+    outputs: tuple[tuple[list[str], list[str]], ...] = ()  # (this build's, the record's) where they differ
+
+    @property
+    def cells(self) -> list[int]:
+        """The code cells (from 1) whose outputs differ."""
+        return [difference.cell + 1 for difference in self.differences]
+
+
+def record_status(live: list[tuple[int, list[str]]], record: Record | None) -> RecordStatus:
+    """Compare this build's outputs (first line, output of each code cell) with a record."""
+    if record is None:
+        return RecordStatus("none")
+    differences = compare_live(live, record)
+    if not differences:
+        return RecordStatus("same")
+    outputs = []
+    for line, output in live:
+        cell = record_cell(record, line)
+        if cell is not None and cell["output"] != output:
+            outputs.append((output, list(cell["output"])))
+    return RecordStatus("differs", tuple(differences), tuple(outputs))
+
+
+def coverage_sentence(runner: str, count: int, total: int) -> str:
+    """How many examples ``runner`` has recorded, in a sentence of this build's language."""
+    kind = runner_kind(runner)
+    if count == 0:
+        return _("No example has a {kind} record yet.").format(kind=kind)
+    if count == total:
+        return _("All {total} examples have a {kind} record.").format(total=total, kind=kind)
+    return _("{count} of {total} examples have a {kind} record.").format(count=count, total=total, kind=kind)
 
 
 class _RunnerDirective(SphinxDirective):
@@ -69,6 +133,15 @@ class _RunnerDirective(SphinxDirective):
                 runner: load_record(record_path(self.records_dir(), runner, example)) for runner in RUNNERS
             }
         return read[example]
+
+    def page_cells(self) -> list[CodeCellOutput]:
+        """(first line, output) of each code cell of this page, read once per page."""
+        cells = cast("list[CodeCellOutput] | None", self.env.temp_data.get(_PAGE_CELLS))
+        if cells is None:
+            page = Path(self.env.doc2path(self.env.docname)).read_text(encoding="utf-8")
+            cells = [(c.first_line, c.output) for c in code_cells(page)]
+            self.env.temp_data[_PAGE_CELLS] = cells
+        return cells
 
     def missing_record(self, example: str, runner: str) -> None:
         """Warn (an error under ``-W``) that this build's runner has no record of ``example``."""
@@ -166,14 +239,27 @@ class RunnerOutputsDirective(_RunnerDirective):
         own = records.get(this_runner)
         own_cell = record_cell(own, line) if own is not None else None
         links = error_links(self.env, own_cell["events"]) if own_cell is not None else []
+        target = self._cell_target(example, line)
         if not differing:
             result: list[nodes.Node] = [_output_block(live)] if live else []
-            if others and live:
-                names = ", ".join(f"{RUNNER_NAMES[r]} ({self.describe(rec)})" for r, rec, _o in others)
-                same = _("✓ Same output on the {runners}.").format(runners=names)
-                result.append(nodes.paragraph("", same, classes=["runner-same"]))
-            return untranslatable([*result, *links])
-        return untranslatable([self._tabs(live, differing), *links])
+            if live:
+                for runner, record, _output in others:
+                    same = _("✓ Same output on the {kind} runner ({record}).").format(
+                        kind=runner_kind(runner), record=self.describe(record)
+                    )
+                    result.append(nodes.paragraph("", same, classes=["runner-same"]))
+            return [*target, *untranslatable([*result, *links])]
+        return [*target, *untranslatable([self._tabs(live, differing), *links])]
+
+    def _cell_target(self, example: str, line: int) -> list[nodes.Node]:
+        """The anchor of this code cell (``cell-<n>``), for the error index's links."""
+        first_lines = [first for first, _output in self.page_cells()]
+        if line not in first_lines:
+            return []
+        number = first_lines.index(line) + 1
+        target = nodes.target("", "", ids=[cell_anchor(number)], names=[cell_label(example, number)])
+        self.state.document.note_explicit_target(target)
+        return [target]
 
     def _tabs(self, live: list[str], differing: list[tuple[str, Record, list[str]]]) -> nodes.Node:
         group = f"runner-tabs-{next(_tab_ids)}"
@@ -217,10 +303,10 @@ class RunnerSummaryDirective(_RunnerDirective):
         note += nodes.paragraph(
             "",
             _(
-                "Outputs on this page ran when the site was built, on the {runner}: "
+                "Outputs on this page ran when the site was built, on the {kind} runner: "
                 "torch {torch} ({variant}), {device}."
             ).format(
-                runner=RUNNER_NAMES[info.device],
+                kind=runner_kind(info.device),
                 torch=info.torch_version,
                 variant=info.variant,
                 device=info.device_name,
@@ -234,73 +320,54 @@ class RunnerSummaryDirective(_RunnerDirective):
                 )
                 if runner == info.device and self.config.autograd_notes_require_records:
                     self.missing_record(example, runner)
-            else:
-                text = f"{RUNNER_NAMES[runner]}: {self.describe(record)}."
-                if runner == info.device:
-                    page = Path(self.env.doc2path(self.env.docname)).read_text(encoding="utf-8")
-                    live = [(c.first_line, c.output) for c in code_cells(page)]
-                    changed = compare_live(live, record)
-                    text += " " + (
-                        _("This build differs from it in {count} cell(s): see the drift report.").format(
-                            count=len(changed)
-                        )
-                        if changed
-                        else _("This build printed the same.")
+            elif runner == info.device:
+                changed = compare_live(self.page_cells(), record)
+                if changed:
+                    text = _(
+                        "{runner}: {record}. This build differs from it in {count} cell(s): "
+                        "see the drift report."
+                    ).format(runner=RUNNER_NAMES[runner], record=self.describe(record), count=len(changed))
+                else:
+                    text = _("{runner}: {record}. This build printed the same.").format(
+                        runner=RUNNER_NAMES[runner], record=self.describe(record)
                     )
+            else:
+                text = _("{runner}: {record}.").format(
+                    runner=RUNNER_NAMES[runner], record=self.describe(record)
+                )
             items += nodes.list_item("", nodes.paragraph("", text))
         note += items
         return untranslatable([note])
 
 
 class RunnerMatrixDirective(_RunnerDirective):
-    """``.. runner-matrix::``: every example × every runner, and the drift of this build."""
+    """``.. runner-matrix::``: the runners, every example × every runner, and the drift of this build."""
 
     option_spec = {"gallery": directives.unchanged_required}  # noqa: RUF012 - docutils API
 
     def run(self) -> list[nodes.Node]:
-        """Return the matrix table and a drift section per example that differs."""
+        """Return the runners' facts, the legend, the matrix and a drift section per example that differs."""
         generated = Path(self.env.srcdir, self.options.get("gallery", "examples"))
         pages = sorted(p for p in generated.glob("*/plot_*.rst"))
         rows: list[list[Cell]] = []
         drift_sections: list[nodes.Node] = []
+        recorded: dict[str, list[Record]] = {runner: [] for runner in RUNNERS}
         for page in pages:
             self.env.note_dependency(str(page))
             example = page.relative_to(generated).with_suffix(".py").as_posix()
             docname = page.relative_to(self.env.srcdir).with_suffix("").as_posix()
             records = self.records(example)
             live = [(c.first_line, c.output) for c in code_cells(page.read_text(encoding="utf-8"))]
-            row: list[Cell] = [doc_link(docname, example, literal=True)]
-            differences = []
+            row: list[Cell] = [_title_link(docname)]
             for runner in RUNNERS:
                 record = records[runner]
-                if record is None:
-                    status = _("no record yet")
-                else:
-                    status = self.describe(record)
-                    if runner == self.this_runner:
-                        differences = compare_live(live, record)
-                        status += (
-                            "; " + _("this build: {count} cell(s) differ").format(count=len(differences))
-                            if differences
-                            else "; " + _("this build: same")
-                        )
-                row.append(status)
+                status = record_status(live, record)
+                if record is not None:
+                    recorded[runner].append(record)
+                row.append(self._cell(example, runner, record, status))
+                if runner == self.this_runner and status.differences:
+                    drift_sections += self._drift(example, status.differences)
             rows.append(row)
-            if differences:
-                section = nodes.rubric("", _("Drift: {example}").format(example=example))
-                drift_sections.append(section)
-                for difference in differences:
-                    drift_sections.append(
-                        nodes.paragraph(
-                            "",
-                            _("cell {cell} (lines {first}-{last}):").format(
-                                cell=difference.cell, first=difference.lines[0], last=difference.lines[1]
-                            ),
-                        )
-                    )
-                    block = nodes.literal_block(difference.detail, difference.detail)
-                    block["language"] = "diff"
-                    drift_sections.append(block)
         if not drift_sections:
             drift_sections.append(
                 nodes.paragraph(
@@ -308,12 +375,127 @@ class RunnerMatrixDirective(_RunnerDirective):
                     _("No drift: every example printed on this build what its record for this runner holds."),
                 )
             )
-        header = [
-            _("Example"),
-            *(f"{RUNNER_NAMES[r]}{_(' (this build)') if r == self.this_runner else ''}" for r in RUNNERS),
+        header = [_("Example"), *(self._runner_name(r) for r in RUNNERS)]
+        table = make_table(rows, header=header, widths=[6, *(2 for _ in RUNNERS)], classes=["runner-matrix"])
+        coverage = [
+            nodes.paragraph(
+                "", coverage_sentence(r, len(recorded[r]), len(pages)), classes=["runner-coverage"]
+            )
+            for r in RUNNERS
         ]
-        table = make_table(rows, header=header, widths=[2, *(3 for _ in RUNNERS)], classes=["runner-matrix"])
-        return untranslatable([table, *drift_sections])
+        return untranslatable([self._facts(recorded), *coverage, self._legend(), table, *drift_sections])
+
+    def _runner_name(self, runner: str) -> str:
+        if runner == self.this_runner:
+            return _("{runner} (this build)").format(runner=RUNNER_NAMES[runner])
+        return str(RUNNER_NAMES[runner])
+
+    def _facts(self, recorded: dict[str, list[Record]]) -> nodes.Node:
+        """One row per runner: the PyTorch, machine and dates of its records, said once."""
+        language = self.config.language or "en"
+        rows: list[list[Cell]] = []
+        for runner in RUNNERS:
+            records = recorded[runner]
+            if not records:
+                rows.append([self._runner_name(runner), "—", "—", "—"])
+                continue
+            torches = sorted({record["runner"]["torch"] for record in records})
+            machines = sorted({record["runner"]["device_name"] for record in records})
+            dates = sorted({record["recorded"] for record in records})
+            when = (
+                dates[0] if len(dates) == 1 else _("{first} to {last}").format(first=dates[0], last=dates[-1])
+            )
+            rows.append(
+                [
+                    self._runner_name(runner),
+                    nodes.paragraph("", "", *list_of(torches, language)),
+                    nodes.paragraph("", "", *list_of(machines, language)),
+                    when,
+                ]
+            )
+        header = [_("Runner"), "PyTorch", _("Machine"), _("Recorded")]
+        return make_table(rows, header=header, widths=[3, 2, 3, 3], classes=["runner-facts"])
+
+    def _legend(self) -> nodes.Node:
+        legend = nodes.bullet_list(classes=["runner-legend"])
+        for status, text in (
+            ("same", _("{mark} same: this build printed what the record holds")),
+            ("differs", _("{mark} differs: this build printed something else in some cells")),
+            ("none", _("{mark} no record yet")),
+        ):
+            mark = nodes.inline(MARKS[status], MARKS[status], classes=["runner-mark", f"runner-{status}"])
+            legend += nodes.list_item("", nodes.paragraph("", "", *compose(text, mark=mark)))
+        note = _("Open a mark for its record: the PyTorch, machine, date and running time, and what differs.")
+        return nodes.container("", legend, nodes.paragraph("", note), classes=["runner-legend-box"])
+
+    def _cell(self, example: str, runner: str, record: Record | None, status: RecordStatus) -> nodes.Node:
+        """One mark, its details (the record, what differs and why) on demand."""
+        label = {"same": _("same"), "differs": _("differs"), "none": _("no record yet")}[status.status]
+        mark = (
+            f'<span class="runner-mark" aria-hidden="true">{MARKS[status.status]}</span>'
+            f'<span class="runner-mark-label">{html.escape(label)}</span>'
+        )
+        if record is None:
+            return nodes.raw(
+                "",
+                f'<span class="runner-cell runner-none" title="{html.escape(label)}">{mark}</span>',
+                format="html",
+            )
+        lines = [html.escape(self.describe(record))]
+        if status.status == "same":
+            lines.append(html.escape(_("This build printed the same.")))
+        else:
+            cells = list_of([str(cell) for cell in status.cells], self.config.language or "en")
+            lines.append(
+                html.escape(
+                    _("Cells where this build printed something else: {cells}.").format(
+                        cells="".join(node.astext() for node in cells)
+                    )
+                )
+            )
+            if runner == self.this_runner:
+                below = html.escape(_("The differences follow the table."))
+                lines.append(f'<a href="#{_drift_id(example)}">{below}</a>')
+            else:
+                why = {_(explain_output_difference(live, other)) for live, other in status.outputs}
+                lines += [html.escape(reason) for reason in sorted(why)]
+        shown = record_path(self.records_dir(), runner, example).relative_to(self.records_dir().parent)
+        lines.append(f"<code>{html.escape(shown.as_posix())}</code>")
+        details = "".join(f"<span>{line}</span>" for line in lines)
+        return nodes.raw(
+            "",
+            f'<details class="runner-cell runner-{status.status}">'
+            f'<summary title="{html.escape(label)}">{mark}</summary>'
+            f'<span class="runner-cell-details">{details}</span></details>',
+            format="html",
+        )
+
+    def _drift(self, example: str, differences: tuple[Difference, ...]) -> list[nodes.Node]:
+        section: list[nodes.Node] = [
+            nodes.rubric("", _("Drift: {example}").format(example=example), ids=[_drift_id(example)])
+        ]
+        for difference in differences:
+            section.append(
+                nodes.paragraph(
+                    "",
+                    _("cell {cell} (lines {first}-{last}):").format(
+                        cell=difference.cell + 1, first=difference.lines[0], last=difference.lines[1]
+                    ),
+                )
+            )
+            block = nodes.literal_block(difference.detail, difference.detail)
+            block["language"] = "diff"
+            section.append(block)
+        return section
+
+
+def _drift_id(example: str) -> str:
+    return str(nodes.make_id(f"drift-{example}"))
+
+
+def _title_link(docname: str) -> nodes.paragraph:
+    """A paragraph linking to ``docname``, named by its title in this build's language."""
+    return nodes.paragraph("", "", title_link(docname))
 
 
 DIRECTIVES: dict[str, type[SphinxDirective]] = {
