@@ -59,7 +59,7 @@ def test_example_page_shows_outputs_and_sources(site: Build, example: Path) -> N
     page = text_of(example_page(site, example))
     source = (ROOT / "gallery" / example).read_text(encoding="utf-8")
     # each check() with a label prints "label: value" into the page
-    for label in re.findall(r'label="([^"]+)"', source):
+    for label in re.findall(r'\blabel="([^"]+)"', source):
         assert f"{label}: " in page, f"{example}: output of check(label={label!r}) missing"
     if "expect_error(" in source:
         assert "Traceback (most recent call last):" in page

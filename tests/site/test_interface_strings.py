@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+from _site import Site
 from jinja2 import Environment
 
 from autograd_notes.site.catalogs import read_catalog
@@ -70,3 +71,12 @@ def test_every_interface_string_is_translated(language: str) -> None:
     translated = {str(m.id) for m in catalog if m.id and m.string and not m.fuzzy}
     wanted = extension_strings() | template_strings()
     assert sorted(wanted - translated) == []
+
+
+@pytest.mark.parametrize(
+    ("language", "label"), [("en", "Out:"), ("ru", "Вывод:"), ("zh_CN", "输出："), ("pt_BR", "Saída:")]
+)
+def test_output_blocks_are_labelled_in_the_page_language(whole_site: Site, language: str, label: str) -> None:
+    # sphinx-gallery's stylesheet writes "Out:" before each output block; the page overrides it
+    page = whole_site.html / language / "examples" / "05_inplace" / "plot_detach_inplace_saved.html"
+    assert f'.sphx-glr-script-out::before {{ content: "{label}"; }}' in page.read_text(encoding="utf-8")

@@ -33,7 +33,8 @@ def _mark_cards(app: Sphinx, doctree: nodes.document) -> None:
     current: str | None = None
     pending: list[nodes.raw] = []
     for node in doctree.findall(lambda n: isinstance(n, (nodes.raw, addnodes.pending_xref))):
-        if isinstance(node, addnodes.pending_xref) and node.get("refdomain") == "std" and node.get("reftype") == "doc":
+        is_doc_link = node.get("refdomain") == "std" and node.get("reftype") == "doc"
+        if isinstance(node, addnodes.pending_xref) and is_doc_link:
             current = str(node["reftarget"]).lstrip("/")
             for raw in pending:  # the opening of the card comes before its link
                 raw[_CARD] = current
@@ -58,6 +59,11 @@ def _opening(app: Sphinx, docname: str) -> str | None:
     return None
 
 
+def _literal(text: str) -> str:
+    """``text`` as a replacement string of :func:`re.sub`, taken literally."""
+    return text.replace("\\", "\\\\")
+
+
 def translate_cards(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     """Put each card's example title and opening paragraph, as translated, into its raw HTML."""
     for node in list(doctree.findall(nodes.raw)):
@@ -66,11 +72,10 @@ def translate_cards(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             continue
         text = node.astext()
         title = html.escape(app.env.titles[target].astext())
-        text = _TITLE.sub(lambda m: m.group(1) + title + m.group(3), text)
+        text = _TITLE.sub(rf"\g<1>{_literal(title)}\g<3>", text)
         opening = _opening(app, target)
         if opening is not None:
-            tooltip = html.escape(opening, quote=True)
-            text = _TOOLTIP.sub(lambda m: m.group(1) + tooltip + m.group(3), text)
+            text = _TOOLTIP.sub(rf"\g<1>{_literal(html.escape(opening, quote=True))}\g<3>", text)
         node.replace_self(nodes.raw(node.rawsource, text, format=node.get("format", "html")))
 
 
