@@ -7,8 +7,8 @@ temporary folder and measures, there:
 * a clean build, and how many times each example executed in it;
 * a rebuild with nothing changed, and how many examples executed (goal: 0);
 * a rebuild after the runner changed (goal: every example once);
-* the floor: every example run once in one process, plus a build with
-  execution off (``-D plot_gallery=0``);
+* the floor: every example run once in one process, its figures drawn
+  once, plus a build with execution off (``-D plot_gallery=0``);
 * a clean build of all four languages against a clean English-only one
   (``python -m autograd_notes.site.sitebuild``), and the executions per example
   in the four-language build (goal: 1).
@@ -32,14 +32,25 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from _site import copy_project, executions, sphinx_build  # noqa: E402
 
+# The examples' own work: each runs once, in one process, and its figures are
+# drawn once (as plt.show() draws them for a reader), at the site's base
+# resolution. What the site adds on top (the hi-dpi copies, thumbnails,
+# captured outputs, pages) is what the ratio measures.
 RUN_ALL = """
-import runpy, sys
+import io, runpy, sys
+import matplotlib
+matplotlib.use("agg")
+import matplotlib.pyplot as plt
 from autograd_notes._reset import reset_example
+plt.show = lambda *args, **kwargs: None
 for path in sys.argv[1:]:
     reset_example({}, path, "before")
     try:
         runpy.run_path(path, run_name="__main__")
+        for number in plt.get_fignums():
+            plt.figure(number).savefig(io.BytesIO(), format="png")
     finally:
+        plt.close("all")
         reset_example({}, path, "after")
 """
 
