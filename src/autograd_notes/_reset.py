@@ -101,7 +101,8 @@ def reset_torch_state() -> None:
     torch.set_default_device(None)
     torch.set_grad_enabled(True)
     torch.autograd.set_detect_anomaly(False)
-    torch.use_deterministic_algorithms(False)
+    if torch.are_deterministic_algorithms_enabled() or torch.is_deterministic_algorithms_warn_only_enabled():
+        torch.use_deterministic_algorithms(False)  # slow to call (tens of ms): only when it was turned on
     torch.backends.cudnn.deterministic = False
     torch.backends.cudnn.benchmark = False
     torch.backends.cudnn.allow_tf32 = True
