@@ -111,3 +111,44 @@ def test_translations_alone_run_without_waiting(tmp_path: Path) -> None:
     commands = {"ru": translated("ru", journal), "pt_BR": translated("pt_BR", journal)}
     assert run_language_builds(commands, LANGUAGES, tmp_path / "scratch") is None
     assert set(events(journal)) == {"ru start", "ru done", "pt_BR start", "pt_BR done"}
+
+
+def test_english_reads_its_notebooks_first_and_then_lets_the_translations_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from types import SimpleNamespace
+
+    from autograd_notes.site import build_sync
+
+    (tmp_path / "a.md").write_text("# A page\n", encoding="utf-8")
+    (tmp_path / "nb.md").write_text("---\nfile_format: mystnb\n---\n# A notebook\n", encoding="utf-8")
+    (tmp_path / "z.ipynb").write_text("{}", encoding="utf-8")
+    env = SimpleNamespace(
+        doc2path=lambda name: tmp_path / ({"z": "z.ipynb"}.get(name) or f"{name}.md"), docname=""
+    )
+    app = SimpleNamespace(env=env)
+    marker = tmp_path / "marker"
+    monkeypatch.setenv(READ_MARKER, str(marker))
+    docnames = ["a", "nb", "z"]
+    build_sync._notebooks_first(app, env, docnames)  # type: ignore[arg-type]
+    assert docnames == ["nb", "z", "a"]
+    for name in ["nb", "z"]:
+        assert not marker.exists()
+        env.docname = name
+        build_sync._notebook_read(app, None)  # type: ignore[arg-type]
+    assert marker.exists()  # before "a" is read
+
+
+def test_without_a_notebook_to_read_the_marker_is_written_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from types import SimpleNamespace
+
+    from autograd_notes.site import build_sync
+
+    (tmp_path / "a.md").write_text("# A page\n", encoding="utf-8")
+    env = SimpleNamespace(doc2path=lambda name: tmp_path / f"{name}.md", docname="")
+    marker = tmp_path / "marker"
+    monkeypatch.setenv(READ_MARKER, str(marker))
+    build_sync._notebooks_first(SimpleNamespace(env=env), env, ["a"])  # type: ignore[arg-type]
+    assert marker.exists()

@@ -46,7 +46,14 @@ def _mark_cards(app: Sphinx, doctree: nodes.document) -> None:
 
 
 def _opening(app: Sphinx, docname: str) -> str | None:
-    """The example's first paragraph after its title, as translated."""
+    """The example's first paragraph after its title, as translated (read once per build)."""
+    openings: dict[str, str | None] = app.__dict__.setdefault("_autograd_notes_openings", {})
+    if docname not in openings:
+        openings[docname] = _read_opening(app, docname)
+    return openings[docname]
+
+
+def _read_opening(app: Sphinx, docname: str) -> str | None:
     try:
         doctree = app.env.get_doctree(docname)
     except (FileNotFoundError, OSError):
