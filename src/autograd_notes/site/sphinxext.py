@@ -47,6 +47,8 @@ Contract, for ``extensions = ["autograd_notes.site.sphinxext", ...]`` listed
 * **Fast example runs.** Before sphinx-gallery runs the examples, the
   objects that live as long as the build are frozen out of the garbage
   collector's scans (sphinx-gallery collects before every example).
+  sphinx-gallery's code links are left out: there is no API page or
+  inventory for them to point to.
 * **A truthful log.** With ``autograd_notes_staging`` (set by
   :mod:`autograd_notes.site.sitebuild`, which builds into a folder it
   renames once every language is built), Sphinx's closing line "The HTML
@@ -301,6 +303,19 @@ def _freeze_startup_objects(app: Sphinx) -> None:
     gc.freeze()
 
 
+def _no_code_links(app: Sphinx) -> None:
+    """Drop sphinx-gallery's code-link post-transform: this site has nothing for it to link to.
+
+    It links names in the examples' code to API pages of this project or to
+    intersphinx inventories; the site documents no API and has no inventory
+    (it builds offline), so the transform would only re-tokenize every code
+    block of every page, about a second per language.
+    """
+    app.registry.post_transforms = [
+        transform for transform in app.registry.post_transforms if transform.__name__ != "CodeLinksTransform"
+    ]
+
+
 def _no_staging_epilog(app: Sphinx) -> None:
     if app.config.autograd_notes_staging:
         app.builder.epilog = ""  # type: ignore[misc]  # this builder's, not the class's
@@ -355,6 +370,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     # Before sphinx-gallery's own builder-inited handler (priority 500) runs examples.
     app.connect("builder-inited", _invalidate, priority=400)
     app.connect("builder-inited", _freeze_startup_objects, priority=450)
+    app.connect("builder-inited", _no_code_links)
     app.connect("build-finished", _check_leaks)
     app.connect("builder-inited", _no_staging_epilog)
     app.add_directive("runner-info", RunnerInfoDirective)
