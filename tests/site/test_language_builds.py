@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from autograd_notes.site.build_sync import READ_MARKER
+from autograd_notes.site.build_sync import GALLERY_MARKER, NOTEBOOKS_WAIT, READ_MARKER
 from autograd_notes.site.language_builds import run_language_builds
 
 LANGUAGES = {"en": "English", "ru": "Русский", "zh_CN": "简体中文", "pt_BR": "Português (Brasil)"}
@@ -19,11 +19,12 @@ def script(body: str) -> list[str]:
 
 
 def english(journal: Path, *, status: int = 0, read_after: float = 0.5, write_for: float = 1.0) -> list[str]:
-    """A fake English build: 'reads' for a while, writes the marker, 'writes' for a while."""
+    """A fake English build: runs its examples for a while, writes the markers, goes on for a while."""
     return script(
         f"time.sleep({read_after})\n"
         f"open({str(journal)!r}, 'a').write(f'en read {{time.time()}}\\n')\n"
-        f"pathlib.Path(os.environ[{READ_MARKER!r}]).write_text('read')\n"
+        f"pathlib.Path(os.environ[{GALLERY_MARKER!r}]).write_text('ready')\n"
+        f"pathlib.Path(os.environ[{READ_MARKER!r}]).write_text('ready')\n"
         f"time.sleep({write_for})\n"
         f"open({str(journal)!r}, 'a').write(f'en done {{time.time()}}\\n')\n"
         f"print('english output')\n"
@@ -130,7 +131,7 @@ def test_english_reads_its_notebooks_first_and_then_lets_the_translations_start(
     marker = tmp_path / "marker"
     monkeypatch.setenv(READ_MARKER, str(marker))
     docnames = ["a", "nb", "z"]
-    build_sync._notebooks_first(app, env, docnames)  # type: ignore[arg-type]
+    build_sync._order_notebooks(app, env, docnames)  # type: ignore[arg-type]
     assert docnames == ["nb", "z", "a"]
     for name in ["nb", "z"]:
         assert not marker.exists()
@@ -150,5 +151,35 @@ def test_without_a_notebook_to_read_the_marker_is_written_at_once(
     env = SimpleNamespace(doc2path=lambda name: tmp_path / f"{name}.md", docname="")
     marker = tmp_path / "marker"
     monkeypatch.setenv(READ_MARKER, str(marker))
-    build_sync._notebooks_first(SimpleNamespace(env=env), env, ["a"])  # type: ignore[arg-type]
+    build_sync._order_notebooks(SimpleNamespace(env=env), env, ["a"])  # type: ignore[arg-type]
+    assert marker.exists()
+
+
+def test_a_translation_reads_its_notebooks_last_and_waits_for_english_to_have_run_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+    from types import SimpleNamespace
+
+    from autograd_notes.site import build_sync
+
+    (tmp_path / "a.md").write_text("# A page\n", encoding="utf-8")
+    (tmp_path / "nb.md").write_text("---\nfile_format: mystnb\n---\n# A notebook\n", encoding="utf-8")
+    env = SimpleNamespace(doc2path=lambda name: tmp_path / f"{name}.md", docname="")
+    app = SimpleNamespace(env=env)
+    marker = tmp_path / "english-notebooks"
+    monkeypatch.delenv(READ_MARKER, raising=False)
+    monkeypatch.setenv(NOTEBOOKS_WAIT, str(marker))
+    docnames = ["a", "nb"]
+    build_sync._order_notebooks(app, env, docnames)  # type: ignore[arg-type]
+    assert docnames == ["a", "nb"]
+    docnames = ["nb", "a"]
+    build_sync._order_notebooks(app, env, docnames)  # type: ignore[arg-type]
+    assert docnames == ["a", "nb"]
+    start = time.monotonic()
+    build_sync._wait_for_english_notebooks(app, "a", [""])  # type: ignore[arg-type]
+    assert time.monotonic() - start < 0.5  # not a notebook: no wait
+    threading.Timer(0.6, lambda: marker.write_text("ready")).start()
+    build_sync._wait_for_english_notebooks(app, "nb", [""])  # type: ignore[arg-type]
+    assert time.monotonic() - start >= 0.5
     assert marker.exists()

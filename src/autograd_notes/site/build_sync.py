@@ -1,36 +1,52 @@
 """What lets the languages of one site build run side by side (:mod:`autograd_notes.site.sitebuild`).
 
-Two environment variables, set by the site build for its Sphinx processes:
+Environment variables, set by the site build for its Sphinx processes:
 
-* ``AUTOGRAD_NOTES_READ_MARKER`` (the English build): once what the other
-  languages reuse is ready, this file is written: the examples executed
-  (sphinx-gallery does that before any page is read) and every executed
-  notebook in the cache. The notebooks are read first, so the translated
-  builds start while English reads and writes its other pages.
+* ``AUTOGRAD_NOTES_GALLERY_MARKER`` (the English build): written once
+  sphinx-gallery has run the examples and generated their pages, before
+  any page is read. The translated builds start then.
+* ``AUTOGRAD_NOTES_READ_MARKER`` (the English build): written once every
+  executed notebook is in myst-nb's cache. English reads its notebooks
+  first.
+* ``AUTOGRAD_NOTES_NOTEBOOKS_WAIT`` (the translated builds): the path of
+  that marker. A translated build reads its notebooks last, and waits for
+  the marker before reading one, so it takes the notebook's outputs from
+  the cache instead of running it again.
 * ``AUTOGRAD_NOTES_GALLERY_LOCK`` (the translated builds): sphinx-gallery
   rewrites the gallery's index files in the source folder at start-up
   (the same content, through temporary files of fixed names); one build
   at a time does so, holding a lock on this file from before
   sphinx-gallery starts until it is done.
 
-A plain ``sphinx-build`` sets neither and is unaffected.
+A plain ``sphinx-build`` sets none of them and is unaffected.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import IO, Any
 
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
-__all__ = ["GALLERY_LOCK", "READ_MARKER", "setup"]
+__all__ = ["GALLERY_LOCK", "GALLERY_MARKER", "NOTEBOOKS_WAIT", "READ_MARKER", "setup"]
 
+GALLERY_MARKER = "AUTOGRAD_NOTES_GALLERY_MARKER"
 READ_MARKER = "AUTOGRAD_NOTES_READ_MARKER"
+NOTEBOOKS_WAIT = "AUTOGRAD_NOTES_NOTEBOOKS_WAIT"
 GALLERY_LOCK = "AUTOGRAD_NOTES_GALLERY_LOCK"
+WAIT_LIMIT = 900.0  # seconds: the site build stops a translation whose English build failed long before
 
 _held: list[IO[bytes]] = []
+_waiting: set[str] = set()
+
+
+def _write(variable: str) -> None:
+    path = os.environ.get(variable)
+    if path and not Path(path).exists():
+        Path(path).write_text("ready\n", encoding="utf-8")
 
 
 def _lock_gallery(app: Sphinx) -> None:
@@ -53,10 +69,12 @@ def _unlock_gallery(app: Sphinx) -> None:
         handle.close()
 
 
+def _gallery_generated(app: Sphinx) -> None:
+    _write(GALLERY_MARKER)
+
+
 def _mark_read(app: Sphinx, env: BuildEnvironment | None = None) -> list[str]:
-    path = os.environ.get(READ_MARKER)
-    if path and not Path(path).exists():
-        Path(path).write_text("read\n", encoding="utf-8")
+    _write(READ_MARKER)
     return []
 
 
@@ -70,16 +88,18 @@ def _is_notebook(env: BuildEnvironment, docname: str) -> bool:
     return head.startswith("---") and "file_format: mystnb" in head
 
 
-def _notebooks_first(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
-    """Read the executed notebooks first; once they are read (or if none is to be), write the marker."""
-    if not os.environ.get(READ_MARKER):
-        return
+def _order_notebooks(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
+    """English reads its notebooks first (then writes the marker); a translation reads them last."""
     notebooks = [name for name in docnames if _is_notebook(env, name)]
-    docnames[:] = notebooks + [name for name in docnames if name not in notebooks]
-    _waiting.clear()
-    _waiting.update(notebooks)
-    if not _waiting:
-        _mark_read(app)
+    others = [name for name in docnames if name not in notebooks]
+    if os.environ.get(READ_MARKER):
+        docnames[:] = notebooks + others
+        _waiting.clear()
+        _waiting.update(notebooks)
+        if not _waiting:
+            _mark_read(app)
+    elif os.environ.get(NOTEBOOKS_WAIT):
+        docnames[:] = others + notebooks
 
 
 def _notebook_read(app: Sphinx, doctree: object) -> None:
@@ -89,14 +109,23 @@ def _notebook_read(app: Sphinx, doctree: object) -> None:
             _mark_read(app)
 
 
-_waiting: set[str] = set()
+def _wait_for_english_notebooks(app: Sphinx, docname: str, source: list[str]) -> None:
+    """Before a translation reads a notebook: wait until English has executed it into the cache."""
+    marker = os.environ.get(NOTEBOOKS_WAIT)
+    if not marker or not _is_notebook(app.env, docname):
+        return
+    deadline = time.monotonic() + WAIT_LIMIT
+    while not Path(marker).exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    """Register the hooks: the lock around sphinx-gallery's start-up (priority 500), the marker."""
+    """Register the hooks: the lock around sphinx-gallery's start-up (priority 500), the markers."""
     app.connect("builder-inited", _lock_gallery, priority=300)
     app.connect("builder-inited", _unlock_gallery, priority=800)
-    app.connect("env-before-read-docs", _notebooks_first)
+    app.connect("builder-inited", _gallery_generated, priority=900)
+    app.connect("env-before-read-docs", _order_notebooks)
+    app.connect("source-read", _wait_for_english_notebooks)
     app.connect("doctree-read", _notebook_read)
     app.connect("env-updated", _mark_read)  # nothing to read, or a notebook that failed
     return {"parallel_read_safe": True, "parallel_write_safe": True}

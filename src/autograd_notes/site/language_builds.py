@@ -1,9 +1,10 @@
 """Run the Sphinx build of every language: English first, the translations side by side.
 
 English runs the examples; the translated builds reuse what it generated.
-They need only what English *read*, so they start as soon as English has
-read every page (:mod:`autograd_notes.site.build_sync` writes a marker)
-and run in parallel with each other and with English's writing. English's
+They start as soon as English has run the examples and generated their
+pages, and run in parallel with each other and with the rest of English;
+before reading an executed notebook, each waits until English has put it
+in the cache (:mod:`autograd_notes.site.build_sync` writes the markers). English's
 output is shown as it comes; each translated build's output is kept and
 shown whole when it ends, in language order, so logs never interleave.
 The first failure, in language order, stops the others.
@@ -22,7 +23,7 @@ import time
 from pathlib import Path
 from typing import IO
 
-from .build_sync import GALLERY_LOCK, READ_MARKER
+from .build_sync import GALLERY_LOCK, GALLERY_MARKER, NOTEBOOKS_WAIT, READ_MARKER
 
 __all__ = ["run_language_builds"]
 
@@ -62,8 +63,8 @@ def _stop(processes: dict[str, subprocess.Popen[bytes]]) -> None:
             process.kill()
 
 
-def _wait_until_read(english: subprocess.Popen[bytes], marker: Path) -> None:
-    """Return once English has read every page, or has ended."""
+def _wait_for(english: subprocess.Popen[bytes], marker: Path) -> None:
+    """Return once English has written ``marker``, or has ended."""
     while not marker.exists() and english.poll() is None:
         time.sleep(_POLL)
 
@@ -81,24 +82,24 @@ def run_language_builds(
     scratch.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=scratch, prefix="languages.") as folder:
         work = Path(folder)
-        marker, lock = work / "english-read", work / "gallery.lock"
+        generated, read, lock = work / "english-gallery", work / "english-notebooks", work / "gallery.lock"
         processes: dict[str, subprocess.Popen[bytes]] = {}
         logs: dict[str, IO[bytes]] = {}
         try:
             if "en" in commands:
                 _announce("en", languages)
-                processes["en"] = subprocess.Popen(
-                    commands["en"], env={**os.environ, READ_MARKER: str(marker)}
-                )
-                _wait_until_read(processes["en"], marker)
+                markers = {GALLERY_MARKER: str(generated), READ_MARKER: str(read)}
+                processes["en"] = subprocess.Popen(commands["en"], env={**os.environ, **markers})
+                _wait_for(processes["en"], generated)
                 if processes["en"].poll():
                     return "en", processes["en"].returncode
             translated = [code for code in commands if code != "en"]
+            waits = {NOTEBOOKS_WAIT: str(read)} if "en" in commands else {}
             for code in translated:
                 logs[code] = (work / f"{code}.log").open("w+b")
                 processes[code] = subprocess.Popen(
                     commands[code],
-                    env={**os.environ, GALLERY_LOCK: str(lock)},
+                    env={**os.environ, GALLERY_LOCK: str(lock), **waits},
                     stdout=logs[code],
                     stderr=subprocess.STDOUT,
                 )
