@@ -40,7 +40,8 @@ GALLERY_LOCK = "AUTOGRAD_NOTES_GALLERY_LOCK"
 WAIT_LIMIT = 900.0  # seconds: the site build stops a translation whose English build failed long before
 
 _held: list[IO[bytes]] = []
-_waiting: set[str] = set()
+_waiting: set[str] = set()  # English: the notebooks still to read before the marker
+_notebooks: set[str] = set()  # the notebooks among the pages this build reads
 
 
 def _write(variable: str) -> None:
@@ -90,8 +91,12 @@ def _is_notebook(env: BuildEnvironment, docname: str) -> bool:
 
 def _order_notebooks(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
     """English reads its notebooks first (then writes the marker); a translation reads them last."""
+    if not (os.environ.get(READ_MARKER) or os.environ.get(NOTEBOOKS_WAIT)):
+        return
     notebooks = [name for name in docnames if _is_notebook(env, name)]
-    others = [name for name in docnames if name not in notebooks]
+    _notebooks.clear()
+    _notebooks.update(notebooks)
+    others = [name for name in docnames if name not in _notebooks]
     if os.environ.get(READ_MARKER):
         docnames[:] = notebooks + others
         _waiting.clear()
@@ -112,7 +117,7 @@ def _notebook_read(app: Sphinx, doctree: object) -> None:
 def _wait_for_english_notebooks(app: Sphinx, docname: str, source: list[str]) -> None:
     """Before a translation reads a notebook: wait until English has executed it into the cache."""
     marker = os.environ.get(NOTEBOOKS_WAIT)
-    if not marker or not _is_notebook(app.env, docname):
+    if not marker or docname not in _notebooks:
         return
     deadline = time.monotonic() + WAIT_LIMIT
     while not Path(marker).exists() and time.monotonic() < deadline:
