@@ -143,9 +143,14 @@ class Page:
         return posixpath.normpath(posixpath.join(posixpath.dirname(self.name), path)), fragment
 
 
-def read_page(folder: Path, name: str) -> Page:
-    """Parse ``folder/name`` (e.g. ``build/html/ru``, ``examples/index.html``)."""
+def parse_page(html: str, name: str) -> Page:
+    """Parse the HTML of the page ``name`` (its path under the language's folder)."""
     builder = _Builder()
-    builder.feed((folder / name).read_text(encoding="utf-8"))
+    builder.feed(html)
     builder.close()
     return Page(name, builder.root)
+
+
+def read_page(folder: Path, name: str) -> Page:
+    """Parse ``folder/name`` (e.g. ``build/html/ru``, ``examples/index.html``)."""
+    return parse_page((folder / name).read_text(encoding="utf-8"), name)

@@ -124,3 +124,12 @@ class Site:
     project: Path
     html: Path
     log: Path
+
+    def pages(self, language: str) -> list[str]:
+        """The pages of a language, as paths under its folder, Sphinx's ``_static`` and the like left out."""
+        base = self.html / language
+        return sorted(
+            p.relative_to(base).as_posix()
+            for p in base.rglob("*.html")
+            if not p.relative_to(base).parts[0].startswith("_")
+        )

@@ -205,15 +205,6 @@ def search_from_the_sidebar(page: Any, url: str, query: str) -> None:
     )
 
 
-def all_pages(site: Site, language: str) -> list[str]:
-    base = site.html / language
-    return sorted(
-        p.relative_to(base).as_posix()
-        for p in base.rglob("*.html")
-        if not p.relative_to(base).parts[0].startswith("_")
-    )
-
-
 # -- the tests -----------------------------------------------------------------
 
 
@@ -222,7 +213,7 @@ def test_every_page_loads_without_errors_or_requests_off_the_machine(
     whole_site: Site, server: Server, watched: tuple[Any, Problems], language: str
 ) -> None:
     page, problems = watched
-    names = all_pages(whole_site, language)
+    names = whole_site.pages(language)
     assert len(names) > 40
     failures = {}
     for name in names:
@@ -439,7 +430,7 @@ def test_every_download_link_returns_its_file(
 ) -> None:
     page = context.new_page()
     checked = 0
-    for name in all_pages(whole_site, language):
+    for name in whole_site.pages(language):
         if not name.startswith("examples/"):
             continue
         page.goto(server.url(language, name))

@@ -14,9 +14,9 @@ import posixpath
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 
 import pytest
+from _html import Element, parse_page
 from _site import ROOT, Site
 
 pytestmark = pytest.mark.build
@@ -24,7 +24,6 @@ pytestmark = pytest.mark.build
 LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 SECTIONS = sorted(p.parent.name for p in (ROOT / "gallery").glob("*/GALLERY_HEADER.rst"))
 GALLERY = "examples/index.html"
-VOID = {"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
 
 @dataclass
@@ -41,77 +40,45 @@ class Entry:
             yield from child.walk(depth + 1)
 
 
-class _Tree(HTMLParser):
-    """The nested lists inside every element whose class is ``css_class``, as entries."""
+def _owner(element: Element, tree: Element) -> Element | None:
+    """The list item ``element`` belongs to inside ``tree``: its nearest ``<li>`` ancestor below ``tree``."""
+    for ancestor in element.ancestors():
+        if ancestor is tree:
+            return None
+        if ancestor.tag == "li":
+            return ancestor
+    return None
 
-    def __init__(self, css_class: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.css_class = css_class
-        self.depth = 0  # elements open inside a matching element; 0: outside every one
-        self.roots: list[Entry] = []
-        self.open: list[Entry] = []
-        self.in_link = False
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in VOID:
-            return
-        if self.depth == 0:
-            if self.css_class in (dict(attrs).get("class") or "").split():
-                self.depth = 1
-            return
-        self.depth += 1
-        if tag == "li":
-            entry = Entry()
-            (self.open[-1].children if self.open else self.roots).append(entry)
-            self.open.append(entry)
-        elif tag == "a" and self.open and not self.open[-1].href:
-            self.open[-1].href = dict(attrs).get("href") or ""
-            self.in_link = True
-
-    def handle_endtag(self, tag: str) -> None:
-        if self.depth == 0 or tag in VOID:
-            return
-        self.depth -= 1
-        if tag == "li" and self.open:
-            self.open.pop()
-        elif tag == "a":
-            self.in_link = False
-
-    def handle_data(self, data: str) -> None:
-        if self.in_link and self.open:
-            self.open[-1].text += data
+def _relative(href: str, page: str) -> str:
+    """A link of ``page`` as a path under the language's root; the 404 page's are absolute."""
+    address, _, anchor = href.partition("#")
+    if address.startswith("/"):  # /<site path>/<language>/<page>
+        target = next(address.split(f"/{code}/", 1)[1] for code in LANGUAGES if f"/{code}/" in address)
+    else:
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(page), address)) if address else page
+    return f"{target}#{anchor}" if anchor else target
 
 
 def navigation(html: str, page: str, css_class: str = "sidebar-tree") -> list[Entry]:
     """The entries of a page's sidebar (or other tree), their links made relative to the language's root.
 
-    The 404 page's links are absolute (``/<site path>/<language>/<page>``): they become relative too.
+    Each ``<li>`` is an entry, named and linked by its first link; the ``<li>`` nested in it are its
+    entries. The 404 page's links are absolute (``/<site path>/<language>/<page>``): they become
+    relative too.
     """
-    parser = _Tree(css_class)
-    parser.feed(html)
-    for root in parser.roots:
-        for _, entry in root.walk():
-            entry.text = " ".join(entry.text.split())
-            address, _, anchor = entry.href.partition("#")
-            if address.startswith("/"):  # /<site path>/<language>/<page>
-                target = next(
-                    address.split(f"/{code}/", 1)[1] for code in LANGUAGES if f"/{code}/" in address
-                )
-            else:
-                target = (
-                    posixpath.normpath(posixpath.join(posixpath.dirname(page), address)) if address else page
-                )
-            entry.href = f"{target}#{anchor}" if anchor else target
-    return parser.roots
+    roots: list[Entry] = []
+    for tree in parse_page(html, page).root.find_all(class_=css_class):
 
+        def entry(item: Element, tree: Element = tree) -> Entry:
+            link = next((a for a in item.find_all("a") if _owner(a, tree) is item), None)
+            children = [entry(li) for li in item.find_all("li") if _owner(li, tree) is item]
+            if link is None:
+                return Entry(children=children)
+            return Entry(link.text(), _relative(link.attrs.get("href", ""), page), children)
 
-def pages(site: Site, language: str) -> list[str]:
-    base = site.html / language
-    return sorted(
-        p.relative_to(base).as_posix()
-        for p in base.rglob("*.html")
-        if not p.relative_to(base).parts[0].startswith("_")
-    )
+        roots += [entry(li) for li in tree.find_all("li") if _owner(li, tree) is None]
+    return roots
 
 
 def problems_of(roots: list[Entry]) -> list[str]:
@@ -173,7 +140,7 @@ def test_the_checks_find_the_faults_of_a_nested_gallery() -> None:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_sidebar_lists_each_gallery_section_once_at_one_level(whole_site: Site, language: str) -> None:
-    names = pages(whole_site, language)
+    names = whole_site.pages(language)
     assert len(names) > 40
     failures = {}
     for name in names:

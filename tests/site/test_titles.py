@@ -23,13 +23,7 @@ GENERATED = {"genindex.html", "search.html", "404.html"}
 
 
 def pages(site: Site, language: str) -> dict[str, Page]:
-    folder = site.html / language
-    names = sorted(
-        p.relative_to(folder).as_posix()
-        for p in folder.rglob("*.html")
-        if not p.relative_to(folder).parts[0].startswith("_")
-    )
-    return {name: read_page(folder, name) for name in names}
+    return {name: read_page(site.html / language, name) for name in site.pages(language)}
 
 
 def navigation_links(page: Page) -> list[tuple[str, str]]:
