@@ -27,20 +27,17 @@ _CARD = "autograd_notes_card"  # the docname a raw node of a card belongs to
 
 def _mark_cards(app: Sphinx, doctree: nodes.document) -> None:
     """Give each raw node of a card the docname of the example its ``:doc:`` link names."""
-    raws = [node for node in doctree.findall(nodes.raw) if "sphx-glr-thumb" in node.astext()]
-    if not raws:
-        return
-    current: str | None = None
-    pending: list[nodes.raw] = []
+    current: str | None = None  # the example of the card being read
+    opening: nodes.raw | None = None  # the card's opening raw node, which comes before its link
     for node in doctree.findall(lambda n: isinstance(n, (nodes.raw, addnodes.pending_xref))):
         is_doc_link = node.get("refdomain") == "std" and node.get("reftype") == "doc"
         if isinstance(node, addnodes.pending_xref) and is_doc_link:
             current = str(node["reftarget"]).lstrip("/")
-            for raw in pending:  # the opening of the card comes before its link
-                raw[_CARD] = current
-            pending = []
+            if opening is not None:
+                opening[_CARD] = current
+                opening = None
         elif isinstance(node, nodes.raw) and "sphx-glr-thumbcontainer" in node.astext():
-            pending = [node]
+            opening = node
         elif isinstance(node, nodes.raw) and "sphx-glr-thumbnail-title" in node.astext() and current:
             node[_CARD] = current
 
