@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from _html import Element, read_page
 from _site import ROOT, Site
 from docutils import nodes
 from PIL import Image
@@ -126,3 +127,37 @@ def test_a_figure_without_a_caption_is_named(tmp_path: Path) -> None:
         assert figure["alt"] == "The graph: &quot;v1 ≠ v0&quot; &lt;marked&gt;."
     finally:
         figure_alt.logger = original
+
+
+def text_pattern(element: Element) -> str:
+    """A pattern of ``element``'s text, whitespace collapsed, each ``<math>`` in it matching any text."""
+    parts: list[str] = []
+
+    def walk(node: Element) -> None:
+        for child in node.children:
+            if isinstance(child, str):
+                parts.append(child)
+            elif child.tag == "math":
+                parts.append("\x00")
+            else:
+                walk(child)
+
+    walk(element)
+    return re.escape(" ".join("".join(parts).split())).replace("\x00", ".+?")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_gallery_cards_show_each_example_in_the_page_language(whole_site: Site, language: str) -> None:
+    folder = whole_site.html / language
+    gallery = read_page(folder, "examples/index.html")
+    cards = gallery.root.find_all("div", "sphx-glr-thumbcontainer")
+    assert len(cards) == len(EXAMPLES)
+    for card in cards:
+        link = next(a for a in card.find_all("a") if a.attrs.get("href", "").endswith(".html"))
+        target, _ = gallery.resolve(link.attrs["href"])
+        example = read_page(folder, target)
+        assert card.find("div", "sphx-glr-thumbnail-title").text() == example.h1, (language, target)
+        section = example.article.find("section")  # the example's: its title, then its opening
+        opening = next(c for c in section.children if not isinstance(c, str) and c.tag == "p")
+        # the tooltip is plain text: math in it is its TeX source, the page's is MathML
+        assert re.fullmatch(text_pattern(opening), card.attrs["tooltip"]), (language, target)
