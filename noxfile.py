@@ -96,9 +96,16 @@ def docs_live(session: nox.Session) -> None:
 
 @nox.session
 def translations(session: nox.Session) -> None:
-    """Re-extract messages, merge them into docs/locale, and print coverage per language."""
+    """Re-extract messages, merge them into docs/locale, and print coverage per language.
+
+    ``nox -s translations -- gallery/14_training_state/plot_x.py docs/index.md``
+    merges only those pages' catalogs (gallery scripts, or pages of docs/), so
+    that a change to one page leaves every other catalog as it is.
+    """
     _install(session, "i18n")
+    only = sorted({_catalog_name(Path(argument)) for argument in session.posargs})
     gettext = BUILD / "gettext"
+    shutil.rmtree(gettext, ignore_errors=True)
     # plot_gallery=0: the messages come from the pages, never from an execution
     session.run(
         "sphinx-build",
@@ -120,6 +127,14 @@ def translations(session: nox.Session) -> None:
     # checked by tests/site/test_interface_strings.py: the templates alone would mark the
     # extension's strings obsolete
     (gettext / "sphinx.pot").unlink(missing_ok=True)
+    if only:
+        templates = {pot.relative_to(gettext).with_suffix("").as_posix(): pot for pot in gettext.rglob("*.pot")}
+        unknown = [name for name in only if name not in templates]
+        if unknown:
+            session.error(f"no page to translate for {', '.join(unknown)} (pages: docs/**/*.md, gallery/*/*.py)")
+        for name, pot in templates.items():
+            if name not in only:
+                pot.unlink()
     session.run(
         "sphinx-intl",
         "update",
@@ -138,6 +153,18 @@ def translations(session: nox.Session) -> None:
         str(gettext),
         *(f"--language={code}" for code in languages),
     )
+
+
+def _catalog_name(page: Path) -> str:
+    """The catalog of a page: ``gallery/05_inplace/plot_x.py`` -> ``examples/05_inplace/plot_x``."""
+    parts = page.with_suffix("").parts
+    if parts and parts[0] == "gallery":
+        # a section's GALLERY_HEADER.rst is its index page
+        tail = ["index" if part == "GALLERY_HEADER" else part for part in parts[1:]]
+        return "/".join(["examples", *tail])
+    if parts and parts[0] == "docs":
+        return "/".join(parts[1:])
+    return "/".join(parts)
 
 
 @nox.session

@@ -49,6 +49,10 @@ def test_gallery_has_every_section() -> None:
         "11_saved_tensors",
         "12_views_inplace",
         "13_training_loops",
+        "14_training_state",
+        "15_silent_gradients",
+        "16_extending_autograd",
+        "17_precision_and_memory",
     }
     for section in sections:
         assert list((ROOT / "gallery" / section).glob("plot_*.py")), section
