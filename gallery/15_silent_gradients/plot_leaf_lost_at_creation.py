@@ -84,23 +84,37 @@ check(w_grad, None, label="w.grad")
 check(hidden.grad, [0.01, 0.02, 0.03], label="hidden.grad")
 
 # %%
-# The gradient was computed: :math:`\partial\,\mathrm{loss}/\partial\,
-# \mathrm{hidden} = 0.01 \cdot \mathrm{inputs}`. It sits in a tensor that
-# the code never named. In a training loop nothing fails: the update reads
-# ``w.grad``, finds ``None``, and ``w`` never changes.
+# The gradient was computed, 0.01 times ``inputs``, but it sits in
+# ``hidden``, a tensor that the code never named. Nothing has failed so
+# far; what happens next depends on what reads ``w.grad``.
 #
-# The optimizer refuses it
-# ------------------------
-# Handing ``w`` to an optimizer is the one place where PyTorch checks:
+# The optimizer refuses it, a module ignores it
+# ---------------------------------------------
+# Handing ``w`` to an optimizer is where PyTorch checks:
 with expect_error(ValueError, match=r"^can't optimize a non-leaf Tensor$"):
     torch.optim.SGD([w], lr=0.1)
+
+
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.randn(3, device=device, requires_grad=True) * 0.01
+
+
+model = Scaled()
+check([name for name, _ in model.named_parameters()], [], label="names of model.parameters()")
 
 # %%
 # An optimizer reads the ``.grad`` of each of its tensors and updates the
 # tensor in place; a non-leaf gets no ``.grad``, and its values come from
-# its graph, so PyTorch refuses it as soon as the optimizer is built. Calling ``requires_grad_()`` on ``w``
-# does not repair it: ``w`` already requires a gradient, so the call changes
-# nothing, and ``w`` stays a non-leaf.
+# its graph, so PyTorch refuses it as soon as the optimizer is built.
+# Inside a module the same line is silent: a tensor that is not an
+# ``nn.Parameter`` is stored as a plain attribute, ``model.parameters()``
+# never yields it, and an optimizer built from them never updates it.
+#
+# Calling ``requires_grad_()`` on ``w`` does not repair it: ``w`` already
+# requires a gradient, so the call changes nothing, and ``w`` stays a
+# non-leaf.
 w.requires_grad_()
 check(w.is_leaf, False, label="w.is_leaf after w.requires_grad_()")
 
@@ -131,9 +145,9 @@ check(start.double().grad_fn, "ToCopyBackward0", label="start.double().grad_fn")
 # ``moved`` is a non-leaf made by ``ToCopyBackward0``, and so is
 # ``start.cuda()``; the gradient would go to ``start``, on the CPU.
 # ``.float()`` on a ``float32`` tensor is a no-op everywhere, and
-# ``.double()`` copies everywhere. Code that works on a CPU can thus lose
-# its parameters on the first run on a GPU; create them on the right device
-# and dtype (``torch.randn(3, device=device, dtype=...)``).
+# ``.double()`` copies everywhere. Code written this way keeps its leaves
+# on a CPU and loses them on a GPU; create each tensor on its device, with
+# its dtype (``torch.randn(3, device=device, dtype=...)``).
 #
 # ``nn.Module.to()`` is different: it replaces the data of each parameter
 # and keeps the ``nn.Parameter`` objects, which stay leaves.

@@ -81,9 +81,9 @@ check(x.grad, [0.0, 0.0, 0.25], label="x.grad")
 #
 # Masking by multiplication, and by indexing
 # ------------------------------------------
-# Multiplying by the mask keeps the NaN in the forward pass already, since
-# :math:`0 \cdot \mathrm{NaN}` is NaN. Indexing with the mask computes the
-# square root only where the mask is true.
+# Multiplying by the mask does not even clean the forward pass: the square
+# root of -1 is NaN, and :math:`0 \cdot \mathrm{NaN}` is NaN. Indexing with
+# the mask computes the square root only where the mask is true.
 x.grad = None
 mask = x > 0
 y = mask * x.sqrt()
@@ -146,7 +146,7 @@ check(x.grad, None, label="x.grad")
 # output, the gradient for ``x``, first holds a NaN. The backward pass
 # stopped there, so ``x.grad`` was never written. When such an error names
 # the backward node of ``sqrt``, ``log``, ``pow`` or a division, look for a
-# mask above it in the forward pass.
+# ``where`` or a mask applied to that operation's result.
 #
 # Gradients at kinks
 # ------------------
@@ -210,8 +210,9 @@ zero.grad = None
 check(zero.grad.isnan().tolist(), [True, True], label="(zero**2).sum().sqrt(): zero.grad.isnan()")
 
 # %%
-# Written by hand, the norm's backward goes through ``SqrtBackward0`` at 0
-# and meets :math:`0 \cdot \infty` again; ``vector_norm`` has its own
+# Written by hand, ``SqrtBackward0`` at 0 returns :math:`\infty`, and
+# ``PowBackward0`` multiplies it by the derivative of the square,
+# :math:`2x = 0`: :math:`0 \cdot \infty` again. ``vector_norm`` has its own
 # backward formula, which returns 0 at the zero vector. When several
 # entries share the maximum, ``torch.max(v)`` and ``v.amax()`` split the
 # gradient evenly between them, while ``v.max(dim=0)``, which returns an
