@@ -1,0 +1,321 @@
+"""
+.. _custom_function:
+
+A custom autograd Function
+==========================
+
+A ``torch.autograd.Function`` pairs a forward computation with a gradient
+written by hand. This example writes a clipped exponential in the PyTorch 2
+style (``forward``, ``setup_context``, ``backward``), calls it through
+``apply``, and shows what each ``ctx`` method is for:
+``save_for_backward``, whose tensors get the version check (an in-place edit
+after forward raises "one of the variables needed for gradient computation
+has been modified by an inplace operation" through a custom Function too),
+``needs_input_grad``, ``mark_dirty``, ``mark_non_differentiable``, and the
+``@once_differentiable`` decorator ("trying to differentiate twice a
+function that was marked with @once_differentiable").
+"""
+
+# %%
+# The Function and its node
+# -------------------------
+# ``ClippedExp`` computes :math:`y = e^{\min(x,\,l)}`. Its gradient is
+# :math:`y` where :math:`x < l`, 0 where the limit clips, and with respect
+# to the limit :math:`y` where :math:`x > l`. ``forward`` only computes;
+# ``setup_context`` gets the inputs and the output and stores on ``ctx``
+# what ``backward`` needs; ``backward`` returns one gradient per input of
+# ``forward``, ``None`` for an input that needs none.
+import matplotlib.pyplot as plt
+import torch
+from torch.autograd.function import once_differentiable
+
+from autograd_notes import (
+    autograd_graph,
+    check,
+    draw_graph,
+    draw_tensors,
+    expect_error,
+    runner_device,
+    show_state,
+)
+
+# sphinx_gallery_thumbnail_number = 1
+device = runner_device()
+
+computed = []  # the gradients that backward computed
+
+
+class ClippedExp(torch.autograd.Function):
+    @staticmethod
+    def forward(x, limit):
+        return torch.exp(torch.minimum(x, limit))
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, limit = inputs
+        ctx.save_for_backward(x, limit, output)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, limit, output = ctx.saved_tensors
+        grad_x = grad_limit = None
+        if ctx.needs_input_grad[0]:
+            grad_x = grad_output * output * (x < limit)
+            computed.append("x")
+        if ctx.needs_input_grad[1]:
+            grad_limit = (grad_output * output * (x > limit)).sum()
+            computed.append("limit")
+        return grad_x, grad_limit
+
+
+x = torch.tensor([0.0, 1.0, 3.0], device=device, requires_grad=True)
+limit = torch.tensor(2.0, device=device)
+y = ClippedExp.apply(x, limit)
+check(y, [1.0, 2.718282, 7.389056], label="y")
+check(y.grad_fn, "ClippedExpBackward", label="y.grad_fn")
+y.sum().backward()
+check(x.grad, [1.0, 2.718282, 0.0], label="x.grad")
+check(computed, ["x"], label="gradients computed")
+
+reference = x.detach().clone().requires_grad_()
+torch.exp(torch.minimum(reference, limit)).sum().backward()
+check(x.grad, reference.grad, label="x.grad, as built-in operations give it")
+
+# %%
+# ``apply`` runs ``forward`` without recording its operations and puts one
+# node in the graph, named after the class: ``ClippedExpBackward``. Its
+# gradient is the one PyTorch's ``exp`` and ``minimum`` give. ``limit``
+# does not require a gradient, so ``ctx.needs_input_grad`` is
+# ``(True, False)`` and ``backward`` skipped the limit's sum. When the limit
+# requires a gradient, both are computed:
+limit = torch.tensor(2.0, device=device, requires_grad=True)
+computed.clear()
+y = ClippedExp.apply(x, limit)
+loss = y.sum()
+graph = autograd_graph(loss, names={"x": x, "limit": limit, "y": y, "loss": loss})
+check(
+    [node.drawn_title for node in graph.nodes],
+    ["SumBackward0 (loss)", "ClippedExpBackward (y)", "AccumulateGrad (x)", "AccumulateGrad (limit)"],
+    label="the nodes of the graph",
+)
+draw_graph(graph, title="loss = ClippedExp.apply(x, limit).sum()")
+plt.show()
+loss.backward()
+check(computed, ["x", "limit"], label="gradients computed")
+check(limit.grad, 7.389056, label="limit.grad")
+
+# %%
+# Four nodes: ``SumBackward0 (loss)`` at the top, the custom node
+# ``ClippedExpBackward (y)`` below it, and the leaves ``x`` (shape ``[3]``)
+# and ``limit`` (shape ``[]``) at the bottom. Under the custom node are the
+# three tensors of ``ctx.save_for_backward``, ``tensors[0]`` to
+# ``tensors[2]``: ``x``, ``limit`` and the output ``y``, all at ``v0``. The
+# limit's gradient is :math:`e^2`, from the one element it clipped.
+#
+# Why ``save_for_backward``
+# -------------------------
+# Saved tensors are stored with their version, as built-in nodes store
+# theirs. An update of ``x`` between forward and backward, like an optimizer
+# step, makes backward refuse:
+y = ClippedExp.apply(x, limit)
+with torch.no_grad():
+    x.mul_(2)
+with expect_error(
+    RuntimeError,
+    match=(
+        r"^one of the variables needed for gradient computation has been modified by an inplace "
+        r"operation: \[torch\.(cuda\.)?FloatTensor \[3\]\] is at version 1; expected version 0 instead\."
+    ),
+):
+    y.sum().backward()
+
+# %%
+# Tensors kept as attributes of ``ctx`` get no such check: ``backward``
+# reads whatever they hold when it runs.
+
+
+class ClippedExpUnchecked(ClippedExp):
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.x, ctx.limit = inputs
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        output = torch.exp(torch.minimum(ctx.x, ctx.limit))
+        return grad_output * output * (ctx.x < ctx.limit), None
+
+
+x = torch.tensor([0.0, 1.0, 3.0], device=device, requires_grad=True)
+y = ClippedExpUnchecked.apply(x, limit)
+with torch.no_grad():
+    x.mul_(2)
+y.sum().backward()
+check(x.grad, [1.0, 0.0, 0.0], label="x.grad, from the edited x")
+
+# %%
+# The gradient at the values that made ``y`` is :math:`[1, e, 0]`;
+# ``backward`` read ``x = [0, 2, 6]`` and returned ``[1, 0, 0]``, without
+# an error.
+#
+# ``apply``, never ``forward``
+# ----------------------------
+# ``forward`` is a plain static method. Called directly, it records its
+# operations as any code does, and the custom ``backward`` is never used:
+computed.clear()
+z = ClippedExp.forward(x, limit)
+check(z.grad_fn, "ExpBackward0", label="z.grad_fn")
+z.sum().backward()
+check(computed, [], label="gradients computed by ClippedExp.backward")
+
+# %%
+# ``mark_dirty``: a Function that writes in place
+# -----------------------------------------------
+# ``InplaceDouble`` doubles its input in place; ``ctx.mark_dirty`` tells
+# autograd that the input now holds the output.
+
+
+class InplaceDouble(torch.autograd.Function):
+    @staticmethod
+    def forward(a):
+        return a.mul_(2)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.mark_dirty(inputs[0])
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return 2 * grad_output
+
+
+class InplaceDoubleUnmarked(InplaceDouble):
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+
+weights = torch.tensor([10.0, 100.0], device=device)
+for function, expected in [(InplaceDouble, [20.0, 200.0]), (InplaceDoubleUnmarked, [10.0, 100.0])]:
+    w = torch.tensor([1.0, 2.0], device=device, requires_grad=True)
+    a = w.clone()
+    out = function.apply(a)
+    show_state(w=w, a=a, out=out)
+    (a * weights).sum().backward()
+    check(w.grad, expected, label=f"w.grad with {function.__name__}")
+draw_tensors({"w": w, "a": a, "out": out}, title="out = InplaceDoubleUnmarked.apply(a)")
+plt.show()
+
+# %%
+# The picture is the unmarked case: ``w`` holds ``1. 2.`` in its own
+# memory; ``a`` and ``out`` share one block holding ``2. 4.``, both at
+# ``v1``, ``a`` with ``CloneBackward0`` and ``out`` with
+# ``InplaceDoubleUnmarkedBackward``.
+#
+# With the mark, ``a`` itself becomes the output: its ``grad_fn`` is
+# ``InplaceDoubleBackward``, and ``(a * weights).sum()`` gets the factor 2,
+# ``[20, 200]``. Without it, PyTorch 2.13.0 raises no error: ``out`` is
+# returned as a view of ``a``, and ``a`` keeps the history of the clone
+# while holding doubled values, so the same loss gets ``[10, 100]``,
+# silently wrong. On a leaf, the mark brings the leaf check (see
+# :ref:`view_of_leaf`), but only after ``forward`` has run:
+w = torch.tensor([1.0, 2.0], device=device, requires_grad=True)
+with expect_error(
+    RuntimeError, match=r"^a leaf Variable that requires grad has been used in an in-place operation\.$"
+):
+    InplaceDouble.apply(w)
+check(w, [2.0, 4.0], label="w after the refused InplaceDouble.apply(w)")
+InplaceDoubleUnmarked.apply(w)
+check(w, [4.0, 8.0], label="w after InplaceDoubleUnmarked.apply(w)")
+check(w.grad_fn, None, label="w.grad_fn")
+
+# %%
+# The refused call had already doubled ``w``. The unmarked call doubled it
+# again without any error: the leaf changed with no node to record it.
+#
+# ``mark_non_differentiable``: outputs without a gradient
+# -------------------------------------------------------
+# ``SortWithPositions`` returns the sorted values and, as floats, where
+# each came from. Positions are piecewise constant; ``ctx.mark_non_differentiable``
+# says they have no gradient. ``backward`` still receives one gradient per
+# output: zeros for the marked one.
+
+
+class SortWithPositions(torch.autograd.Function):
+    @staticmethod
+    def forward(x):
+        values, indices = torch.sort(x)
+        return values, indices.to(x.dtype)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        _, positions = output
+        ctx.mark_non_differentiable(positions)
+        ctx.save_for_backward(positions)
+
+    @staticmethod
+    def backward(ctx, grad_values, grad_positions):
+        (positions,) = ctx.saved_tensors
+        received.append(grad_positions)
+        return grad_values[torch.argsort(positions)]
+
+
+x = torch.tensor([3.0, 1.0, 2.0], device=device, requires_grad=True)
+values, positions = SortWithPositions.apply(x)
+check([values.requires_grad, positions.requires_grad], [True, False], label="requires_grad")
+received = []
+(values * torch.tensor([1.0, 10.0, 100.0], device=device)).sum().backward()
+check(x.grad, [100.0, 1.0, 10.0], label="x.grad")
+check(received[0], [0.0, 0.0, 0.0], label="grad_positions")
+with expect_error(
+    RuntimeError, match=r"^element 0 of tensors does not require grad and does not have a grad_fn$"
+):
+    positions.sum().backward()
+
+# %%
+# Unmarked, ``positions`` would require a gradient, and a loss built on it
+# would send one that ``backward`` drops. An integer output (``indices``
+# kept as ``int64``) never requires a gradient, marked or not.
+#
+# ``@once_differentiable``
+# ------------------------
+# ``ClippedExp.backward`` uses PyTorch operations, so with
+# ``create_graph=True`` its work is recorded and a second derivative
+# exists: for ``(y**2).sum()``, :math:`4e^{2x}` where :math:`x < l`.
+# ``@once_differentiable`` runs ``backward`` without recording (for code
+# autograd cannot follow, NumPy say) and marks what it returns:
+
+
+class ClippedExpOnce(ClippedExp):
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        return ClippedExp.backward(ctx, grad_output)
+
+
+x = torch.tensor([0.0, 1.0, 3.0], device=device, requires_grad=True)
+limit = torch.tensor(2.0, device=device)
+(grad,) = torch.autograd.grad((ClippedExp.apply(x, limit) ** 2).sum(), x, create_graph=True)
+(second,) = torch.autograd.grad(grad.sum(), x)
+check(second, [4.0, 29.556224, 0.0], label="second derivative")
+
+(grad,) = torch.autograd.grad((ClippedExpOnce.apply(x, limit) ** 2).sum(), x, create_graph=True)
+check(grad.grad_fn, "torch::autograd::Error", label="grad.grad_fn")
+with expect_error(
+    RuntimeError,
+    match=r"^trying to differentiate twice a function that was marked with @once_differentiable$",
+):
+    grad.sum().backward()
+
+# %%
+# The first derivative is computed either way; with the decorator it
+# carries a ``torch::autograd::Error`` node instead of a graph, and the
+# error comes when something differentiates through it. :ref:`gradcheck`
+# tests a hand-written ``backward`` against finite differences;
+# :ref:`create_graph` shows second derivatives of built-in operations, and
+# :ref:`mental_model` the graph, nodes and saved tensors used here.
+#
+# Sources
+# -------
+# This example rebuilds no claim of the source documents (:ref:`sources`);
+# every message and gradient above is checked on the runner that built this
+# page.
