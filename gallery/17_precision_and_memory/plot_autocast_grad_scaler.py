@@ -1,0 +1,268 @@
+"""
+.. _autocast_grad_scaler:
+
+Autocast and gradient scaling
+=============================
+
+``torch.autocast`` runs some operations in a 16-bit float type and leaves
+the others in float32; ``torch.amp.GradScaler`` multiplies the loss before
+``backward()`` so that small float16 gradients do not round to zero. This
+example checks which dtype each step of a small forward pass gets, what
+autograd saves and what lands in ``.grad``, then follows the scaler
+through one training step: the scaled gradients, ``unscale_()`` before
+clipping, a step that is skipped because a gradient is ``inf``, and the
+error ``unscale_() has already been called on this optimizer since the last
+update().``
+"""
+
+# %%
+# Which operations autocast lowers
+# --------------------------------
+# Inside ``torch.autocast(device_type=..., dtype=...)``, each operation
+# looks up its name in per-device lists: matrix products such as ``linear``
+# run in the low-precision type, losses such as ``mse_loss`` run in
+# float32, and operations on neither list, such as ``relu``, run in the
+# dtype of their inputs. This page uses bfloat16 on the CPU runner and
+# float16 on a GPU runner, the usual choice on each. The parameters
+# themselves stay float32.
+import matplotlib.pyplot as plt
+import torch
+from torch import nn
+
+from autograd_notes import (
+    autograd_graph,
+    check,
+    draw_graph,
+    draw_series,
+    expect_error,
+    runner_device,
+)
+
+# sphinx_gallery_thumbnail_number = 1
+device = runner_device()
+
+low = torch.float16 if device.type == "cuda" else torch.bfloat16
+print(f"low-precision dtype on this runner: {low}")
+
+torch.manual_seed(0)
+layer = nn.Linear(4, 2).to(device)
+x = torch.randn(8, 4, device=device)
+target = torch.randn(8, 2, device=device)
+
+with torch.autocast(device_type=device.type, dtype=low):
+    out = layer(x)
+    act = torch.relu(out)
+    loss = nn.functional.mse_loss(act, target)
+    doubled = x * 2
+    exp_out = torch.exp(out)
+
+check(out.dtype is low, True, label="out.dtype is low (linear)")
+check(act.dtype is low, True, label="act.dtype is low (relu follows its input)")
+check(loss.dtype, torch.float32, label="loss.dtype (mse_loss)")
+check(doubled.dtype, torch.float32, label="doubled.dtype (x * 2, not on any list)")
+check(layer.weight.dtype, torch.float32, label="layer.weight.dtype")
+# exp is on the float32 list for CUDA, on no list for the CPU
+check(exp_out.dtype, torch.float32 if device.type == "cuda" else low, label="exp_out.dtype")
+
+# %%
+# ``x * 2`` is on neither list and its input is float32, so it stays
+# float32: autocast does not lower everything, only what it knows to be
+# safe and fast. ``mse_loss`` is on the float32 list: it takes the 16-bit
+# ``act`` and computes the loss in float32. The lists are not the same on
+# every device: for CUDA, ``exp``, ``log``, ``softmax`` and ``layer_norm``
+# run in float32; for the CPU they are on no list, so ``torch.exp(out)``
+# stays bfloat16 on the CPU runner and is float32 on a GPU runner (both
+# outcomes are checked above).
+#
+# What autograd records and saves
+# -------------------------------
+# The casts are operations like any other, so they are in the graph:
+graph = autograd_graph(
+    loss,
+    names={"layer.weight": layer.weight, "layer.bias": layer.bias, "out": out, "act": act, "loss": loss},
+)
+check(
+    [node.drawn_title for node in graph.nodes],
+    [
+        "MseLossBackward0 (loss)",
+        "ToCopyBackward0",
+        "ReluBackward0 (act)",
+        "AddmmBackward0 (out)",
+        "ToCopyBackward0",
+        "TBackward0",
+        "ToCopyBackward0",
+        "AccumulateGrad (layer.bias)",
+        "AccumulateGrad (layer.weight)",
+    ],
+    label="the nodes of the graph",
+)
+check(out.grad_fn._saved_mat1.dtype is low, True, label="what AddmmBackward0 saved of x is low")
+draw_graph(graph, title="loss = mse_loss(relu(layer(x)), target)")
+plt.show()
+
+# %%
+# From ``MseLossBackward0 (loss)`` at the top, which saved its float32
+# ``self`` and ``target`` (``[8, 2]``), a ``ToCopyBackward0`` leads to
+# ``ReluBackward0 (act)``, then to ``AddmmBackward0 (out)``, which saved
+# ``mat1 [8, 4]``. Below it, the bias goes through one ``ToCopyBackward0``
+# and the weight through ``TBackward0`` and another ``ToCopyBackward0`` to
+# the two ``AccumulateGrad`` leaves at the bottom.
+#
+# Each ``ToCopyBackward0`` is a cast that autocast inserted: the weight and
+# the bias were copied to the low-precision type before the product, and
+# ``act`` was copied back to float32 for the loss. ``mat1`` is that
+# 16-bit copy of ``x``, not ``x`` itself, which is why the saved
+# activations take half the memory. In backward, each cast converts the
+# gradient back to the dtype of its input, so the parameters' gradients
+# arrive in float32 while the gradient of ``out`` is 16-bit:
+out.retain_grad()
+loss.backward()
+check(layer.weight.grad.dtype, torch.float32, label="layer.weight.grad.dtype")
+check(layer.bias.grad.dtype, torch.float32, label="layer.bias.grad.dtype")
+check(out.grad.dtype is low, True, label="out.grad.dtype is low")
+
+# %%
+# Why float16 gradients need a scale
+# ----------------------------------
+# float16 has 5 exponent bits: its smallest positive value is about
+# :math:`6 \cdot 10^{-8}`, and anything much smaller rounds to zero.
+# Gradients of activations deep in a network can be that small, and a
+# gradient that rounds to zero no longer updates anything. Multiplying
+# the loss by :math:`2^{16}` multiplies every gradient by the same factor
+# (backward is linear in it), which moves them into range. bfloat16 has the
+# 8 exponent bits of float32 and does not need this.
+small = torch.tensor([1e-8, 1e-8 * 2**16], device=device)
+check(small.to(torch.float16), [0.0, 6.556e-4], label="small.to(torch.float16)", rtol=1e-3, atol=0.0)
+check(small.to(torch.bfloat16)[0].item(), 1e-8, label="small.to(torch.bfloat16)[0]", rtol=1e-2, atol=0.0)
+
+# %%
+# ``GradScaler`` multiplies the loss
+# ----------------------------------
+# ``torch.amp.GradScaler(device.type)`` exists for the CPU too (since
+# PyTorch 2.3). Its scale starts at :math:`2^{16} = 65536`. The model
+# here is one float32 parameter ``w``, starting at zero, and a loss
+# ``(w * c).sum()`` whose gradient is ``c = [3, 4]``, so the numbers below
+# are the same on every runner.
+w = nn.Parameter(torch.zeros(2, device=device))
+c = torch.tensor([3.0, 4.0], device=device)
+optimizer = torch.optim.SGD([w], lr=0.1)
+scaler = torch.amp.GradScaler(device.type)
+check(scaler.is_enabled(), True, label="scaler.is_enabled()")
+check(scaler.get_scale(), 65536.0, label="scaler.get_scale()")
+
+loss = (w * c).sum()
+scaler.scale(loss).backward()
+check(w.grad, [3.0 * 65536, 4.0 * 65536], label="w.grad after scaler.scale(loss).backward()")
+
+# %%
+# ``.grad`` holds 65536 times the true gradient ``[3, 4]``. Anything that
+# reads it before the scaler divides it back sees the scaled values.
+# ``enabled=False`` turns the scaler into a pass-through, so the same loop
+# runs without scaling (on bfloat16, say): ``scale()`` returns the loss
+# itself.
+off = torch.amp.GradScaler(device.type, enabled=False)
+check(off.scale(loss) is loss, True, label="off.scale(loss) is loss")
+check(off.get_scale(), 1.0, label="off.get_scale()")
+
+# %%
+# Unscale before clipping
+# -----------------------
+# Clipping compares the gradients' norm with a threshold that is meant for
+# the true gradients. The true norm here is 5, below ``max_norm=10``, so
+# clipping should change nothing. Clipping the scaled gradients sees a norm
+# of :math:`5 \cdot 65536` and scales them down to norm 10; the scaler
+# then divides by 65536, and the optimizer steps with gradients of norm
+# :math:`10 / 65536` instead of 5:
+max_norm = 10.0
+norm_scaled = nn.utils.clip_grad_norm_([w], max_norm)
+check(norm_scaled, 327680.0, label="norm seen when clipping the scaled gradients")
+check(w.grad, [6.0, 8.0], label="w.grad after clipping the scaled gradients")
+scaler.step(optimizer)  # unscales what clipping left, then steps
+scaler.update()
+check(w.detach(), [-0.1 * 6 / 65536, -0.1 * 8 / 65536], label="w after the wrong order")
+
+# %%
+# ``scaler.unscale_(optimizer)`` divides the gradients of that optimizer's
+# parameters in place; then clipping sees the true norm, and ``step()`` does
+# not divide a second time:
+w = nn.Parameter(torch.zeros(2, device=device))
+optimizer = torch.optim.SGD([w], lr=0.1)
+scaler = torch.amp.GradScaler(device.type)
+scaler.scale((w * c).sum()).backward()
+scaler.unscale_(optimizer)
+check(w.grad, [3.0, 4.0], label="w.grad after scaler.unscale_(optimizer)")
+norm_true = nn.utils.clip_grad_norm_([w], max_norm)
+check(norm_true, 5.0, label="norm seen after unscale_")
+check(w.grad, [3.0, 4.0], label="w.grad after clipping (below max_norm)")
+
+# %%
+# The scaler remembers that this optimizer's gradients are unscaled until
+# the next ``update()``; a second ``unscale_()`` would divide them again,
+# so it raises:
+with expect_error(
+    RuntimeError,
+    match=r"^unscale_\(\) has already been called on this optimizer since the last update\(\)\.$",
+):
+    scaler.unscale_(optimizer)
+scaler.step(optimizer)
+scaler.update()
+check(w.detach(), [-0.3, -0.4], label="w after the right order")
+
+# %%
+# A step with ``inf`` is skipped
+# ------------------------------
+# With float16, a scale that is too large makes some gradients overflow to
+# ``inf``. ``unscale_()`` (called by ``step()`` if the code did not) looks
+# for ``inf`` and ``nan`` in the gradients; if it finds any, ``step()``
+# does not call the optimizer, and ``update()`` halves the scale. After
+# ``growth_interval`` steps in a row without one, ``update()`` doubles it.
+# Here the loop runs 8 steps with ``growth_interval=2``, and the batches of
+# steps 3 and 4 contain an ``inf``:
+w = nn.Parameter(torch.zeros(2, device=device))
+optimizer = torch.optim.SGD([w], lr=0.1)
+scaler = torch.amp.GradScaler(device.type, growth_interval=2)
+scales, w0 = [], []
+for step in range(1, 9):
+    optimizer.zero_grad()
+    batch = torch.tensor([float("inf") if step in (3, 4) else 3.0, 4.0], device=device)
+    scaler.scale((w * batch).sum()).backward()
+    scaler.step(optimizer)
+    scaler.update()
+    scales.append(scaler.get_scale())
+    w0.append(round(w[0].item(), 4))
+check(scales, [65536.0, 131072.0, 65536.0, 32768.0, 32768.0, 65536.0, 65536.0, 131072.0], label="scales")
+check(w0, [-0.3, -0.6, -0.6, -0.6, -0.9, -1.2, -1.5, -1.8], label="w[0] after each step", atol=1e-4, rtol=0.0)
+draw_series(
+    {"scaler.get_scale()": scales},
+    xlabel="step",
+    log=True,
+    steps=True,
+    title="scaler = torch.amp.GradScaler(device.type, growth_interval=2)",
+)
+plt.show()
+
+# %%
+# The scale after each of the 8 steps, on a logarithmic axis, as a
+# staircase: 65536 after step 1, 131072 after step 2 (two good steps in a
+# row), then 65536 and 32768 after the two steps with ``inf``, 32768 after
+# step 5, 65536 after step 6, 65536 after step 7 and 131072 after step 8.
+#
+# ``w[0]`` moves by ``-0.1 · 3`` (the learning rate times the gradient 3)
+# at every good step and does not move at
+# steps 3 and 4: the optimizer never saw those gradients. A loss curve with
+# a few skipped steps at the start of float16 training is this mechanism
+# finding a scale that fits, not a bug. Clipping follows the same order on
+# any runner, and what ``clip_grad_norm_`` returns is the subject of
+# :ref:`gradient_clipping`; the bfloat16 rounding that autocast adds to a
+# forward pass is one more source of the differences shown in
+# :ref:`float_differences`.
+#
+# On a GPU runner the low-precision type is float16 and the checks of the
+# first cells compare against it; the scaler cells run in float32 and
+# print the same numbers on both runners.
+#
+# Sources
+# -------
+# This example rebuilds no claim of the source documents (:ref:`sources`);
+# the dtypes, the scale and the error message are checked on the runner
+# that built this page.
