@@ -1,0 +1,230 @@
+"""
+.. _eval_and_freezing:
+
+``eval()``, ``no_grad()`` and frozen layers
+===========================================
+
+``model.eval()`` and ``torch.no_grad()`` are often taken for one another,
+and so are freezing a layer and hiding it from autograd. This example shows
+what each one changes: ``eval()`` switches ``Dropout`` and ``BatchNorm`` to
+their inference behaviour but still records a graph; ``no_grad()`` records
+nothing but leaves ``Dropout`` dropping and ``BatchNorm`` updating its
+statistics. Then it freezes a layer with ``requires_grad_(False)``: the
+graph skips its parameters, their ``.grad`` stays ``None`` and optimizers
+leave them alone, except when ``.grad`` holds zeros from before the freeze.
+Last, it shows that ``no_grad()`` inside ``forward`` cuts more than the
+layer it wraps.
+"""
+
+# %%
+# ``eval()`` still records the graph
+# ----------------------------------
+# A small model with ``BatchNorm`` and ``Dropout``. In evaluation mode its
+# output is the same at every call, and it still has a ``grad_fn``: the
+# operations were recorded, and the graph keeps the tensors its backward
+# would need.
+import matplotlib.pyplot as plt
+import torch
+from torch import nn
+
+from autograd_notes import autograd_graph, check, draw_graph, draw_spread, runner_device, show_state
+
+# sphinx_gallery_thumbnail_number = 2
+device = runner_device()
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Dropout(0.5), nn.Linear(8, 1)).to(
+    device
+)
+x = torch.randn(16, 4, device=device)
+
+model.eval()
+out = model(x)
+check(out.grad_fn, "AddmmBackward0", label="out.grad_fn")
+check(out.requires_grad, True, label="out.requires_grad")
+check(torch.equal(model(x), out), True, label="torch.equal(model(x), out)")
+saved = [s.shape for s in autograd_graph(out).nodes[0].saved]
+check(saved, [(16, 8), (8, 1)], label="shapes saved by out.grad_fn")
+
+# %%
+# The last layer's node saved its input, the ``[16, 8]`` activations, and
+# its weight: an evaluation loop run this way keeps every batch's
+# activations for as long as its output lives (:ref:`accumulating_history`
+# counts them). ``eval()`` only sets a flag, ``training``, on the model and
+# every module in it; modules such as ``Dropout`` and ``BatchNorm`` read
+# it, autograd never does.
+#
+# ``no_grad()`` keeps the training behaviour
+# ------------------------------------------
+# Back in training mode, the same input, twenty times under
+# ``torch.no_grad()``:
+model.train()
+tracked = model[1].num_batches_tracked.item()
+with torch.no_grad():
+    in_train_mode = [model(x)[0].item() for _ in range(20)]
+    check(model(x).grad_fn, None, label="model(x).grad_fn under no_grad()")
+check(len(set(in_train_mode)) > 1, True, label="different values")
+check(model[1].num_batches_tracked.item() - tracked, 21, label="BatchNorm updates")
+
+model.eval()
+with torch.no_grad():
+    in_eval_mode = [model(x)[0].item() for _ in range(20)]
+with torch.inference_mode():
+    inferred = model(x)
+check(len(set(in_eval_mode)), 1, label="different values, eval() and no_grad()")
+check(inferred[0], [in_eval_mode[0]], label="inferred[0], under inference_mode()")
+draw_spread(
+    {"torch.no_grad()": in_train_mode, "model.eval(); torch.no_grad()": in_eval_mode},
+    reference=in_eval_mode[0],
+    xlabel="model(x)[0].item()",
+)
+plt.show()
+
+# %%
+# Each dot is ``model(x)[0]``, one per call, twenty calls per row; the
+# dashed line is the output in evaluation mode. The top row, training mode
+# under ``torch.no_grad()``, is scattered: ``Dropout`` zeroed a different
+# half of the activations at every call. The bottom row, ``eval()`` and
+# ``no_grad()`` together, is twenty equal values, stacked in one column on
+# the line.
+#
+# ``no_grad()`` also left ``BatchNorm`` in training mode: every call (21
+# here) normalised with the batch's own statistics and moved the running
+# mean and variance that evaluation uses, so merely evaluating a model this
+# way changes it. For inference, use both: ``model.eval()`` for the
+# modules, ``torch.no_grad()`` or ``torch.inference_mode()`` for autograd
+# (:ref:`inference_mode_vs_no_grad` shows what the second one adds).
+#
+# Freezing a layer
+# ----------------
+# ``requires_grad_(False)`` on a module turns its parameters into leaves
+# that require no gradient. Here the middle layer of five is frozen:
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(3, 2), nn.Tanh(), nn.Linear(2, 2), nn.Tanh(), nn.Linear(2, 1)).to(device)
+net[2].requires_grad_(False)
+inputs = torch.randn(5, 3, device=device)
+loss = net(inputs).pow(2).mean()
+names = {"loss": loss}
+for i in (0, 2, 4):
+    names[f"net[{i}].weight"], names[f"net[{i}].bias"] = net[i].weight, net[i].bias
+graph = autograd_graph(loss, names=names)
+check(
+    [node.tensor for node in graph.nodes if node.is_leaf],
+    ["net[0].weight", "net[0].bias", "net[4].weight", "net[4].bias"],
+    label="the leaves of the graph",
+)
+draw_graph(graph, title="loss = net(inputs).pow(2).mean()")
+plt.show()
+
+# %%
+# The graph from ``MeanBackward0 (loss)`` and ``PowBackward0`` down: three
+# ``AddmmBackward0`` nodes, one per linear layer, with two
+# ``TanhBackward0`` between them, and four blue ``AccumulateGrad`` leaves,
+# the weight (through ``TBackward0``) and the bias of ``net[0]`` and of
+# ``net[4]``. The middle ``AddmmBackward0`` is the frozen layer: no arrow
+# leads from it to ``net[2].weight`` or ``net[2].bias``, only down to the
+# ``TanhBackward0`` below it. It saved its weight, transposed
+# (``mat2 [2, 2]``), which the gradient of its *input* needs, and not its
+# input, which only its weight's gradient would need; the first layer, whose
+# input ``inputs`` needs no gradient, saved ``mat1 [5, 3]`` and no weight.
+loss.backward()
+show_state(**{f"net[{i}].weight": net[i].weight for i in (0, 2, 4)})
+
+# %%
+# The frozen weight has no gradient, ``None``, not zeros; the layers on both
+# sides of it have theirs. An optimizer built over *all* the parameters
+# skips every parameter whose ``.grad`` is ``None`` (:ref:`zero_grad_none`),
+# so momentum, weight decay and Adam's moments never touch it:
+for make in (
+    lambda params: torch.optim.SGD(params, lr=0.1, momentum=0.9, weight_decay=0.1),
+    lambda params: torch.optim.AdamW(params, lr=0.1, weight_decay=0.1),
+):
+    optimizer = make(net.parameters())
+    before = [p.detach().clone() for p in net.parameters()]
+    for _ in range(3):
+        optimizer.zero_grad()
+        net(inputs).pow(2).mean().backward()
+        optimizer.step()
+    moved = [not torch.equal(p, b) for p, b in zip(net.parameters(), before, strict=True)]
+    check(moved, [True, True, False, False, True, True], label=f"moved by {type(optimizer).__name__}")
+
+# %%
+# Unfreezing works the same way: ``requires_grad_(True)``, and the next
+# ``backward()`` gives the layer a gradient, which the optimizer, built over
+# all the parameters, uses at once. An optimizer built over
+# ``filter(lambda p: p.requires_grad, net.parameters())`` would not: it
+# never received the frozen parameters.
+net[2].requires_grad_(True)
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+before = net[2].weight.detach().clone()
+net(inputs).pow(2).mean().backward()
+optimizer.step()
+check(net[2].weight.grad is None, False, label="net[2].weight.grad is None")
+check(torch.equal(net[2].weight, before), False, label="net[2].weight unchanged")
+
+# %%
+# Freezing after zeros
+# --------------------
+# ``zero_grad(set_to_none=False)`` fills ``.grad`` with zeros instead of
+# removing it. A parameter frozen after that keeps its tensor of zeros:
+# ``backward()`` no longer writes to it, but the optimizer sees a gradient,
+# zero, and applies momentum and weight decay. One parameter, one step with
+# a gradient of 2, then a freeze and a second step:
+for name, make in (
+    ("SGD", lambda params: torch.optim.SGD(params, lr=0.1, momentum=0.9, weight_decay=0.1)),
+    ("AdamW", lambda params: torch.optim.AdamW(params, lr=0.1, weight_decay=0.1)),
+):
+    for to_none in (False, True):
+        p = nn.Parameter(torch.tensor([1.0], device=device))
+        optimizer = make([p])
+        (2 * p).sum().backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=to_none)
+        p.requires_grad_(False)
+        optimizer.step()
+        expected = {
+            ("SGD", False): 0.5931,
+            ("SGD", True): 0.79,
+            ("AdamW", False): 0.8141,
+            ("AdamW", True): 0.89,
+        }[name, to_none]
+        check(p.detach(), [expected], label=f"{name}, set_to_none={to_none}: p", atol=1e-4, rtol=0)
+
+# %%
+# With ``set_to_none=True`` (the default) the frozen parameter stays where
+# the first step left it, 0.79 with SGD and 0.89 with AdamW. With zeros
+# it moves on: SGD adds the weight decay, :math:`0.1 \times 0.79`, to the
+# zero gradient and its momentum buffer carries :math:`0.9 \times 2.1` of
+# the first step, so ``p`` drops to 0.5931; AdamW shrinks it by its decay
+# and keeps moving it along its first moment, to 0.8141. When freezing a
+# layer in the middle of training, set its gradients to ``None``
+# (``p.grad = None``) or call ``zero_grad()`` with its default.
+#
+# ``no_grad()`` in ``forward`` cuts everything before it
+# ------------------------------------------------------
+# Wrapping the middle layer's call in ``torch.no_grad()`` also leaves its
+# parameters without gradients, even though they require one again since
+# the unfreezing above. But its output then has no ``grad_fn`` at all, so
+# nothing below it gets a gradient either:
+net.zero_grad()
+hidden = net[1](net[0](inputs))
+with torch.no_grad():
+    hidden = net[3](net[2](hidden))
+check(hidden.requires_grad, False, label="hidden.requires_grad")
+net[4](hidden).pow(2).mean().backward()
+show_state(**{f"net[{i}].weight": net[i].weight for i in (0, 2, 4)})
+
+# %%
+# Only the last layer has a gradient: ``net[0]`` lost its own with the
+# frozen layer's, though it was never frozen. ``requires_grad_(False)``
+# stops the gradients *to* a layer's parameters and lets them flow through
+# it; ``torch.no_grad()`` stops them at the layer, for everything recorded
+# before it. This is the same cut that :ref:`requires_grad_no_grad` makes on
+# single tensors. A GPU runner prints the same tables and checks; only the
+# values printed by the checks may differ in their last digits.
+#
+# Sources
+# -------
+# This example rebuilds no claim of the source documents (:ref:`sources`);
+# :ref:`mental_model` describes the leaves and the ``AccumulateGrad``
+# nodes that freezing removes from the graph.
