@@ -150,17 +150,21 @@ for make in (
 
 # %%
 # Unfreezing works the same way: ``requires_grad_(True)``, and the next
-# ``backward()`` gives the layer a gradient, which the optimizer, built over
-# all the parameters, uses at once. An optimizer built over
-# ``filter(lambda p: p.requires_grad, net.parameters())`` would not: it
-# never received the frozen parameters.
+# ``backward()`` gives the layer a gradient, which an optimizer built over
+# all the parameters uses at once. An optimizer built over the trainable
+# parameters only, while the layer was frozen, never received it and goes
+# on ignoring it:
+filtered = torch.optim.SGD([p for p in net.parameters() if p.requires_grad], lr=0.1)
 net[2].requires_grad_(True)
-optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
-before = net[2].weight.detach().clone()
+everything = torch.optim.SGD(net.parameters(), lr=0.1)
+net.zero_grad()
 net(inputs).pow(2).mean().backward()
-optimizer.step()
 check(net[2].weight.grad is None, False, label="net[2].weight.grad is None")
-check(torch.equal(net[2].weight, before), False, label="net[2].weight unchanged")
+before = net[2].weight.detach().clone()
+filtered.step()
+check(torch.equal(net[2].weight, before), True, label="unchanged after filtered.step()")
+everything.step()
+check(torch.equal(net[2].weight, before), False, label="unchanged after everything.step()")
 
 # %%
 # Freezing after zeros
@@ -193,10 +197,12 @@ for name, make in (
 # %%
 # With ``set_to_none=True`` (the default) the frozen parameter stays where
 # the first step left it, 0.79 with SGD and 0.89 with AdamW. With zeros
-# it moves on: SGD adds the weight decay, :math:`0.1 \times 0.79`, to the
-# zero gradient and its momentum buffer carries :math:`0.9 \times 2.1` of
-# the first step, so ``p`` drops to 0.5931; AdamW shrinks it by its decay
-# and keeps moving it along its first moment, to 0.8141. When freezing a
+# it moves on. SGD adds the weight decay, :math:`0.1 \times 0.79`, to the
+# zero gradient, and its momentum buffer still holds the 2.1 of the first
+# step (the gradient 2 and the decay :math:`0.1 \times 1`), so ``p``
+# becomes :math:`0.79 - 0.1\,(0.9 \times 2.1 + 0.079) = 0.5931`. AdamW
+# shrinks it by its decay and keeps moving it along its first moment, to
+# 0.8141. When freezing a
 # layer in the middle of training, set its gradients to ``None``
 # (``p.grad = None``) or call ``zero_grad()`` with its default.
 #
