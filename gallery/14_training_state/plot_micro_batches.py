@@ -100,7 +100,7 @@ for weight in ("1 / len(parts)", "len(x) / len(inputs)"):
 # %%
 # Where ``zero_grad()`` goes
 # --------------------------
-# A training loop that accumulates steps once every ``k`` micro-batches and
+# A loop that accumulates takes one step every ``k`` micro-batches and
 # clears the gradients right after that step, never in between. Here it
 # trains a copy of the model for two batches of 8 samples; a second copy
 # takes the same two steps on the whole batches, and a third clears at
@@ -235,11 +235,11 @@ finally:
 # Without ``no_sync()`` each of the four ``backward()`` calls all-reduced
 # (the count goes 1, 2, 3, 4); with it, the first three added to ``.grad``
 # locally and only the fourth all-reduced. In both cases ``.grad`` holds the
-# full-batch gradient: with one process the all-reduce averages a single
-# gradient, and with several it averages the processes' accumulated sums,
-# which is the same average as at every micro-batch, communicated once.
-# The skipped communication is the whole point of ``no_sync()``: the
-# gradient itself is the same. Scaling each loss by ``1 / k`` is still the
+# full-batch gradient. With one process the all-reduce averages a single
+# gradient; with several, the average of the processes' accumulated sums is
+# the sum of the averages that an all-reduce at every micro-batch would
+# have given. Only the communication changes, which is the whole point of
+# ``no_sync()``. Scaling each loss by ``1 / k`` is still the
 # user's job. On a GPU runner the model and its gradients are on the GPU
 # and ``gloo`` all-reduces them there (a real multi-GPU run would choose
 # ``nccl``); the counts and the checks are the same, and the printed
