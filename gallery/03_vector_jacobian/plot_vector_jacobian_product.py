@@ -96,6 +96,22 @@ plt.show()
 # gradient it receives into the gradients of its inputs. The cost is that of
 # one pass through the graph, whatever the size of J.
 #
+# One pass reads one row
+# ----------------------
+# A one-hot ``v`` picks a single row: ``backward`` with ``[0, 1, 0]``
+# returns row ``y[1]`` of ``J``, the derivatives of one output with respect
+# to every input. Building all of ``J`` this way takes one backward pass per
+# output, which is what ``jacobian`` does by default. ``backward`` only ever
+# computes such products from the output side (reverse mode); the products
+# from the input side, ``J`` times a vector of input directions, are forward
+# mode, a different API (:ref:`forward_mode`).
+for leaf in (p, q, r):
+    leaf.grad = None
+f(p, q, r).backward(torch.tensor([0.0, 1.0, 0.0], device=device))
+check(torch.cat([p.grad, q.grad, r.grad]), jac[1], label="gradients for v = [0, 1, 0]")
+check(jac[1], [0.0, 3.0, 0.0, 0.0, 16.0, 0.0, 0.0, 1 / 7, 0.0], label="row y[1] of J")
+
+# %%
 # ``v`` is the gradient of a loss with respect to ``y``
 # -----------------------------------------------------
 # Reading ``v`` as "weights" is not wrong, but it hides where ``v`` comes
@@ -208,6 +224,15 @@ check(p.grad, None, label="p.grad")
 #   respect to each element of the output, not an arbitrary weighting.
 #   **Holds**: cutting the graph at ``y`` and passing ∂loss/∂y gives the
 #   gradients of one pass through the whole computation.
+# - It calls the ``gradient`` argument "the accumulator". **Does not hold**
+#   as worded: ``gradient`` is the vector ``v`` of the product vᵀJ, used once;
+#   what accumulates is ``.grad``, which each backward call adds to
+#   (:ref:`gradient_accumulation`).
+# - It says PyTorch uses forward- and reverse-mode differentiation together.
+#   **Does not hold** for ``backward``: it is reverse mode only, one
+#   vector-Jacobian product per pass, and a one-hot ``v`` reads one row of
+#   ``J`` (checked above). Forward mode exists as a separate API,
+#   ``torch.autograd.forward_ad`` and ``torch.func.jvp`` (:ref:`forward_mode`).
 # - It states that a non-scalar output needs a ``gradient``. **Holds**, with
 #   the error "grad can be implicitly created only for scalar outputs"; a
 #   ``gradient`` of another shape is refused with "Mismatch in shape".

@@ -110,9 +110,12 @@ check(a.grad, None, label="a.grad")
 # version counter, so the edit moved the counter that backward checks from 0
 # to 1. The saved ``out`` no longer holds the values it was saved with, and
 # backward stops before any gradient reaches ``a``. To change values behind
-# autograd's back, ``detach()`` is the safe choice: when no saved tensor is
-# touched the edit goes through (see :ref:`detach_inplace_saved`), and when
-# one is, it is reported.
+# autograd's back, ``detach()`` is the safer choice: an edit of a tensor
+# that a graph saved *before* the edit is reported at backward, where
+# ``.data`` says nothing. It is not a safe one: an edit made before the
+# tensor is saved passes every check and can still give a wrong gradient
+# (:ref:`out_and_detach_before_use`), so the only safe edit is the one that
+# autograd records, or one made under ``torch.no_grad()`` on a leaf.
 #
 # The two edits, drawn before backward
 # ------------------------------------

@@ -107,9 +107,23 @@ check(u3._version, 0, label="u3._version")
 # storage. Note the version counter, though: the
 # trailing ``.data`` gives a tensor with a counter of its own, so this route
 # edits ``u3`` without autograd being able to tell, exactly as in
-# :ref:`data_vs_detach`. Plain ``u3.detach().add_(...)`` is the safe
-# spelling.
+# :ref:`data_vs_detach`. Plain ``u3.detach().add_(...)`` is the safer
+# spelling: its edit moves the shared counter, so a graph that saved ``u3``
+# reports it at backward.
 #
+# Code of that era also passed ``volatile=True`` to mark tensors that
+# should build no graph. The flag was removed in PyTorch 0.4: the argument
+# is accepted with a warning and ignored, and ``torch.no_grad()`` took its
+# place.
+from autograd_notes import expect_warning
+
+with expect_warning(
+    UserWarning, match=r"^volatile was removed and now has no effect\. Use `with torch\.no_grad\(\):` instead\.$"
+):
+    legacy = Variable(torch.ones(2, device=device), volatile=True)
+check(legacy.requires_grad, False, label="legacy.requires_grad")
+
+# %%
 # Stopping gradients between two modules
 # --------------------------------------
 # ``detach()`` is what trains one module on the output of another without
@@ -165,6 +179,10 @@ check(encoder.bias.grad, [1.0, -2.0, 0.5], label="encoder.bias.grad")
 # - :ref:`source_001` writes its example with ``torch.autograd.Variable``.
 #   **Holds only as a legacy spelling**: ``Variable`` is deprecated, and
 #   ``Variable(t)`` returns a plain ``torch.Tensor`` (without a warning).
+# - :ref:`source_001` quotes documentation saying that ``detach()`` of a
+#   ``volatile`` Variable is volatile too. **No longer applies**: ``volatile``
+#   was removed in PyTorch 0.4 and is ignored with a warning (checked
+#   above); ``torch.no_grad()`` replaces it.
 # - :ref:`source_001` claims that ``z = B(A(x).detach())`` computes
 #   gradients for the parameters of ``B`` and not for those of ``A``.
 #   **Holds**: ``A``'s gradients stay ``None``.

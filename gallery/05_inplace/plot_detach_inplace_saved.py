@@ -199,11 +199,17 @@ z.backward()
 check(x.grad, 0.0, label="x.grad")
 
 # %%
-# In short: an edit through ``detach()`` cannot corrupt a gradient of
-# built-in operations, reported or not; an edit through ``.data``, or into a
-# tensor that a custom function keeps outside ``save_for_backward``, is
-# harmless only when, as in the second graph, no formula reads the edited
-# values, and nothing tells you which case you are in.
+# In short: once a built-in operation has saved a tensor, an edit through
+# ``detach()`` made *after* that cannot corrupt the gradient: either a
+# formula reads the edited values and backward raises, or none does and the
+# gradient is right. An edit made *before* the tensor is saved is not
+# protected: the operation saves the edited values at version 1, backward
+# finds the version it expects, and the gradient mixes the two computations
+# (:ref:`out_and_detach_before_use` gets 72, matching neither). An edit
+# through ``.data``, or into a tensor that a custom function keeps outside
+# ``save_for_backward``, is harmless only when, as in the second graph, no
+# formula reads the edited values, and nothing tells you which case you are
+# in.
 #
 # Sources
 # -------

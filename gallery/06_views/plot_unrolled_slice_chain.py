@@ -134,6 +134,31 @@ with expect_error(
 # advanced indexing, as in the first loop, is what makes the unrolled chain
 # work.
 #
+# The usual idiom: a list of states and ``torch.stack``
+# -----------------------------------------------------
+# Recurrent code rarely needs to overwrite its state. Keeping each step's
+# state as a new tensor in a Python list, and stacking the list once at the
+# end if the steps are needed as one tensor, writes nothing in place: no
+# ``CopySlices``, no version to check, and the same gradients.
+a = nn.Parameter(torch.tensor([[2.0]], device=device))
+d = nn.Parameter(torch.tensor(3.0, device=device))
+states = [a]
+for _ in range(2):
+    states.append(states[-1] * d)
+history = torch.stack(states[1:])
+loss = history.sum()
+check(history.flatten(), [6.0, 18.0], label="history")
+check([s._version for s in states], [0, 0, 0], label="versions of the states")
+loss.backward()
+check(d.grad, 14.0, label="d.grad")
+check(a.grad, [[12.0]], label="a.grad")
+
+# %%
+# Each step reads the previous state and creates the next one, so every
+# tensor autograd saved is still at version 0. ``torch.stack`` copies the
+# steps into one ``[2, 1, 1]`` tensor and sends each slice of its gradient
+# back to its step. The gradients are the 14 and 12 derived above.
+#
 # Writing a gradient into a constant tensor
 # -----------------------------------------
 # ``buffer`` is made from data and does not require a gradient. Assigning a

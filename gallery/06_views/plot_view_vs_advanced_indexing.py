@@ -83,6 +83,24 @@ with expect_error(
 # gave the view a new history, ``AsStridedBackward0``, which is why the
 # message says "output 0 of AsStrided" rather than naming the select.
 #
+# What fails is the saving, not the view. Multiply the same view by a
+# Python number instead, and write the result back the same way: the
+# gradient of ``row * 3`` is 3 whatever ``row`` holds, so the
+# multiplication saves no tensor, and the write has nothing to break.
+emb = nn.Parameter(torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], device=device))
+table = emb.clone()
+row = table[0]
+out = row * 3
+table[0] = out
+check(row._version, 1, label="row._version")
+check(out.grad_fn._saved_self, None, label="out.grad_fn._saved_self")
+out.sum().backward()
+check(emb.grad, [[3.0, 3.0, 3.0], [0.0, 0.0, 0.0]], label="emb.grad")
+
+# %%
+# ``row`` was overwritten just as before (version 1), yet backward runs,
+# and each element of the first row of ``emb`` gets the gradient 3.
+#
 # Reading a row through advanced indexing
 # ---------------------------------------
 # ``table[[0], :]`` indexes with a list: advanced indexing, which copies.
@@ -116,7 +134,8 @@ check(emb.grad, [[3.0, 0.0, 1.5], [0.0, 0.0, 0.0]], label="emb.grad")
 # of its own, still at 0, and it is ``row`` that the product saved. The
 # gradients follow from ``out.sum()`` being
 # :math:`\sum_{i,j} \mathrm{row}_i W_{ij}`: the gradient of :math:`W_{ij}`
-# is :math:`\mathrm{row}_i` (the row ``[1, 2, 3]`` down each column), and the
+# is :math:`\mathrm{row}_i`, so row :math:`i` of ``weight.grad`` repeats
+# :math:`\mathrm{row}_i` (``[1, 2, 3]`` written down each column), and the
 # gradient of :math:`\mathrm{row}_i` is the sum of row :math:`i` of ``W``,
 # ``[3, 0, 1.5]``. It reaches only the first row of ``emb``, through the
 # index and the clone; ``out.sum()`` does not depend on ``table`` after the
@@ -179,7 +198,9 @@ with expect_error(
 #   document calls it ``SelectBackward``), using it in a matrix product and
 #   writing the product back into the same row makes backward fail.
 #   **Holds**; today's message names the view ``output 0 of AsStrided``, at
-#   version 1.
+#   version 1. The document's first variant, ``row * 3`` instead of the
+#   product, would not fail: a multiplication by a number saves no tensor
+#   (checked above); only the matrix product, which saves ``row``, does.
 # - :ref:`source_004` claims that the same with ``[[0], :]`` (advanced
 #   indexing, which copies) back-propagates without error. **Holds**, with a
 #   gradient checked by hand here.

@@ -50,12 +50,12 @@ check(outcome, documented, label="torch.ones(3, device=device) * torch.ones(3)")
 # tensors are CPU tensors and nothing is wrong, which is exactly why code
 # tested only on a CPU can carry this bug.
 #
-# Checking the rule without a GPU
-# -------------------------------
+# Checking the rule without a GPU, partly
+# ---------------------------------------
 # The ``meta`` device has tensors with a shape and a dtype but no data.
-# PyTorch computes their results with reference implementations written in
-# Python, and those check devices with the same rule, so a CPU runner can
-# see the refusal too:
+# PyTorch computes their results with shape functions only. For
+# element-wise operations those functions check devices with the same rule,
+# so a CPU runner can see a refusal:
 shapes_only = torch.ones(3, device="meta")
 print(shapes_only)
 with expect_error(RuntimeError, match=r"^Tensor on device cpu is not on the expected device meta!$"):
@@ -63,8 +63,35 @@ with expect_error(RuntimeError, match=r"^Tensor on device cpu is not on the expe
 
 # %%
 # The message is different (it comes from ``check_same_device`` in
-# ``torch._prims_common``), the rule is the same. This cell runs, and is
-# checked, on every runner.
+# ``torch._prims_common``), the rule is the same. ``add``, ``cat`` and
+# ``where`` refuse in the same way. Many other operations do not check at
+# all: their meta functions compute the result's shape and return a meta
+# tensor, whatever device the other argument is on.
+import torch.nn.functional as F
+
+square = torch.ones(3, 3, device="meta")
+on_cpu = torch.ones(3, 3)
+with expect_error(RuntimeError, match=r"^Tensor on device cpu is not on the expected device meta!$"):
+    torch.cat([square, on_cpu])
+unchecked = {
+    "square @ on_cpu": square @ on_cpu,
+    "F.linear(square, on_cpu)": F.linear(square, on_cpu),
+    "F.conv1d(meta, cpu)": F.conv1d(torch.ones(1, 3, 5, device="meta"), torch.ones(2, 3, 2)),
+    "index_select(square, 0, cpu)": torch.index_select(square, 0, torch.tensor([0, 1])),
+}
+check(
+    {name: result.device.type for name, result in unchecked.items()},
+    {name: "meta" for name in unchecked},
+    label="meta results of mixed-device operations",
+)
+
+# %%
+# On a GPU, each of these four operations refuses a CPU argument. The meta
+# device can show the rule for element-wise operations, but a script that
+# runs on meta tensors without error has not been shown to run on one
+# device: only a run with a GPU tensor, or a check of every tensor's
+# ``device`` before the computation, shows that. Every cell here is checked
+# on every runner.
 #
 # The exception: a 0-dim CPU tensor
 # ---------------------------------

@@ -1,17 +1,18 @@
 """
 .. _float_differences:
 
-Float32 on CPU and GPU
-======================
+Float32 gradients on CPU and GPU
+================================
 
-The same float32 gradient computed on a CPU and on a GPU usually differs in
-its last bits: the two add the same products in different orders, with
-different instructions, and neither gives the exact result. This example
-compares float32 gradients with a float64 reference using tolerances, never
-equality, and shows the setting that makes a GPU differ by much more than
-the last bits: TensorFloat-32 (TF32) in matrix multiplications, off by
-default since PyTorch 1.12 and turned on by
-``torch.set_float32_matmul_precision("high")``.
+A float32 gradient is never exact, and two correct ways of computing it
+rarely agree in every bit: summing a batch's contributions in another
+order, or on another device, changes the last bits. This example computes
+one weight gradient in several ways, compares each with a float64
+reference using tolerances, never equality, and shows the setting that
+makes a GPU differ by much more than the last bits: TensorFloat-32 (TF32)
+in matrix multiplications, set today with
+``torch.backends.cuda.matmul.fp32_precision``, and the error PyTorch raises
+when code mixes that setting with the older ``allow_tf32`` flags.
 """
 
 # %%
@@ -19,12 +20,13 @@ default since PyTorch 1.12 and turned on by
 # ------------------------
 # The gradient of ``tanh(inputs @ weights).sum()`` with respect to
 # ``weights``, for 256×256 matrices, is computed in float64 on the CPU (the
-# reference), in float32 on the runner's device, and in float32 on the CPU.
-# The inputs are made once, on the CPU, so all three start from the same
-# numbers.
+# reference), in float32 on the runner's device in one batch, and in float32
+# on the runner's device as the sum of four micro-batches of 64 rows, as
+# gradient accumulation computes it. The inputs are made once, on the CPU,
+# so all three start from the same numbers.
 import torch
 
-from autograd_notes import check, runner_device
+from autograd_notes import check, expect_error, runner_device
 
 # sphinx_gallery_thumbnail_number = 1
 torch.manual_seed(0)
@@ -36,10 +38,11 @@ inputs = torch.randn(size, size)
 start = torch.randn(size, size) / size**0.5
 
 
-def weight_gradient(dtype, on):
-    """The gradient with respect to the weights, computed in ``dtype`` on device ``on``."""
+def weight_gradient(dtype, on, micro_batches=1):
+    """The gradient with respect to the weights, in ``dtype`` on device ``on``, accumulated over micro-batches."""
     weights = start.to(device=on, dtype=dtype, copy=True).requires_grad_()
-    torch.tanh(inputs.to(device=on, dtype=dtype) @ weights).sum().backward()
+    for rows in inputs.to(device=on, dtype=dtype).chunk(micro_batches):
+        torch.tanh(rows @ weights).sum().backward()
     return weights.grad
 
 
@@ -49,54 +52,85 @@ def relative_error(gradient, reference):
 
 
 reference = weight_gradient(torch.float64, "cpu")
-on_runner = weight_gradient(torch.float32, device)
-on_cpu = weight_gradient(torch.float32, "cpu")
+one_batch = weight_gradient(torch.float32, device)
+four_parts = weight_gradient(torch.float32, device, micro_batches=4)
 
 # The errors themselves vary with the machine's kernels: the page (and its
 # records) show whether they are within the bound, not their digits.
-check(relative_error(on_runner, reference) <= 1e-5, True, label="relative error on the runner at most 1e-5")
-check(relative_error(on_cpu, reference) <= 1e-5, True, label="relative error on the CPU at most 1e-5")
-if device.type != "cuda":
-    # not checked (nor printed) on a GPU: which bits differ depends on the GPU and its kernels
-    check(torch.equal(on_runner.cpu(), on_cpu), True, label="runner and CPU gradients bitwise identical")
+check(relative_error(one_batch, reference) <= 1e-5, True, label="relative error, one batch, at most 1e-5")
+check(relative_error(four_parts, reference) <= 1e-5, True, label="relative error, four parts, at most 1e-5")
+check(torch.equal(one_batch, four_parts), False, label="one batch and four parts bitwise identical")
+scale = one_batch.abs().max().item()
+check(round(scale), 55, label="largest gradient entry, rounded")
+torch.testing.assert_close(four_parts, one_batch, rtol=1e-5, atol=1e-5 * scale)
+print("torch.testing.assert_close(four_parts, one_batch, rtol=1e-5, atol=1e-5 * scale): passed")
 
 # %%
 # Both float32 gradients are within about a millionth of the largest
-# gradient value (the checks allow up to 1e-5), so they agree with the
-# float64 reference, and with each other, to about six significant digits.
-# On a CPU runner the "runner" gradient *is* a CPU gradient, computed by the
-# same code, and the two are bitwise identical. On a GPU runner they are
-# close but usually not identical, and this page does not print which: it
-# varies with the GPU and its libraries. Comparing them with ``==``, or with ``torch.equal``,
-# makes a test that passes on one kind of runner and fails on the other;
-# ``torch.testing.assert_close`` with tolerances passes on both.
+# gradient value of the reference (the checks allow up to 1e-5): they agree
+# with it, and with each other, to about six significant digits. Yet they
+# are not equal, on the same device and with the same inputs. The gradient
+# of the weights sums one contribution per input row: in one batch a
+# single matrix multiplication adds all 256 inside its kernel, while the
+# micro-batches round four partial sums to float32 and add them into
+# ``.grad``. Rounding depends on the order of the additions, so the last
+# bits differ. A GPU orders its additions differently again, so a gradient
+# computed on a CPU and on a GPU differs in the same way. A test that
+# compares gradients with ``==`` or ``torch.equal`` fails on such a change,
+# however correct. ``torch.testing.assert_close`` passes with a tolerance
+# scaled to the gradient, as here; its float32 defaults (an absolute 1e-5,
+# a relative 1.3e-6) suit values near 1 and can fail on a gradient that sums
+# hundreds of terms, like this one, whose largest entry is 55.
 #
-# TF32: a setting, off by default for matmuls
-# -------------------------------------------
+# TF32: a setting of matrix multiplications
+# -----------------------------------------
 # Since the Ampere generation, NVIDIA GPUs can multiply float32 matrices in
 # TensorFloat-32: the inputs keep 10 of their 23 mantissa bits, and the
-# products are added in float32. PyTorch turned this off by default for
-# matrix multiplications in version 1.12, and kept it on for cuDNN
-# convolutions. The flags exist in every build of PyTorch, so they are
+# products are added in float32. PyTorch keeps it off by default for
+# matrix multiplications (since version 1.12), and on for cuDNN
+# convolutions. Since PyTorch 2.9 the setting is ``fp32_precision`` on each
+# backend: ``"ieee"`` for full float32, ``"tf32"``, or ``"none"`` to follow
+# the level above. The attributes exist in every build, so their defaults are
 # checked on every runner:
-check(torch.backends.cuda.matmul.allow_tf32, False, label="torch.backends.cuda.matmul.allow_tf32")
+check(torch.backends.cuda.matmul.fp32_precision, "none", label="torch.backends.cuda.matmul.fp32_precision")
+check(torch.backends.cudnn.conv.fp32_precision, "tf32", label="torch.backends.cudnn.conv.fp32_precision")
 check(torch.get_float32_matmul_precision(), "highest", label="torch.get_float32_matmul_precision()")
-check(torch.backends.cudnn.allow_tf32, True, label="torch.backends.cudnn.allow_tf32")
 
 # %%
-# ``torch.set_float32_matmul_precision("high")`` allows TF32 in float32
-# matrix multiplications, and sets ``allow_tf32`` with it. The gradient is
-# computed again on the runner's device, and the precision is put back to
-# its default right after: it is a setting of the whole process, which any
-# later code would inherit.
-torch.set_float32_matmul_precision("high")
-check(torch.backends.cuda.matmul.allow_tf32, True, label="allow_tf32 with precision 'high'")
-with_high = weight_gradient(torch.float32, device)
-torch.set_float32_matmul_precision("highest")
-check(torch.get_float32_matmul_precision(), "highest", label="precision restored")
-check(torch.backends.cuda.matmul.allow_tf32, False, label="allow_tf32 restored")
+# ``"none"`` on ``cuda.matmul`` follows ``torch.backends.fp32_precision``,
+# ``"none"`` too, and so the legacy default, full float32. Setting
+# ``"tf32"`` allows TF32 in every float32 matrix multiplication on a CUDA
+# device, those of the backward pass included. The gradient is computed
+# again on the runner's device, and the setting is put back right after:
+# it belongs to the whole process, and any later code would inherit it.
+torch.backends.cuda.matmul.fp32_precision = "tf32"
+with_tf32 = weight_gradient(torch.float32, device)
+torch.backends.cuda.matmul.fp32_precision = "none"
+check(relative_error(with_tf32, reference) <= 1e-2, True, label="relative error with 'tf32' at most 1e-2")
 
-check(relative_error(with_high, reference) <= 1e-2, True, label="relative error with 'high' at most 1e-2")
+# %%
+# Mixing the two APIs
+# -------------------
+# The legacy flags, ``torch.backends.cuda.matmul.allow_tf32`` and
+# ``torch.set_float32_matmul_precision("high")``, still work, and write the
+# new setting (``"high"`` sets ``cuda.matmul`` to ``"tf32"``). Code that sets
+# the new attribute and then reads a legacy flag, as an older library
+# does, gets an error rather than an answer that could be wrong:
+torch.backends.cuda.matmul.fp32_precision = "tf32"
+with expect_error(
+    RuntimeError,
+    match=r"^PyTorch is checking whether allow_tf32_new is enabled for cuBlas matmul,Current status "
+    r"indicate that you have used mix of the legacy and new APIs to set the TF32 status for cublas "
+    r"matmul\. We suggest only using the new API to set the TF32 flag\.",
+):
+    torch.backends.cuda.matmul.allow_tf32
+torch.backends.cuda.matmul.fp32_precision = "none"
+check(torch.backends.cuda.matmul.allow_tf32, False, label="allow_tf32 after going back to 'none'")
+
+torch.set_float32_matmul_precision("high")
+check(torch.backends.cuda.matmul.fp32_precision, "tf32", label="fp32_precision after precision 'high'")
+torch.set_float32_matmul_precision("highest")
+torch.backends.cuda.matmul.fp32_precision = "none"
 
 # %%
 # The three float32 gradients against the reference, element by element:
@@ -112,9 +146,9 @@ def relative_errors(gradient):
 
 
 errors = {
-    "on_runner": relative_errors(on_runner),
-    "on_cpu": relative_errors(on_cpu),
-    "with_high": relative_errors(with_high),
+    "one_batch": relative_errors(one_batch),
+    "four_parts": relative_errors(four_parts),
+    "with_tf32": relative_errors(with_tf32),
 }
 draw_spread(errors, xlabel="(gradient - reference).abs() / reference.abs().max()", log=True)
 plt.show()
@@ -123,36 +157,34 @@ plt.show()
 # One row per gradient, one dot per sampled element, on a logarithmic
 # axis: how far the element is from the float64 reference, as a fraction
 # of the largest reference value; an element equal to the reference would
-# sit at the left edge. On a CPU runner ``on_runner`` and ``on_cpu`` are
-# one and the same cloud, within the 1e-5 checked above (they are the same
-# computation, bitwise identical as checked), and ``with_high`` is that
-# cloud too unless the processor multiplies in reduced precision (see
-# below). On a GPU runner ``on_runner`` and ``on_cpu`` are two clouds of
-# about the same width whose dots differ, and ``with_high`` lies about a
-# thousand times further right when the GPU uses TF32.
+# sit at the left edge. ``one_batch`` and ``four_parts`` are two clouds of
+# the same width, around 1e-7, whose dots sit in different places: the
+# same accuracy, different last bits. On a CPU runner ``with_tf32`` is the
+# ``one_batch`` cloud again, since ``cuda.matmul`` governs only CUDA
+# devices; on a GPU that uses TF32 it lies about a thousand times further
+# right.
 #
-# On a GPU that supports TF32 (an A100, an H100 and later), "high" makes
+# On a GPU that supports TF32 (an A100, an H100 and later), ``"tf32"`` makes
 # the matrix multiplications of the forward and the backward pass use it,
-# and the relative error grows from about 1e-7 to roughly 1e-4 to 1e-3:
-# still a good gradient for training, but far beyond the last bits, and
-# beyond the default tolerances of ``assert_close`` for float32. The check
-# only asserts the loose bound that holds on every runner (1e-2).
-#
-# On a CPU the setting is documented to change nothing: the docstring of
-# ``torch.set_float32_matmul_precision`` says the flag "currently only
-# affects one native device type: CUDA". Recent versions also hand the
-# setting to oneDNN, the library behind some CPU matrix multiplications,
-# which can use reduced precision on recent x86 processors with the
-# instructions for it; so nothing here claims that "high" and "highest"
-# give the same bits on a CPU.
-#
+# and the relative error of the gradient grows from about 1e-7 to roughly
+# 1e-4 to 1e-3: still a good gradient for training, but far beyond the last
+# bits, and beyond the default tolerances of ``assert_close`` for float32.
+# The check only asserts the loose bound that holds on every runner (1e-2).
+# The CPU has settings of its own, ``torch.backends.mkldnn.matmul.fp32_precision``
+# (``"bf16"`` or ``"tf32"`` where the processor has the instructions):
+# the CUDA setting changes nothing there, as this check shows on a CPU runner.
+if device.type == "cpu":
+    check(torch.equal(with_tf32, one_batch), True, label="with_tf32 and one_batch bitwise identical on a CPU")
+
+# %%
 # Sources
 # -------
 # No source document: this example rebuilds no claim of the documents listed
 # in :ref:`sources`. It documents runner differences that
 # :ref:`pin_memory_empty` touches with ``pin_memory``. What it states about
-# PyTorch comes from the docstring of ``torch.set_float32_matmul_precision``
-# (what "highest", "high" and "medium" allow, that "highest" is the default,
-# and that the flag is equivalent to ``torch.backends.cuda.matmul.allow_tf32``),
-# and from PyTorch's CUDA notes on TF32 (off by default for matrix
-# multiplications since 1.12, on for cuDNN convolutions).
+# PyTorch comes from PyTorch's CUDA notes on TF32 (off by default for matrix
+# multiplications since 1.12, on for cuDNN convolutions, the
+# ``fp32_precision`` settings and the warning against mixing them with the
+# legacy flags), and from the docstring of
+# ``torch.set_float32_matmul_precision``; every default and message is
+# checked on the runner that built this page.

@@ -8,7 +8,7 @@
 without recording a graph. This example shows the one difference that
 bites: a tensor made under ``inference_mode`` is an *inference tensor*, which
 autograd refuses to save for a gradient and which raises an error when it is
-edited in place once the mode is left (after making the edit). It shows the
+edited in place once the mode is left. It shows the
 exact errors and the two fixes: a ``clone()`` outside the mode, or
 ``no_grad`` instead.
 """

@@ -86,7 +86,10 @@ plt.show()
 # --------------------------------------------
 # The gradient of a leaf goes through its hooks *before* it is added to
 # ``.grad``, so a hook that returns a new value changes ``.grad`` itself.
-# This is how gradient clipping per tensor can be written:
+# Here the hook clamps each element of the gradient to at most 20, a
+# per-element clamp of the values, not the norm clipping of
+# :ref:`gradient_clipping`, which rescales all gradients together after
+# backward:
 x = torch.tensor([1.0, 2.0], device=device, requires_grad=True)
 x.register_hook(lambda grad: grad.clamp(max=20.0))
 ((x * 3) ** 2).sum().backward()
@@ -203,8 +206,12 @@ plt.show()
 # ``None`` again: no gradient of the size of the model is kept until an
 # ``optimizer.step()``, which is the point of the pattern for large models.
 # The update is in place under ``no_grad``, as an optimizer's is. It cannot
-# corrupt the pass: a leaf's gradient is complete only when every node that
-# uses (and may have saved) the leaf has run.
+# corrupt this backward pass: a leaf's gradient is complete only when every
+# node that uses (and may have saved) the leaf has run. It does change the
+# leaf under every *other* graph that saved it: a second backward through a
+# graph kept with ``retain_graph=True``, or through a second loss built
+# before this pass, finds the leaf at a newer version and raises the error
+# of :ref:`detach_inplace_saved`.
 #
 # Removing a hook
 # ---------------

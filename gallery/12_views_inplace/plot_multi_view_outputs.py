@@ -59,12 +59,28 @@ plt.show()
 # ``UnbindBackward0``.
 #
 # All the rows share one backward node, ``UnbindBackward0``, which sends
-# each row's gradient to its place in ``y``. A write into one view of a
-# *single*-view function gives that view a history of its own (the
-# ``CopySlices`` node of :ref:`view_vs_advanced_indexing`); with one node
-# shared by all the outputs, autograd has no way to do that for one output
-# alone, so it forbids the write, before it happens. The message names the
-# node without its ``Backward0`` suffix.
+# each row's gradient to its place in ``y``. Compare a write into the view
+# made by a *single*-view function, a slice. Autograd rewrites two
+# histories: the base ``y`` gets a ``CopySlices`` node that wraps the write
+# (the node of :ref:`view_vs_advanced_indexing`), and the view is
+# regenerated from the new base, its ``SliceBackward0`` replaced by an
+# ``AsStridedBackward0`` that leads back to that ``CopySlices``:
+x = torch.tensor([1.0, 2.0, 3.0, 4.0], device=device, requires_grad=True)
+y = x * 2
+middle = y[1:3]
+check(middle.grad_fn, "SliceBackward0", label="middle.grad_fn before the write")
+middle.mul_(10)
+check(y.grad_fn, "torch::autograd::CopySlices", label="y.grad_fn")
+check(middle.grad_fn, "AsStridedBackward0", label="middle.grad_fn")
+check(middle.grad_fn.next_functions[0][0] is y.grad_fn, True, label="middle's history goes through y's")
+y.sum().backward()
+check(x.grad, [2.0, 20.0, 20.0, 2.0], label="x.grad")
+
+# %%
+# A slice has a node of its own, so autograd can regenerate it. The rows of
+# ``unbind`` share one node: autograd has no way to give one output a new
+# history alone, so it forbids the write, before it happens. The message
+# names the node without its ``Backward0`` suffix.
 #
 # ``split`` and ``chunk`` are the same kind of function (``chunk`` is
 # implemented with ``split``, and its outputs carry ``SplitBackward0``):

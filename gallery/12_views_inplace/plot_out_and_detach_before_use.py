@@ -38,9 +38,11 @@ check(result, [0.0, 0.0, 0.0], label="result")
 check(result._version, 0, label="result._version")
 
 # %%
-# A function that writes into ``out`` has no backward formula: autograd
-# records operations that create their results, and ``out=`` variants are
-# not recorded at all. Rather than produce a result that silently has no
+# The ``out=`` variant of an operation has no derivative formula. PyTorch
+# defines backward formulas for the functional form (``torch.add(a, 1)``)
+# and for the in-place form (``a.add_(1)`` on a non-leaf is recorded, as
+# ``y.mul_(2)`` is further down), but not for the form that writes into a
+# tensor the caller passed in. Rather than produce a result that silently has no
 # history, PyTorch refuses, naming the function, before writing anything:
 # ``result`` is untouched. Any argument counts, the ``out`` tensor too:
 b = torch.tensor([1.0, 2.0, 3.0], device=device)

@@ -147,8 +147,33 @@ check(w.grad, [0.0, 20.0, 30.0], label="w.grad")
 # their weights. The leaf itself was never written. The table shows the
 # write recorded on the copy as ``CopySlices``, with its own version counter.
 # A view of a leaf taken under ``torch.no_grad()`` and written outside it is
-# refused with yet another message (:ref:`multi_view_outputs`); writing
-# through ``w.detach()`` is allowed and is never checked
+# refused with yet another message (:ref:`multi_view_outputs`).
+#
+# Writing through ``w.detach()``
+# ------------------------------
+# ``w.detach()`` shares ``w``'s memory and version counter but does not
+# require grad, so a write through it is allowed at the moment it is made.
+# It is not unchecked: if a graph already saved ``w``, the next backward
+# compares versions and refuses.
+w = torch.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
+y = (w**2).sum()
+w.detach().mul_(2)
+check(w, [2.0, 4.0, 6.0], label="w")
+check(w._version, 1, label="w._version")
+with expect_error(
+    RuntimeError,
+    match=r"^one of the variables needed for gradient computation has been modified by an inplace "
+    r"operation: \[torch\.[\w.]+ \[3\]\] is at version 1; expected version 0 instead\.",
+):
+    y.backward()
+
+# %%
+# ``PowBackward0`` saved ``w`` at version 0 to compute :math:`2w`; the
+# write moved ``w`` to version 1, and backward stops rather than use the
+# doubled values. The message names the tensor by its type and shape only,
+# since a leaf is no node's output. A write through ``w.detach()`` made
+# *before* any operation saves ``w`` passes every check: it is an update of
+# the leaf's values, like an optimizer's step
 # (:ref:`out_and_detach_before_use`).
 #
 # Sources

@@ -49,6 +49,37 @@ EXECUTION_LOG_VARIABLE = "AUTOGRAD_NOTES_EXECUTION_LOG"
 DEFAULT_TIMEOUT_S = 120.0
 SEED = 0
 
+# The float32 precision settings of PyTorch 2.9 and later (``fp32_precision``
+# on torch.backends and its backends), by path, with their values when this
+# module was first imported: the legacy calls below write some of them
+# ("highest" sets ``cuda.matmul`` to "ieee"), and the reset puts them back
+# to what a fresh process has. Absent on older releases.
+_PRECISION_PATHS = (
+    "",
+    "cuda.matmul",
+    "cudnn",
+    "cudnn.conv",
+    "cudnn.rnn",
+    "mkldnn",
+    "mkldnn.matmul",
+    "mkldnn.conv",
+    "mkldnn.rnn",
+)
+
+
+def _precision_owner(path: str) -> Any:
+    owner: Any = torch.backends
+    for part in filter(None, path.split(".")):
+        owner = getattr(owner, part, None)
+    return owner
+
+
+_PRISTINE_PRECISION = {
+    path: owner.fp32_precision
+    for path in _PRECISION_PATHS
+    if hasattr(owner := _precision_owner(path), "fp32_precision")
+}
+
 _saved_filters: warnings.catch_warnings[None] | None = None
 _saved_handler: Any = None
 _saved_memory_limit: tuple[int, int] | None = None
@@ -108,6 +139,9 @@ def reset_torch_state() -> None:
     torch.backends.cudnn.allow_tf32 = True
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.set_float32_matmul_precision("highest")
+    # the new API last: reading a legacy flag after mixing the two APIs raises
+    for path, value in _PRISTINE_PRECISION.items():
+        _precision_owner(path).fp32_precision = value
     torch.set_printoptions(profile="default")  # type: ignore[no-untyped-call]
 
 

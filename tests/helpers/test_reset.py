@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 import signal
+import subprocess
+import sys
 import time
 import warnings
 from collections.abc import Iterator
@@ -96,6 +98,43 @@ def test_global_torch_state_is_reset(when: str) -> None:
         assert not torch.backends.cuda.matmul.allow_tf32
         assert torch.get_float32_matmul_precision() == "highest"
         assert str(torch.tensor([0.123456])) == "tensor([0.1235])"
+    finally:
+        after()
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_new_precision_api_is_reset_to_a_fresh_process(when: str) -> None:
+    """An example that sets ``fp32_precision`` (the API of PyTorch 2.9+) leaves nothing behind.
+
+    Mixing it with the legacy flags makes reading them raise; after the
+    reset, both APIs read as in a fresh process.
+    """
+    fresh = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import torch; b = torch.backends; print(b.cuda.matmul.fp32_precision, "
+            "b.cudnn.conv.fp32_precision, b.mkldnn.matmul.fp32_precision)",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    torch.backends.cuda.matmul.fp32_precision = "tf32"
+    torch.backends.cudnn.conv.fp32_precision = "ieee"
+    torch.backends.mkldnn.matmul.fp32_precision = "bf16"
+    with pytest.raises(RuntimeError, match="mix of the legacy and new APIs"):
+        torch.backends.cuda.matmul.allow_tf32  # noqa: B018 - the read is what raises
+    try:
+        reset_example(gallery_conf={}, fname=FNAME, when=when)
+        backends = torch.backends
+        assert [
+            backends.cuda.matmul.fp32_precision,
+            backends.cudnn.conv.fp32_precision,
+            backends.mkldnn.matmul.fp32_precision,
+        ] == fresh
+        assert not torch.backends.cuda.matmul.allow_tf32
+        assert torch.get_float32_matmul_precision() == "highest"
     finally:
         after()
 

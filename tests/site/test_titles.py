@@ -107,3 +107,64 @@ def test_each_gallery_section_has_one_title(whole_site: Site, language: str) -> 
         if not heading == h1 == entry
     }
     assert differing == {}, (language, differing)
+
+
+def _plain(markup: str) -> str:
+    """A catalog message as a heading shows it: roles and code markup gone, whitespace collapsed."""
+    text = re.sub(r":[\w:]+:`([^`<]*?)(?:\s*<[^>]+>)?`", r"\1", markup)  # :ref:`title <label>` -> title
+    text = re.sub(r"\{[\w:]+\}`([^`<]*?)(?:\s*<[^>]+>)?`", r"\1", text)  # MyST {ref}`...`
+    text = text.replace("``", "").replace("`", "").replace("\\", "")
+    return _typographic(text)
+
+
+def _typographic(text: str) -> str:
+    """Quotes as Sphinx's smart quotes leave them: straight; whitespace collapsed."""
+    text = text.translate(str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"'}))
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def catalog_of(site: Site, language: str, page: str) -> dict[str, str]:
+    """The page's catalog as plain heading text: English -> translation (translated messages only)."""
+    from babel.messages.pofile import read_po
+
+    path = site.project / "docs" / "locale" / language / "LC_MESSAGES" / page.replace(".html", ".po")
+    if not path.exists():
+        return {}
+    with path.open("rb") as stream:
+        catalog = read_po(stream)
+    return {_plain(m.id): _plain(m.string) for m in catalog if m.id and m.string and not m.fuzzy}
+
+
+def headings(page: Page) -> list[str]:
+    return [_typographic(e.text()) for e in page.article.iter() if re.fullmatch(r"h[1-6]", e.tag)]
+
+
+@pytest.mark.parametrize("language", [code for code in LANGUAGES if code != "en"])
+def test_every_rendered_heading_is_translated(whole_site: Site, language: str) -> None:
+    """Each heading of each page shows the catalog's translation, not the English.
+
+    A catalog can translate a heading that the built page still shows in
+    English: Sphinx parses a translated title again, and one that starts with
+    "1. " parses as a list, not a title, so Sphinx silently keeps the English
+    (the mental-model page's four numbered headings did). Only the built page
+    shows it.
+    """
+    english = pages(whole_site, "en")
+    translated = pages(whole_site, language)
+    untranslated: list[str] = []
+    checked = 0  # headings found in their page's catalog (the error index's are messages, never translated)
+    for name, page in translated.items():
+        if name in GENERATED:
+            continue
+        catalog = catalog_of(whole_site, language, name)
+        ours, theirs = headings(page), headings(english[name])
+        assert len(ours) == len(theirs), (language, name, ours, theirs)
+        for shown, source in zip(ours, theirs, strict=True):
+            expected = catalog.get(source)
+            if expected is None:
+                continue
+            checked += 1
+            if shown != expected:
+                untranslated.append(f"{name}: {source!r} shown as {shown!r}; the catalog has {expected!r}")
+    assert checked > 200, checked
+    assert untranslated == [], "\n".join(untranslated)
