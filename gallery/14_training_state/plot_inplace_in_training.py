@@ -251,7 +251,9 @@ check(block[0].weight.grad is None, False, label="block[0].weight.grad is None")
 # names the line of the forward pass that created the failing node
 # (:ref:`anomaly_detection`); :ref:`detach_inplace_saved` shows which edits
 # backward notices and which it cannot, and :ref:`mental_model` why saved
-# tensors carry a version.
+# tensors carry a version. A hidden state carried from batch to batch with
+# ``retain_graph=True`` meets the same error after the optimizer's step
+# (:ref:`state_across_iterations`).
 #
 # Sources
 # -------
