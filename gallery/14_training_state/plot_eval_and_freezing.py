@@ -98,7 +98,8 @@ plt.show()
 # Freezing a layer
 # ----------------
 # ``requires_grad_(False)`` on a module turns its parameters into leaves
-# that require no gradient. Here the middle layer of five is frozen:
+# that require no gradient. Here the middle one of three linear layers,
+# ``net[2]``, is frozen:
 torch.manual_seed(0)
 net = nn.Sequential(nn.Linear(3, 2), nn.Tanh(), nn.Linear(2, 2), nn.Tanh(), nn.Linear(2, 1)).to(device)
 net[2].requires_grad_(False)
@@ -221,8 +222,8 @@ net[4](hidden).pow(2).mean().backward()
 show_state(**{f"net[{i}].weight": net[i].weight for i in (0, 2, 4)})
 
 # %%
-# Only the last layer has a gradient: ``net[0]`` lost its own with the
-# frozen layer's, though it was never frozen. ``requires_grad_(False)``
+# Only the last layer has a gradient: ``net[0]``, never frozen, lost its
+# gradient along with that of ``net[2]``. ``requires_grad_(False)``
 # stops the gradients *to* a layer's parameters and lets them flow through
 # it; ``torch.no_grad()`` stops them at the layer, for everything recorded
 # before it. This is the same cut that :ref:`requires_grad_no_grad` makes on
