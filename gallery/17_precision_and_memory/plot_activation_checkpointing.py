@@ -61,6 +61,11 @@ def gradients(blocks):
     return torch.cat([parameter.grad.flatten() for parameter in blocks.parameters()])
 
 
+def difference(gradients, reference):
+    """The largest difference between two sets of gradients."""
+    return (gradients - reference).abs().max()
+
+
 blocks = make_blocks(2).to(device)
 runs = []
 blocks[0].register_forward_pre_hook(lambda module, args: runs.append(torch.is_grad_enabled()))
@@ -77,9 +82,7 @@ out = forward(blocks, data, use_reentrant=False)
 check(runs, [True], label="runs after the forward pass")
 out.pow(2).sum().backward()
 check(runs, [True, True], label="runs after backward")
-check(
-    (gradients(blocks) - plain).abs().max(), 0.0, rtol=0.0, atol=1e-5, label="largest difference from plain"
-)
+check(difference(gradients(blocks), plain), 0.0, rtol=0.0, atol=1e-5, label="difference from plain")
 
 # %%
 # The checkpointed block ran once in the forward pass and once more in
@@ -94,24 +97,18 @@ check(
 # forward runs the block under ``torch.no_grad()``, and whether its output
 # requires a gradient depends only on its tensor *arguments*. The first
 # block of a network is fed with data, which does not require grad:
+NO_INPUT_GRAD = r"^None of the inputs have requires_grad=True\. Gradients will be None$"
 blocks.zero_grad(set_to_none=True)
 runs.clear()
-with expect_warning(
-    UserWarning, match=r"^None of the inputs have requires_grad=True\. Gradients will be None$"
-):
+with expect_warning(UserWarning, match=NO_INPUT_GRAD):
     h = checkpoint(blocks[0], data, use_reentrant=True)
 out = blocks[1](h)
 out.pow(2).sum().backward()
 check(runs, [False], label="runs")
 check(
-    [parameter.grad is None for parameter in blocks[0].parameters()],
-    [True] * 4,
-    label="blocks[0]: .grad is None",
-)
-check(
-    [parameter.grad is None for parameter in blocks[1].parameters()],
-    [False] * 4,
-    label="blocks[1]: .grad is None",
+    [[parameter.grad is None for parameter in block.parameters()] for block in blocks],
+    [[True] * 4, [False] * 4],
+    label="parameter.grad is None, per block",
 )
 
 # %%
@@ -119,12 +116,11 @@ check(
 # its output ``h`` has no ``grad_fn``, so backward stopped at the second
 # block. The four parameters of the first block (two weights, two biases)
 # kept ``.grad`` at ``None``, and an optimizer skips them: the block
-# silently stops training, and the warning is the only trace. When every
-# block is checkpointed this way, nothing in the loss requires a gradient,
-# and it is ``backward()`` that fails:
-with expect_warning(
-    UserWarning, match=r"^None of the inputs have requires_grad=True\. Gradients will be None$"
-):
+# silently stops training, and the warning is the only trace
+# (``use_reentrant=False`` has no such condition, as the first section
+# showed). When every block is checkpointed this way, nothing in the loss
+# requires a gradient, and it is ``backward()`` that fails:
+with expect_warning(UserWarning, match=NO_INPUT_GRAD):
     out = forward(blocks, data, use_reentrant=True)
 with expect_error(
     RuntimeError, match=r"^element 0 of tensors does not require grad and does not have a grad_fn$"
@@ -132,22 +128,17 @@ with expect_error(
     out.pow(2).sum().backward()
 
 # %%
-# ``use_reentrant=False`` saves the block's input whether or not it
-# requires grad, as in the first section. When the input does require
-# grad, both variants give the plain gradients:
+# ``use_reentrant=True`` only works with ``backward()``
+# -----------------------------------------------------
+# With an input that requires grad, the reentrant variant gives the plain
+# gradients. But it runs a whole ``backward()`` of its own inside its node,
+# so it cannot serve ``torch.autograd.grad`` (nor ``backward`` with
+# ``inputs=``):
 x = data.clone().requires_grad_()
 blocks.zero_grad(set_to_none=True)
 forward(blocks, x, use_reentrant=True).pow(2).sum().backward()
-check(
-    (gradients(blocks) - plain).abs().max(), 0.0, rtol=0.0, atol=1e-5, label="largest difference from plain"
-)
+check(difference(gradients(blocks), plain), 0.0, rtol=0.0, atol=1e-5, label="difference from plain")
 
-# %%
-# ``use_reentrant=True`` only works with ``backward()``
-# -----------------------------------------------------
-# The reentrant variant runs a whole ``backward()`` of its own inside its
-# node, so it cannot serve ``torch.autograd.grad`` (nor ``backward`` with
-# ``inputs=``):
 out = forward(blocks, x, use_reentrant=True)
 check(out.grad_fn, "CheckpointFunctionBackward", label="out.grad_fn")
 with expect_error(
@@ -163,7 +154,7 @@ with expect_error(
 out = forward(blocks, x, use_reentrant=False)
 check(out.grad_fn, "AddmmBackward0", label="out.grad_fn")
 (x_grad,) = torch.autograd.grad(out.pow(2).sum(), x)
-check((x_grad - x.grad).abs().max(), 0.0, rtol=0.0, atol=1e-5, label="largest difference from x.grad")
+check(difference(x_grad, x.grad), 0.0, rtol=0.0, atol=1e-5, label="difference from x.grad")
 
 # %%
 # With ``use_reentrant=False`` the graph holds the block's own nodes
@@ -214,11 +205,7 @@ out_plain, grad_plain = dropout_run("plain")
 out_kept, grad_kept = dropout_run(False)
 out_lost, grad_lost = dropout_run(False, preserve_rng_state=False)
 check(
-    (grad_kept - grad_plain).abs().max(),
-    0.0,
-    rtol=0.0,
-    atol=1e-5,
-    label="preserve_rng_state=True: largest difference",
+    difference(grad_kept, grad_plain), 0.0, rtol=0.0, atol=1e-5, label="preserve_rng_state=True: difference"
 )
 check(torch.equal(out_lost, out_plain), True, label="preserve_rng_state=False: same forward output")
 check(torch.allclose(grad_lost, grad_plain), False, label="preserve_rng_state=False: same gradients")
@@ -296,9 +283,7 @@ check(torch.equal(offload.unpack_hook((home, packed)), data), True, label="unpac
 blocks.zero_grad(set_to_none=True)
 with offload:
     forward(blocks, data).pow(2).sum().backward()
-check(
-    (gradients(blocks) - plain).abs().max(), 0.0, rtol=0.0, atol=1e-5, label="largest difference from plain"
-)
+check(difference(gradients(blocks), plain), 0.0, rtol=0.0, atol=1e-5, label="difference from plain")
 
 # %%
 # On a CPU runner, as here, there is nothing to move: ``pack_hook`` makes an
