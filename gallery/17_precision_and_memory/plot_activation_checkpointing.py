@@ -186,7 +186,8 @@ check(out.grad_fn, "CheckpointFunctionBackward", label="out.grad_fn")
 # Blocks with ``Dropout(0.5)`` draw a random mask in each forward run. The
 # recomputation must draw the *same* mask, although other code used the
 # random generator between the forward pass and backward (here, one
-# ``torch.rand``). ``checkpoint`` saves the generator's state before the
+# ``torch.rand``). ``checkpoint`` saves the state of the random number
+# generators (the CPU's, and the GPU's for tensors on a GPU) before the
 # first run and restores it for the second (``preserve_rng_state=True``,
 # the default):
 dropout_blocks = make_blocks(2, dropout=0.5).to(device)
@@ -254,8 +255,9 @@ plt.show()
 
 # %%
 # Saved bytes against the number of blocks ``n``, from 1 to 6: two straight
-# lines, both proportional to ``n``. ``plain_bytes`` rises by 10240 per block, from
-# 10240 to 61440; ``checkpointed_bytes`` by 2048, from 2048 to 12288.
+# lines, both proportional to ``n``. ``plain_bytes`` rises by 10240 per
+# block, from 10240 to 61440; ``checkpointed_bytes`` by 2048, from 2048 to
+# 12288.
 #
 # A plain block saves its input (32 × 16 floats, 2048 bytes, for the
 # weight's gradient) and the output of ``Tanh`` (32 × 64, 8192 bytes, for
