@@ -56,6 +56,30 @@ def template_strings() -> set[str]:
     return found
 
 
+def theme_strings() -> set[str]:
+    """The words of furo's own templates (search page, footer, Read the Docs menu)."""
+    import furo
+
+    environment = Environment(extensions=["jinja2.ext.i18n"])
+    found = set()
+    for template in (Path(furo.__file__).parent / "theme" / "furo").rglob("*.html"):
+        for _line, _function, message in environment.extract_translations(
+            template.read_text(encoding="utf-8")
+        ):
+            text = message if isinstance(message, str) else message[0]
+            if re.sub(r"<[^>]+>", "", text).strip() not in NOT_WORDS:
+                found.add(text)
+    return found
+
+
+def sphinx_translates(language: str) -> set[str]:
+    """The messages that Sphinx's own catalog for ``language`` translates."""
+    import sphinx
+
+    path = Path(sphinx.__file__).parent / "locale" / language / "LC_MESSAGES" / "sphinx.po"
+    return {str(m.id) for m in read_catalog(path) if m.id and m.string and not m.fuzzy}
+
+
 def test_the_sources_of_interface_strings_are_found() -> None:
     assert "Runners" in extension_strings()
     assert "Only numbers differ" in " ".join(extension_strings())
@@ -71,6 +95,37 @@ def test_every_interface_string_is_translated(language: str) -> None:
     translated = {str(m.id) for m in catalog if m.id and m.string and not m.fuzzy}
     wanted = extension_strings() | template_strings()
     assert sorted(wanted - translated) == []
+    # furo's templates: Sphinx's catalog translates most; a message whose wording
+    # differs from Sphinx's own ("Please activate JavaScript ...") must be ours
+    assert sorted(theme_strings() - translated - sphinx_translates(language)) == []
+
+
+def test_furo_navigation_labels_are_translated() -> None:
+    from sphinx.locale import _
+
+    from autograd_notes.site.theme_strings import translate_navigation_labels
+
+    tree = '<label aria-label="Toggle navigation of Views &amp; &quot;in-place&quot;"><i></i></label>'
+    assert _("Toggle navigation of {title}") == "Toggle navigation of {title}"  # no catalog loaded
+    assert translate_navigation_labels(tree) == tree
+    assert translate_navigation_labels('<a aria-label="Other">x</a>') == '<a aria-label="Other">x</a>'
+
+
+ENGLISH_INTERFACE = ("Toggle navigation of ", "Please activate JavaScript")
+
+
+@pytest.mark.parametrize("language", ["ru", "zh_CN", "pt_BR"])
+def test_no_page_shows_furos_english_words(whole_site: Site, language: str) -> None:
+    """The sidebar's expand buttons and the search page's no-JavaScript line, in the page's language."""
+    found = [
+        f"{page}: {words!r}"
+        for page in whole_site.pages(language)
+        for words in ENGLISH_INTERFACE
+        if words in (whole_site.html / language / page).read_text(encoding="utf-8")
+    ]
+    assert found == []
+    sidebar = (whole_site.html / language / "index.html").read_text(encoding="utf-8")
+    assert sidebar.count("aria-label=") > 10
 
 
 @pytest.mark.parametrize(

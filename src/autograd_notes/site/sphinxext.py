@@ -355,6 +355,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("autograd_notes.site.figure_alt")
     app.setup_extension("autograd_notes.site.build_sync")
     app.setup_extension("autograd_notes.site.thumbnails")
+    app.setup_extension("autograd_notes.site.theme_strings")
     app.connect("config-inited", set_site_addresses, priority=400)
     app.connect("html-page-context", add_page_meta)
     app.connect("doctree-resolved", absolute_links_on_not_found)

@@ -1,0 +1,47 @@
+"""Words the furo theme writes without passing them through a catalog.
+
+furo names each expandable entry of the sidebar's navigation tree, for
+screen readers, with an English f-string ("Toggle navigation of {title}")
+in Python, after the templates' catalog lookups. This extension rewrites
+that label in the page's language, through the same ``sphinx.po`` as every
+other interface string (``tests/site/test_interface_strings.py`` checks
+that each language translates it).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.locale import _
+
+__all__ = ["translate_navigation_labels"]
+
+_TOGGLE = re.compile(r'aria-label="Toggle navigation of ([^"]*)"')
+
+
+def translate_navigation_labels(tree: str) -> str:
+    """Furo's navigation tree with each "Toggle navigation of <title>" label in the current language."""
+
+    def label(match: re.Match[str]) -> str:
+        # the title is already escaped in the attribute; the translated words around it are not
+        words = html.escape(_("Toggle navigation of {title}"), quote=True)
+        return f'aria-label="{words.replace("{title}", match.group(1))}"'
+
+    return _TOGGLE.sub(label, tree)
+
+
+def _translate_tree(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: object
+) -> None:
+    tree = context.get("furo_navigation_tree")
+    if isinstance(tree, str):
+        context["furo_navigation_tree"] = translate_navigation_labels(tree)
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """After furo's own html-page-context handler (priority 500), which builds the tree."""
+    app.connect("html-page-context", _translate_tree, priority=900)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
