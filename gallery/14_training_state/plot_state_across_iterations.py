@@ -7,12 +7,12 @@ State carried across iterations
 A recurrent model that carries its hidden state ``h`` from one batch to the
 next fails at the second batch with "Trying to backward through the graph a
 second time"; a moving average of the weights computed with autograd on
-does not fail at all. Both keep the graphs of earlier iterations. This
-example shows why, why ``retain_graph=True`` is the wrong fix (with an
-optimizer the error becomes "modified by an inplace operation"; without
-one, every backward pass runs back to the first batch), and the fixes:
-``h = h.detach()`` at each batch boundary, and updates under
-``torch.no_grad()``.
+does not fail at all. Both keep the graphs of earlier iterations alive.
+This example shows where the old graph is, why ``retain_graph=True`` is the
+wrong fix (with an optimizer the error becomes "modified by an inplace
+operation"; without one, every backward pass runs back to the first batch),
+and the fixes: ``h = h.detach()`` at each batch boundary, and updates
+under ``torch.no_grad()``.
 """
 
 # %%
