@@ -244,7 +244,6 @@ draw_series(
         "h = h.detach()": detached_nodes,
         "ema = decay * ema + (1 - decay) * w": ema_nodes,
     },
-    xlabel="batch",
     ylabel="len(autograd_graph(...).nodes)",
 )
 plt.show()
