@@ -57,7 +57,7 @@ check(grad_input[0], x.grad, label="grad_input[0], equal to x.grad")
 
 # %%
 # ``grad_output[0]`` is the gradient of ``sum()`` with respect to ``out``,
-# ones, and ``grad_input[0]`` the gradient with respect to ``x``, the
+# all ones, and ``grad_input[0]`` the gradient with respect to ``x``, the
 # value ``x.grad`` then receives. The parameters are not in
 # ``grad_input``: their gradients go to ``.grad`` as usual. To call the
 # hook at the right moment, the module wraps its inputs and outputs in
