@@ -67,7 +67,7 @@ with expect_error(RuntimeError, match=r"^Tensor on device cpu is not on the expe
 # ``where`` refuse in the same way. Many other operations do not check at
 # all: their meta functions compute the result's shape and return a meta
 # tensor, whatever device the other argument is on.
-import torch.nn.functional as F
+from torch.nn import functional as F  # noqa: N812 - the usual name
 
 square = torch.ones(3, 3, device="meta")
 on_cpu = torch.ones(3, 3)
