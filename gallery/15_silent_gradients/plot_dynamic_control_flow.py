@@ -205,6 +205,8 @@ try:
     check(model.pos.weight.grad, [[1.0, 1.0]], label="model.pos.weight.grad")
 finally:
     dist.destroy_process_group()
+names = [name for name, _ in model.named_parameters()]
+check(names[2:], ["neg.weight", "neg.bias"], label="parameters 2 and 3")
 
 # %%
 # Parameters 2 and 3 are ``neg.weight`` and ``neg.bias``, in the order of
