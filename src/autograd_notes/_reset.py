@@ -121,7 +121,7 @@ def reset_torch_state() -> None:
     """Put every global that an example may change back to PyTorch's defaults.
 
     Seeds (Python, NumPy, PyTorch on every device), default dtype and
-    device, grad mode, anomaly detection, deterministic algorithms (and
+    device, grad mode, anomaly detection, warn-always, deterministic algorithms (and
     cuDNN's flags), TF32 and float32 matmul precision, print options.
     """
     random.seed(SEED)
@@ -132,6 +132,7 @@ def reset_torch_state() -> None:
     torch.set_default_device(None)
     torch.set_grad_enabled(True)
     torch.autograd.set_detect_anomaly(False)
+    torch.set_warn_always(False)
     if torch.are_deterministic_algorithms_enabled() or torch.is_deterministic_algorithms_warn_only_enabled():
         torch.use_deterministic_algorithms(False)  # slow to call (tens of ms): only when it was turned on
     torch.backends.cudnn.deterministic = False

@@ -77,6 +77,7 @@ def test_global_torch_state_is_reset(when: str) -> None:
     torch.set_default_device("meta")
     torch.set_grad_enabled(False)
     torch.autograd.set_detect_anomaly(True)
+    torch.set_warn_always(True)
     torch.use_deterministic_algorithms(True, warn_only=True)
     torch.backends.cudnn.deterministic = True
     torch.backends.cudnn.benchmark = True
@@ -90,6 +91,7 @@ def test_global_torch_state_is_reset(when: str) -> None:
         assert torch.empty(1).device == torch.device("cpu")
         assert torch.is_grad_enabled()
         assert not torch.is_anomaly_enabled()
+        assert not torch.is_warn_always_enabled()
         assert not torch.are_deterministic_algorithms_enabled()
         assert not torch.is_deterministic_algorithms_warn_only_enabled()
         assert not torch.backends.cudnn.deterministic
