@@ -7,7 +7,8 @@ inflection) and variants that must never appear. :func:`check_catalog`
 returns the messages of a catalog that break it: the English names the
 term and the translation lacks its rendering, or the translation holds a
 forbidden variant. Code is never checked: ````literals````, ``:math:``,
-the targets of roles and links, ``{placeholders}``.
+the targets of roles and links, ``{placeholders}``; nor is English that the
+translation keeps word for word (a quoted error message, a source's title).
 
 The format, for translators, is described at the top of each glossary.
 ``python -m autograd_notes.site.glossary docs/locale --language ru`` lists a
@@ -56,8 +57,9 @@ _CODE = [
     (re.compile(r"https?://\S+"), " "),
 ]
 
-# English quoted word for word in the translation (an error message, a source's sentence)
-_QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
+# English the translation keeps word for word (an error message, a source's title or tags):
+# quoted, or in *emphasis* when it is more than one word
+_QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|(?<!\*)\*([^*\s][^*]*\s[^*]*[^*\s])\*(?!\*)')
 
 _FIELDS = {"key", "english", "match", "rendering", "pattern", "forbidden", "note", "exceptions"}
 _REQUIRED = ("key", "english", "match", "rendering", "pattern", "note")
@@ -191,7 +193,7 @@ def check_text(glossary: Glossary, msgid: str, msgstr: str) -> list[str]:
     if " ".join(english.split()) == " ".join(translated.split()):
         return []  # nothing of it is translated: a name, a command, a quotation
     for quoted in _QUOTED.finditer(english):
-        text = quoted.group(1) or quoted.group(2)
+        text = quoted.group(1) or quoted.group(2) or quoted.group(3)
         if text in translated:  # kept in English on purpose: not the translator's words
             english = english.replace(quoted.group(0), " ")
             translated = translated.replace(text, " ")
