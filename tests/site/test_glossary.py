@@ -229,6 +229,11 @@ def test_english_quoted_word_for_word_is_not_checked(tmp_path: Path) -> None:
     assert check_catalog(synthetic(tmp_path), catalog(tmp_path, english, english)) == []
     path = catalog(tmp_path, english, "PyTorch пишет «a leaf tensor was moved».")
     assert check_catalog(synthetic(tmp_path), path) == []
+    english = "Its title: *Leaf tensors made plain*."  # emphasis of four words or more, kept as it is
+    path = catalog(tmp_path, english, "Заголовок: *Leaf tensors made plain*.")
+    assert check_catalog(synthetic(tmp_path), path) == []
+    path = catalog(tmp_path, "A *leaf tensor* here.", "Здесь *leaf tensor*.")  # a term left in English
+    assert len(check_catalog(synthetic(tmp_path), path)) == 1
 
 
 def test_fuzzy_and_untranslated_messages_are_not_checked(tmp_path: Path) -> None:

@@ -58,8 +58,8 @@ _CODE = [
 ]
 
 # English the translation keeps word for word (an error message, a source's title or tags):
-# quoted, or in *emphasis* when it is more than one word
-_QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|(?<!\*)\*([^*\s][^*]*\s[^*]*[^*\s])\*(?!\*)')
+# quoted, or in *emphasis* of four words or more (shorter could hide a term left in English)
+_QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|(?<!\*)\*([^*\s]+(?:\s+[^*\s]+){3,})\*(?!\*)')
 
 _FIELDS = {"key", "english", "match", "rendering", "pattern", "forbidden", "note", "exceptions"}
 _REQUIRED = ("key", "english", "match", "rendering", "pattern", "note")
