@@ -71,9 +71,9 @@ check(x_leaf.grad, J[1], label="gradient = [0, 1]: x.grad vs J[1]")
 # %%
 # No ``gradient`` reads a column: each backward pass starts from the
 # outputs and walks the recorded graph back to the inputs
-# (:ref:`mental_model`), so what it returns has one entry per *input*,
-# weighted by one entry of ``u`` per *output*. That is reverse mode, and it
-# is the only mode ``backward()`` has.
+# (:ref:`mental_model`), so what it returns has one entry per *input*: a
+# sum over the outputs, each weighted by its entry of ``u``. That is
+# reverse mode, and it is the only mode ``backward()`` has.
 #
 # Forward mode's first call warns
 # -------------------------------
@@ -277,9 +277,9 @@ plt.show()
 # are positive, red ones negative. The last column is each sample's
 # gradient with respect to the bias, ``2·(prediction − target)``, and the
 # three before it are that number times the sample's three inputs (checked
-# above). The batch's ``weight.grad`` is only the mean of the four rows:
-# samples whose gradients point in opposite directions cancel there, which
-# is what per-sample methods need to see.
+# above). A backward pass on the batch's mean loss gives only the mean of
+# each column: samples whose gradients point in opposite directions cancel
+# there, which is what per-sample methods need to see.
 #
 # Sources
 # -------
