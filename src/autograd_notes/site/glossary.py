@@ -26,8 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import tomllib
-
 from .catalogs import read_catalog
 
 __all__ = [
@@ -161,6 +159,10 @@ def _term(path: Path, number: int, table: dict[str, Any]) -> Term:
 
 def load_glossary(path: Path) -> Glossary:
     """Read a glossary, refusing bad TOML, missing or unknown fields and bad regexes by name."""
+    try:
+        import tomllib  # Python 3.11+: a translator's tool, the package itself runs on 3.10
+    except ModuleNotFoundError:
+        raise GlossaryError(f"{path}: reading a glossary needs Python 3.11 or later (tomllib)") from None
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
