@@ -102,3 +102,45 @@ def test_check_locale_of_a_complete_language_is_ok(tmp_path: Path) -> None:
     lines, ok = check_locale(locale, ["pt_BR"])
     assert ok, lines
     assert lines[1].endswith("100.0%")
+
+
+@pytest.mark.parametrize(
+    ("english", "translated", "broken"),
+    [
+        ("call ``f()`` (twice)", "调用 ``f()``（两次）", True),  # a full-width parenthesis ends nothing
+        ("call ``f()`` (twice)", "调用 ``f()``\\ （两次）", False),  # the escaped space ends it
+        ("call ``f()``, twice", "调用 ``f()``，两次", False),  # '，' is punctuation docutils accepts
+        ("see :ref:`label` and ``x``", "见 :ref:`label` 和 ``x``", False),  # Sphinx roles parse
+        ("a ``literal``", "a ``literal", True),  # unclosed
+    ],
+)
+def test_inline_markup_is_compared_as_docutils_parses_it(
+    tmp_path: Path, english: str, translated: str, broken: bool
+) -> None:
+    from autograd_notes.site.rst_markup import inline_markup_problems
+
+    body = f'msgid "{english}"\nmsgstr "{translated}"\n'.replace("\\ ", "\\\\ ")
+    problems = inline_markup_problems(read_catalog(po(tmp_path, body)))
+    assert bool(problems) == broken, problems
+    if broken:
+        assert "line 5" in problems[0]
+        assert "inline markup breaks" in problems[0]
+
+
+LOCALE = Path(__file__).resolve().parents[2] / "docs" / "locale"
+
+
+@pytest.mark.parametrize("language", ["ru", "zh_CN", "pt_BR"])
+def test_every_gallery_catalog_parses_like_its_english(language: str) -> None:
+    """The literals of each translated gallery message survive docutils' parsing."""
+    from autograd_notes.site.catalogs import is_rst_catalog
+    from autograd_notes.site.rst_markup import inline_markup_problems
+
+    folder = LOCALE / language / "LC_MESSAGES"
+    problems = [
+        f"{path.relative_to(LOCALE)}: {problem}"
+        for path in sorted(folder.rglob("*.po"))
+        if is_rst_catalog(path.relative_to(folder))
+        for problem in inline_markup_problems(read_catalog(path))
+    ]
+    assert problems == [], "\n".join(problems)

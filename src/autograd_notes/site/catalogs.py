@@ -1,8 +1,13 @@
 """Translation catalogs: read them strictly, measure coverage, compare markup with English.
 
+The gallery's catalogs are reStructuredText: their messages are also parsed
+with docutils (:mod:`.rst_markup`), which finds literals that a translation
+breaks while keeping every backtick.
+
 Used by the site build (a catalog with a syntax error stops it, naming the
 file and line), by ``python -m autograd_notes.site.catalogs`` (coverage per
-language, for ``nox -s translations``) and by the tests. Needs Babel only.
+language, for ``nox -s translations``) and by the tests. Needs Babel (and
+docutils for the parsed comparison).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ __all__ = [
     "Coverage",
     "check_locale",
     "coverage",
+    "is_rst_catalog",
     "markup_problems",
     "read_catalog",
     "translations",
@@ -125,6 +131,11 @@ def markup_problems(catalog: Catalog) -> list[str]:
     return problems
 
 
+def is_rst_catalog(name: Path) -> bool:
+    """Whether a catalog (its path under ``LC_MESSAGES``) is a reStructuredText page's: the gallery's."""
+    return name.parts[0] == "examples"
+
+
 def translations(path: Path) -> dict[str, str]:
     """The translated messages of a catalog, keyed by whitespace-normalised English."""
     if not path.exists():
@@ -158,6 +169,10 @@ def check_locale(locale: Path, languages: list[str], pot: Path | None = None) ->
                 continue
             total += coverage(catalog)
             problems += [f"{path}: {problem}" for problem in markup_problems(catalog)]
+            if is_rst_catalog(path.relative_to(folder)):
+                from .rst_markup import inline_markup_problems  # docutils: not needed by the build
+
+                problems += [f"{path}: {problem}" for problem in inline_markup_problems(catalog)]
         problems += [
             f"{folder / page}: missing (a page without catalog)"
             for page in pages
