@@ -44,8 +44,8 @@ check(grad(lambda z: (z.abs() ** 2).sum())(z.detach()), 2 * z, label="torch.func
 #
 # The convention, against finite differences
 # ------------------------------------------
-# A less symmetric loss makes the check sharper: weighted distances to a
-# point ``c`` plus the real part of ``z²``. Its conjugate Wirtinger
+# A less symmetric loss makes the check sharper: weighted squared distances
+# to a point ``c`` plus the real part of ``z²``. Its conjugate Wirtinger
 # derivative, worked out by hand, is ``w·(z − c) + z̄``. Finite differences
 # move ``x`` and ``y`` separately by ``±ε``, in ``float64``
 # (``complex128``) so that their rounding errors stay far below the
@@ -105,11 +105,11 @@ check(z, 0.2 * target, label="z after one SGD step")
 
 # %%
 # The step moved ``z`` a fifth of the way to ``target``:
-# ``z.grad = 2(z − target)``, and ``0.1 × 2 = 0.2``; the distance shrank by
-# ``0.8``, the loss by ``0.8² = 0.64``. Now fifteen steps of that update
-# beside fifteen steps with the conjugate of the gradient, the mistake of
-# code that conjugates ``z.grad`` because it was written for the other
-# convention (a gradient proportional to ``∂L/∂z``):
+# ``z.grad = 2(z − target)``, and ``0.1 × 2 = 0.2``; the distance was
+# multiplied by ``0.8``, the loss by ``0.8² = 0.64``. Now fifteen steps of
+# that update beside fifteen steps with the conjugate of the gradient, the
+# mistake of code that conjugates ``z.grad`` because it was written for the
+# other convention (a gradient proportional to ``∂L/∂z``):
 steps = range(16)
 losses = {"z - lr * z.grad": [], "z - lr * z.grad.conj()": []}
 for rule, series in losses.items():
@@ -140,13 +140,14 @@ plt.show()
 
 # %%
 # The loss over 15 steps, on a logarithmic axis, from ``6.25`` at step 0.
-# With ``z.grad`` (blue circles) it falls on a straight line, ``0.64``
-# times per step, down to about ``7.7e-03``. With ``z.grad.conj()``
+# With ``z.grad`` (blue circles) it falls on a straight line, multiplied by
+# ``0.64`` at each step, down to about ``7.7e-03``. With ``z.grad.conj()``
 # (orange squares) it climbs from the first step on, to about ``1e+03``:
-# the real parts, whose gradients the conjugate leaves alone, still shrink
-# by ``0.8`` a step (the ``2·0.64ᵏ`` term), while the imaginary parts are
-# pushed *away* from the target, growing by ``1.2`` a step (the
-# ``4.25·1.44ᵏ`` term).
+# the distances along the real parts, whose gradients the conjugate leaves
+# alone, still shrink by a factor of ``0.8`` a step (the ``2·0.64ᵏ`` term),
+# while the imaginary parts are pushed *away* from the target, their
+# distances growing by a factor of ``1.2`` a step (the ``4.25·1.44ᵏ``
+# term).
 #
 # A complex output needs a real loss
 # ----------------------------------

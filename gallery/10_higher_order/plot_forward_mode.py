@@ -278,8 +278,8 @@ plt.show()
 # gradient with respect to the bias, ``2·(prediction − target)``, and the
 # three before it are that number times the sample's three inputs (checked
 # above). A backward pass on the batch's mean loss gives only the mean of
-# each column: samples whose gradients point in opposite directions cancel
-# there, which is what per-sample methods need to see.
+# each column, in which samples whose gradients point in opposite
+# directions cancel out; per-sample methods need the rows themselves.
 #
 # Sources
 # -------
