@@ -16,7 +16,14 @@ def _compact(t: torch.Tensor | None) -> str:
     values = t.detach().cpu()
     if values.numel() > 6:
         return f"<{tuple(values.shape)} {str(values.dtype).removeprefix('torch.')}>"
-    return str([round(x, 4) for x in values.flatten().tolist()] if values.dim() else round(values.item(), 4))
+    return str([_rounded(x) for x in values.flatten().tolist()] if values.dim() else _rounded(values.item()))
+
+
+def _rounded(x: float | complex | bool) -> float | complex | bool:
+    """A number to 4 decimals: a complex one part by part (``round`` refuses complex numbers)."""
+    if isinstance(x, complex):
+        return complex(round(x.real, 4), round(x.imag, 4))
+    return round(x, 4)
 
 
 def _grad(t: torch.Tensor) -> str:

@@ -97,3 +97,10 @@ def test_show_state_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None
     tensors = detach_and_view()
     show_state(**tensors)
     assert capsys.readouterr().out == state_table(**tensors) + "\n"
+
+
+def test_complex_gradients_are_shown_rounded_part_by_part() -> None:
+    z = torch.tensor([1.0 + 2.0j, -0.123456j], requires_grad=True)
+    (z.abs() ** 2).sum().backward()
+    row = state_table(z=z).splitlines()[-1]
+    assert "[(2+4j), -0.2469j]" in row, row
