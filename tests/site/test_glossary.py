@@ -211,6 +211,7 @@ def test_an_inflected_rendering_passes(tmp_path: Path, translated: str) -> None:
         ("The `docs <https://x.org/leaf tensor>`_.", "`Документация <https://x.org/leaf tensor>`_."),
         ("Its :math:`leaf tensor` value.", "Его значение :math:`leaf tensor`."),
         ("Run it.", "Запустите ``на месте``."),  # a forbidden variant inside code is code
+        ("Built on the %(leaf)s", "Собрано: %(leaf)s"),  # a template's placeholder is a name
     ],
 )
 def test_code_is_never_checked(tmp_path: Path, english: str, translated: str) -> None:

@@ -52,6 +52,7 @@ _CODE = [
     (re.compile(r"\[([^\]]*)\]\([^)]*\)"), r"\1"),  # [text](url)
     (re.compile(r"`[^`]*`"), " "),  # interpreted text, MyST inline code
     (re.compile(r"\{\w*\}"), " "),  # str.format placeholders of interface strings
+    (re.compile(r"%\(\w+\)s"), " "),  # %-placeholders of the templates' strings
     (re.compile(r"https?://\S+"), " "),
 ]
 
