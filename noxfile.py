@@ -128,10 +128,13 @@ def translations(session: nox.Session) -> None:
     # extension's strings obsolete
     (gettext / "sphinx.pot").unlink(missing_ok=True)
     if only:
-        templates = {pot.relative_to(gettext).with_suffix("").as_posix(): pot for pot in gettext.rglob("*.pot")}
+        templates = {
+            pot.relative_to(gettext).with_suffix("").as_posix(): pot for pot in gettext.rglob("*.pot")
+        }
         unknown = [name for name in only if name not in templates]
         if unknown:
-            session.error(f"no page to translate for {', '.join(unknown)} (pages: docs/**/*.md, gallery/*/*.py)")
+            pages = "docs/**/*.md, gallery/*/*.py, gallery/*/GALLERY_HEADER.rst"
+            session.error(f"no page to translate for {', '.join(unknown)} (pages: {pages})")
         for name, pot in templates.items():
             if name not in only:
                 pot.unlink()

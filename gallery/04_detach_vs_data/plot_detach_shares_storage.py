@@ -118,7 +118,8 @@ check(u3._version, 0, label="u3._version")
 from autograd_notes import expect_warning
 
 with expect_warning(
-    UserWarning, match=r"^volatile was removed and now has no effect\. Use `with torch\.no_grad\(\):` instead\.$"
+    UserWarning,
+    match=r"^volatile was removed and now has no effect\. Use `with torch\.no_grad\(\):` instead\.$",
 ):
     legacy = Variable(torch.ones(2, device=device), volatile=True)
 check(legacy.requires_grad, False, label="legacy.requires_grad")

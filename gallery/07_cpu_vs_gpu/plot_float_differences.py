@@ -39,7 +39,7 @@ start = torch.randn(size, size) / size**0.5
 
 
 def weight_gradient(dtype, on, micro_batches=1):
-    """The gradient with respect to the weights, in ``dtype`` on device ``on``, accumulated over micro-batches."""
+    """The gradient with respect to the weights, in ``dtype`` on ``on``, summed over micro-batches."""
     weights = start.to(device=on, dtype=dtype, copy=True).requires_grad_()
     for rows in inputs.to(device=on, dtype=dtype).chunk(micro_batches):
         torch.tanh(rows @ weights).sum().backward()
