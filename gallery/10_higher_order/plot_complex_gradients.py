@@ -223,6 +223,9 @@ show_state(p=p, as_complex=as_complex)
 # This example rebuilds no claim of the source documents (:ref:`sources`);
 # the convention is the one PyTorch documents under "Autograd for Complex
 # Numbers", checked here against finite differences on the runner that
-# built this page. Gradients as return values are the subject of
+# built this page. That note names the value ``∂L/∂z̄``; with the
+# definition ``∂/∂z̄ = (∂/∂x + i·∂/∂y) / 2`` that it also gives, the value
+# is twice that, as the checks above show (the factor 2 appears in the
+# note's rule for functions from ℂ to ℝ). Gradients as return values are the subject of
 # :ref:`functional_gradients`; what ``gradient`` means for a non-scalar
 # output, of :ref:`vector_jacobian_product`.

@@ -51,7 +51,7 @@ plt.show()
 # derivatives of ``x[0]·x[1] + x[2]``: ``x[1]``, ``x[0]`` and 1), row
 # ``y[1]`` holds ``0, 9, 12`` (``y[1] = x[1]·x[2]²`` does not depend on
 # ``x[0]``; ``x[2]² = 9`` and ``2·x[1]·x[2] = 12``). The deeper the blue,
-# the larger the value; the one white cell is the 0.
+# the larger the value; the 0 is the palest cell, the 1s barely darker.
 #
 # ``backward(gradient=u)`` reads rows
 # -----------------------------------
@@ -80,14 +80,21 @@ check(x_leaf.grad, J[1], label="gradient = [0, 1]: x.grad vs J[1]")
 # On torch 2.13.0 the first forward-mode call of a process loads the
 # decompositions that forward mode uses for some operations, and PyTorch
 # compiles them with ``torch.jit.script``, which emits a
-# ``DeprecationWarning`` for each one. A test suite that turns warnings into
+# ``DeprecationWarning`` for every function it compiles, the decompositions
+# and the helpers they call: 18 warnings. A test suite that turns warnings into
 # errors (pytest's ``-W error``) fails on that first call, whatever the code
 # under test does. The warnings come once per process: they are expected
 # below only if nothing earlier in this process loaded the decompositions.
-JIT_SCRIPT = r"^`torch\.jit\.script` is deprecated\. Please switch to `torch\.compile` or `torch\.export`\.$"
+JIT_SCRIPT = (  # the second wording is the one Python 3.14 and later get
+    r"^`torch\.jit\.script` is (deprecated|not supported in Python 3\.14\+ and may break)\. "
+    r"Please switch to `torch\.compile` or `torch\.export`\.$"
+)
 first_call = "torch._decomp.decompositions_for_jvp" not in sys.modules
-with expect_warning(DeprecationWarning, match=JIT_SCRIPT) if first_call else contextlib.nullcontext():
+expected = expect_warning(DeprecationWarning, match=JIT_SCRIPT) if first_call else contextlib.nullcontext()
+with expected as caught:
     jvp(torch.sin, (x,), (torch.ones_like(x),))
+if first_call:
+    check(len(caught.records), 18, label="warnings on the first call")
 
 # %%
 # Forward mode pushes a tangent from the inputs

@@ -105,6 +105,7 @@ with expect_warning(UserWarning, match=NO_INPUT_GRAD):
 out = blocks[1](h)
 out.pow(2).sum().backward()
 check(runs, [False], label="runs")
+check(h.grad_fn, None, label="h.grad_fn")
 check(
     [[parameter.grad is None for parameter in block.parameters()] for block in blocks],
     [[True] * 4, [False] * 4],
@@ -279,7 +280,9 @@ if device.type == "cuda":
     torch.cuda.synchronize()  # the copy to pinned memory is asynchronous
 check(home == data.device, True, label="home == data.device")
 check(packed.device.type, "cpu", label="packed.device.type")
-check(packed.is_pinned(), device.type == "cuda", label="packed.is_pinned()")
+check(packed.data_ptr() != data.data_ptr(), True, label="packed is a copy")
+# pinned whenever this PyTorch sees a CUDA device, whatever device the tensor is on
+check(packed.is_pinned(), torch.cuda.is_available(), label="packed.is_pinned()")
 check(torch.equal(offload.unpack_hook((home, packed)), data), True, label="unpacked equals data")
 
 blocks.zero_grad(set_to_none=True)
@@ -288,12 +291,15 @@ with offload:
 check(difference(gradients(blocks), plain), 0.0, rtol=0.0, atol=1e-5, label="difference from plain")
 
 # %%
-# On a CPU runner, as here, there is nothing to move: ``pack_hook`` makes an
-# ordinary CPU copy (``is_pinned()`` is ``False``) and the gradients are
-# unchanged. On a GPU runner the copy goes to pinned memory
-# (``is_pinned()`` is ``True``) asynchronously, which is why the code
-# synchronises before reading it, and GPU memory holds no saved tensor
-# until backward copies it back. ``checkpoint`` trades compute for memory,
+# On a CPU runner, as here, there is nothing to move, yet with
+# ``pin_memory=True`` ``pack_hook`` still copies every saved tensor, and the
+# gradients are unchanged. Whether the copy is pinned depends on
+# ``torch.cuda.is_available()``, not on the tensor's device (the check
+# compares with it): a CPU runner on a machine with a GPU makes pinned
+# copies of CPU tensors. On a GPU runner the copy to pinned memory is
+# asynchronous, which is why the code synchronises before reading it, and
+# GPU memory holds no saved tensor until backward copies it back.
+# ``checkpoint`` trades compute for memory,
 # ``save_on_cpu`` trades transfers for it; :ref:`retain_graph_not_needed`
 # lists what common nodes save, and :ref:`mental_model` places saved tensors
 # in the whole picture.

@@ -97,6 +97,8 @@ check(
     label="the nodes of the graph",
 )
 check(out.grad_fn._saved_mat1.dtype is low, True, label="what AddmmBackward0 saved of x is low")
+check(out.grad_fn._saved_mat1.element_size(), 2, label="bytes per element of what it saved")
+check(loss.grad_fn._saved_self.dtype, torch.float32, label="what MseLossBackward0 saved of act")
 draw_graph(graph, title="loss = mse_loss(relu(layer(x)), target)")
 plt.show()
 
@@ -110,9 +112,12 @@ plt.show()
 #
 # Each ``ToCopyBackward0`` is a cast that autocast inserted: the weight and
 # the bias were copied to the low-precision type before the product, and
-# ``act`` was copied back to float32 for the loss. ``mat1`` is that
-# 16-bit copy of ``x``, not ``x`` itself, which is why the saved
-# activations take half the memory. In backward, each cast converts the
+# ``act`` was copied back to float32 for the loss. ``mat1`` is the 16-bit
+# copy of ``x`` (``x`` does not require grad, so its cast has no node), 2
+# bytes per element instead of 4: that is how autocast halves the memory of
+# activations that only the graph keeps. ``x`` itself stays alive here, so
+# its copy adds memory (without autocast, ``AddmmBackward0`` would save
+# ``x`` itself). In backward, each cast converts the
 # gradient back to the dtype of its input, so the parameters' gradients
 # arrive in float32 while the gradient of ``out`` is 16-bit:
 out.retain_grad()
@@ -120,6 +125,8 @@ loss.backward()
 check(layer.weight.grad.dtype, torch.float32, label="layer.weight.grad.dtype")
 check(layer.bias.grad.dtype, torch.float32, label="layer.bias.grad.dtype")
 check(out.grad.dtype is low, True, label="out.grad.dtype is low")
+saved_without_autocast = layer(x).grad_fn._saved_mat1
+check(saved_without_autocast.data_ptr() == x.data_ptr(), True, label="without autocast, mat1 is x's memory")
 
 # %%
 # Why float16 gradients need a scale

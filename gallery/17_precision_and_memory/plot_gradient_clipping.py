@@ -55,13 +55,15 @@ check(
 after = torch.linalg.vector_norm(torch.cat([a.grad, b.grad]))
 check(after, 6.5, label="norm after clipping")
 check(a.grad is a_grad, True, label="a.grad is the tensor it was before")
+check(torch.cat([a.detach(), b.detach()]), [0.0] * 4, label="the parameters")
 show_state(a=a, b=b)
 
 # %%
 # ``total`` is 13, the norm that was found, not the 6.5 that was left: a log
 # of ``total`` over training shows how large the gradients were, which is
 # what it is for. Clipping multiplied every gradient by the same factor,
-# :math:`6.5 / 13 = 0.5`, in place: ``a.grad`` is still the same tensor,
+# :math:`\min(6.5 / (13 + 10^{-6}), 1) \approx 0.5`, in place (a norm
+# below ``max_norm`` gives a factor of 1): ``a.grad`` is still the same tensor,
 # now holding new values, and the parameters themselves are untouched.
 # ``total`` is a tensor on the gradients' device: ``total.item()`` in a
 # loop waits for the GPU.
@@ -123,8 +125,7 @@ plt.show()
 #
 # A gradient that is not finite
 # -----------------------------
-# An ``inf`` in any gradient makes the total norm ``inf`` (a ``nan``
-# makes it ``nan``, with the same outcomes). By default the
+# An ``inf`` in any gradient makes the total norm ``inf``. By default the
 # gradients are still multiplied by :math:`6.5 / \infty = 0`, which turns
 # the ``inf`` into ``nan`` and every finite gradient into 0.
 # ``error_if_nonfinite=True`` refuses instead and leaves the gradients
@@ -151,9 +152,23 @@ show_state(a=a, b=b)
 check(a.grad[0].isnan().item(), True, label="a.grad[0] is nan")
 check(torch.cat([a.grad[1:], b.grad]), [0.0, 0.0, 0.0], label="the finite gradients")
 
+backward_once()
+with torch.no_grad():
+    a.grad[0] = float("nan")
+with expect_error(RuntimeError, match=NON_FINITE):
+    nn.utils.clip_grad_norm_([a, b], max_norm=6.5, error_if_nonfinite=True)
+total = nn.utils.clip_grad_norm_([a, b], max_norm=6.5)
+check(total.isnan().item(), True, label="a.grad[0] = nan: total is nan")
+check(torch.cat([a.grad, b.grad]).isnan().tolist(), [True] * 4, label="which gradients are nan")
+
 # %%
-# A plain SGD step would now write ``nan`` into ``a[0]`` and leave the
-# other values where they are. Mixed-precision training meets ``inf``
+# After the ``inf``, a plain SGD step would write ``nan`` into ``a[0]``
+# and leave the other values where they are. A ``nan`` is worse, as the
+# last block shows: ``error_if_nonfinite=True`` refuses it with the same
+# error, but by default the total norm is ``nan``, so is the factor
+# (clamping a ``nan`` leaves a ``nan``), and every gradient becomes
+# ``nan``: a step would write ``nan`` into every parameter.
+# Mixed-precision training meets ``inf``
 # gradients routinely: there ``scaler.step()`` skips the step and the
 # returned ``total`` is ``inf`` or ``nan``, which is how such a step shows
 # in a log (:ref:`autocast_grad_scaler`).
@@ -186,9 +201,9 @@ check(
 micro_batches = [(torch.zeros(2, device=device), cb), (ca, torch.zeros(2, device=device))]
 
 
-def accumulate(clip_each):
+def accumulate(clip_each, batches=micro_batches):
     a.grad, b.grad = None, None
-    for ma, mb in micro_batches:
+    for ma, mb in batches:
         ((a * ma).sum() + (b * mb).sum()).backward()
         if clip_each:
             nn.utils.clip_grad_norm_([a, b], max_norm=6.5)
@@ -203,6 +218,11 @@ check(
     [3.0 * 6.5 / 67.25**0.5, 4.0 * 6.5 / 67.25**0.5, 0.0, 6.5 * 6.5 / 67.25**0.5],
     label="clipped after every backward()",
 )
+check(
+    accumulate(clip_each=True, batches=micro_batches[::-1]),
+    [1.5, 2.0, 0.0, 6.0],
+    label="clipped after every backward(), micro-batches reversed",
+)
 
 # %%
 # Clipped once, the accumulated gradient ``[3, 4, 0, 12]`` is halved, as in
@@ -212,7 +232,9 @@ check(
 # scaled by :math:`6.5 / 8.2`: the result points along
 # ``[3, 4, 0, 6.5]``, not along the accumulated gradient. The result depends
 # on the order of the micro-batches, which an accumulated gradient
-# (:ref:`gradient_accumulation`) should not.
+# (:ref:`gradient_accumulation`) should not: in the reverse order, ``a``'s
+# ``[3, 4]`` (norm 5) passes unclipped and only the last clip acts, on the
+# whole sum, so here it equals clipping once.
 #
 # So the order in a step is: every ``backward()`` of the step, then
 # ``scaler.unscale_(optimizer)`` if a ``GradScaler`` is used (clipping
