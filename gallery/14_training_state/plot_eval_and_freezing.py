@@ -36,7 +36,7 @@ torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Dropout(0.5), nn.Linear(8, 1)).to(
     device
 )
-x = torch.randn(16, 4, device=device)
+x = torch.randn(16, 4).to(device)  # drawn on the CPU: the same numbers on every runner
 
 model.eval()
 out = model(x)
@@ -84,7 +84,7 @@ plt.show()
 # Each dot is ``model(x)[0]``, one per call, twenty calls per row; the
 # dashed line is the output in evaluation mode. The top row, training mode
 # under ``torch.no_grad()``, is scattered: ``Dropout`` zeroed a different
-# half of the activations at every call. The bottom row, ``eval()`` and
+# random set of activations at every call. The bottom row, ``eval()`` and
 # ``no_grad()`` together, is twenty equal values, stacked in one column on
 # the line.
 #
@@ -103,7 +103,7 @@ plt.show()
 torch.manual_seed(0)
 net = nn.Sequential(nn.Linear(3, 2), nn.Tanh(), nn.Linear(2, 2), nn.Tanh(), nn.Linear(2, 1)).to(device)
 net[2].requires_grad_(False)
-inputs = torch.randn(5, 3, device=device)
+inputs = torch.randn(5, 3).to(device)
 loss = net(inputs).pow(2).mean()
 names = {"loss": loss}
 for i in (0, 2, 4):
@@ -227,8 +227,9 @@ show_state(**{f"net[{i}].weight": net[i].weight for i in (0, 2, 4)})
 # stops the gradients *to* a layer's parameters and lets them flow through
 # it; ``torch.no_grad()`` stops them at the layer, for everything recorded
 # before it. This is the same cut that :ref:`requires_grad_no_grad` makes on
-# single tensors. A GPU runner prints the same tables and checks; only the
-# values printed by the checks may differ in their last digits.
+# single tensors. A GPU runner prints the same tables and checks, up to the
+# last digits of the values; the top row of the figure differs there, since
+# the GPU's generator draws other dropout masks.
 #
 # Sources
 # -------

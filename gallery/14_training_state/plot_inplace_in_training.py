@@ -79,7 +79,8 @@ plt.show()
 # ``nn.Linear`` fills its weight in place when it is built, so a new layer's
 # weight is at version 1, and the layer saved it at version 1. The
 # optimizer's update, ``weight.add_(grad, alpha=-lr)`` under
-# ``torch.no_grad()``, is in place too: version 2. The second backward pass
+# ``torch.no_grad()`` (on a GPU, one ``torch._foreach_add_`` over all the
+# parameters), is in place too: version 2. The second backward pass
 # needs the old weight to send the gradient on to ``fake`` and refuses:
 with expect_error(
     RuntimeError,
@@ -210,8 +211,14 @@ check(layer.weight.grad, reference, label="layer.weight.grad, as with torch.relu
 # A linear layer computes its gradients from its input and weight, never
 # from its output, so nothing it saved is overwritten. Convolution and batch
 # normalisation do not save the tensor they return either, which is why
-# ``conv → bn → ReLU(inplace=True)`` works in many models.
-#
+# ``conv → bn → ReLU(inplace=True)`` works in many models:
+conv_bn_relu = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(inplace=True)).to(device)
+out = conv_bn_relu(torch.randn(2, 3, 6, 6).to(device))
+check(autograd_graph(out).modified, [], label="modified in place")
+out.sum().backward()
+check(conv_bn_relu[0].weight.grad is None, False, label="conv_bn_relu[0].weight.grad is None")
+
+# %%
 # ``x += residual``
 # -----------------
 # A residual connection written with ``+=`` overwrites ``h`` after

@@ -32,8 +32,8 @@ device = runner_device()
 
 torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(4, 3), nn.Tanh(), nn.Linear(3, 1)).to(device)
-inputs = torch.randn(8, 4, device=device)
-targets = torch.randn(8, 1, device=device)
+inputs = torch.randn(8, 4).to(device)  # drawn on the CPU: the same numbers on every runner
+targets = torch.randn(8, 1).to(device)
 loss_fn = nn.MSELoss()  # the mean over the samples
 
 
@@ -61,6 +61,10 @@ undivided, divided = accumulated["loss.backward()"], accumulated["(loss / k).bac
 check(undivided, k * full, label="undivided (= k * full)", atol=1e-6, rtol=1e-5)
 check(divided, full, label="divided (= full)", atol=1e-6, rtol=1e-5)
 check(round(full.norm().item(), 2), 1.52, label="full.norm()", atol=0.005, rtol=0)
+undivided_norms = [round(norm, 4) for norm in norms["loss.backward()"]]
+check(undivided_norms, [2.7445, 3.9828, 3.8152, 6.0748], label="norms, undivided", atol=1e-3, rtol=0)
+ratios = [d / u for d, u in zip(norms["(loss / k).backward()"], norms["loss.backward()"], strict=True)]
+check([round(r, 4) for r in ratios], [0.25] * k, label="norms, divided / undivided", atol=1e-4, rtol=0)
 
 norms["loss_fn(model(inputs), targets).backward()"] = [full.norm().item()] * k
 draw_series(norms, ylabel="grads(model).norm()")
@@ -80,7 +84,8 @@ plt.show()
 # of them gives every sample a weight of 1/2 instead of the 1/8 of the
 # full-batch mean. With plain SGD that is a learning rate four times too
 # large; Adam, which divides by the size of the gradient, hides most of it,
-# but gradient clipping and weight decay then act on the wrong scale.
+# but gradient clipping, and a weight decay added to the gradient (Adam's
+# ``weight_decay``, unlike AdamW's), then act on the wrong scale.
 #
 # Micro-batches of unequal size
 # -----------------------------
@@ -108,7 +113,7 @@ for weight in ("1 / len(parts)", "len(x) / len(inputs)"):
 import copy
 
 torch.manual_seed(1)
-batches = [(torch.randn(8, 4, device=device), torch.randn(8, 1, device=device)) for _ in range(2)]
+batches = [(torch.randn(8, 4).to(device), torch.randn(8, 1).to(device)) for _ in range(2)]
 
 
 def train(zero_every_micro_batch):
@@ -164,6 +169,11 @@ for x, y in zip(inputs.chunk(k), targets.chunk(k), strict=True):
 divided_w = [[0.1387, -0.1080, 0.1364]]
 check(normed[3].weight.grad, divided_w, label="divided: normed[3].weight.grad", atol=1e-4, rtol=0)
 check(normed[1].num_batches_tracked, 5, label="normed[1].num_batches_tracked")
+normed.zero_grad()
+for x, y in zip(inputs.chunk(2), targets.chunk(2), strict=True):
+    (loss_fn(normed(x), y) / 2).backward()
+halves_w = [[-0.4977, 0.6306, -0.4929]]
+check(normed[3].weight.grad, halves_w, label="micro-batches of 4: normed[3].weight.grad", atol=1e-4, rtol=0)
 with torch.no_grad():
     pair = normed[:2](inputs[:2])
 check(pair.abs(), [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]], label="normed[:2](inputs[:2]).abs()", atol=1e-3, rtol=0)
@@ -176,15 +186,16 @@ check(pair.abs(), [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]], label="normed[:2](inputs[:
 # normalised to exactly one value above its mean and one below, so
 # ``BatchNorm`` outputs :math:`\pm 1` (up to its ``eps``) whatever the
 # inputs were, and most of what the first layer computed is lost. With
-# larger micro-batches the gap shrinks, but it does not close.
+# larger micro-batches the gap shrinks, but it does not close: two
+# micro-batches of 4 give the signs of the full batch, with smaller values.
 #
-# The running statistics differ too: ``num_batches_tracked`` counts five
-# updates (one for the full batch, four for the micro-batches), and the
-# running mean and variance moved four times, towards micro-batch
-# statistics. Models that must accumulate use a normalisation without
-# batch statistics (``LayerNorm``, ``GroupNorm``), or ``nn.SyncBatchNorm``,
-# which shares statistics across the processes of a distributed run, not
-# across the micro-batches of one process.
+# The running statistics differ too: when ``num_batches_tracked`` was
+# checked it counted five updates (one for the full batch, four for the
+# micro-batches), and the running mean and variance had moved four times,
+# towards micro-batch statistics. Models that must accumulate use a
+# normalisation without batch statistics (``LayerNorm``, ``GroupNorm``), or
+# ``nn.SyncBatchNorm``, which shares statistics across the processes of a
+# distributed run, not across the micro-batches of one process.
 #
 # ``no_sync()`` under ``DistributedDataParallel``
 # -----------------------------------------------
@@ -240,10 +251,11 @@ finally:
 # the sum of the averages that an all-reduce at every micro-batch would
 # have given. Only the communication changes, which is the whole point of
 # ``no_sync()``. Scaling each loss by ``1 / k`` is still the
-# user's job. On a GPU runner the model and its gradients are on the GPU
-# and ``gloo`` all-reduces them there (a real multi-GPU run would choose
-# ``nccl``); the counts and the checks are the same, and the printed
-# gradients may differ in their last digits.
+# user's job. On a GPU runner the model and its gradients are on the GPU;
+# ``gloo`` accepts them, copies them to host memory for the all-reduce and
+# back (a real multi-GPU run would choose ``nccl``); the counts and the
+# checks are the same, and the printed gradients may differ in their last
+# digits.
 #
 # Sources
 # -------

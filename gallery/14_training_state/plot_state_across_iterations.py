@@ -196,12 +196,16 @@ for batch in stream:
     ema_nodes.append(len(autograd_graph(ema).nodes))
 check(ema.grad_fn, "AddBackward0", label="ema.grad_fn")
 check(ema_nodes, [3, 6, 9, 12, 15, 18], label="nodes below ema")
+saved = {f"{node.title}: {entry.name}" for node in autograd_graph(ema).nodes for entry in node.saved}
+check(sorted(saved), ["MulBackward0: other"], label="what the graph of ema saved")
 ema_with_history = ema
 
 # %%
-# No error is raised, since the multiplications by Python numbers saved no
-# tensor, but each update adds three nodes that are never freed. Worse, a
-# loss that uses the average, as a target, sends gradients through all of
+# No error is raised: no backward pass goes through ``ema`` in the loop, and
+# each multiplication by a Python number saved only that number, as
+# ``other``, never ``w``, so the steps' in-place updates of ``w`` leave the
+# graph valid. But each update adds three nodes that are never freed. Worse,
+# a loss that uses the average, as a target, sends gradients through all of
 # them into ``w``. The fix is to update the average under
 # ``torch.no_grad()``, here in place with ``lerp_``, which computes
 # ``ema + (1 - decay) * (w - ema)``, the same value:
@@ -234,8 +238,16 @@ check(through_history / constant_target, decay**6, rtol=1e-5, atol=0.0, label="r
 # ``torch.no_grad()``, the target is a constant. A target network
 # made with ``copy.deepcopy(model)`` has parameters that require a gradient,
 # so its in-place update is refused outside ``torch.no_grad()`` (see
-# :ref:`view_of_leaf`).
-#
+# :ref:`view_of_leaf`); ``copy.deepcopy(w)`` stands for one here:
+import copy
+
+target = copy.deepcopy(w)
+with expect_error(
+    RuntimeError, match=r"^a leaf Variable that requires grad is being used in an in-place operation\.$"
+):
+    target.lerp_(w, 1 - decay)
+
+# %%
 # What each loop keeps
 # --------------------
 draw_series(

@@ -215,7 +215,9 @@ check(names[2:], ["neg.weight", "neg.bias"], label="parameters 2 and 3")
 # graph after each forward and marks the parameters it does not reach as
 # ready, so it no longer waits for them; positive and negative batches
 # alternate without error, and after a positive one ``neg`` has no
-# gradient, as without DDP. The walk costs time at every step, which is
+# gradient, as without DDP (with several processes, it would receive the
+# average over the processes, with zeros from this one, whenever another
+# process's batch used it). The walk costs time at every step, which is
 # why it is not the default. On a GPU runner the same code runs with the
 # model on the GPU: ``gloo`` reduces CUDA tensors too, and the messages and
 # gradients are the same.

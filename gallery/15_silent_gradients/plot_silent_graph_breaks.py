@@ -5,10 +5,11 @@ Gradients that are ``None`` or zero
 ===================================
 
 Some operations return a tensor that the graph does not reach, or one whose
-gradient is zero everywhere, and say nothing: ``argmax``, comparisons and
+gradient is zero everywhere, and raise no error: ``argmax``, comparisons and
 integer casts have no ``grad_fn``; ``round``, ``floor`` and ``sign`` have one,
-but it sends back zeros; ``torch.tensor([...])`` of results, ``.item()`` and
-a trip through NumPy copy the values and drop the history. This example
+but it sends back zeros; ``torch.tensor([...])`` of results (which warns,
+once per process), ``.item()`` and a trip through NumPy copy the values and
+drop the history. This example
 shows, for each, the graph that is left and what ``.grad`` becomes (``None``
 for a leaf that no gradient reached, zeros where one did), the one case
 that does raise ("element 0 of tensors does not require grad and does not
@@ -248,8 +249,8 @@ zeros, fixed = ["[0.0, 0.0, 0.0]"] * 3, ["[1.0, 0.0, 1.0]", "[1.0, 1.0, 1.0]", "
 check([row[3] for row in rows[1:]], ["no graph"] * 4 + zeros + ["no graph"] * 2 + fixed, label="gradient")
 
 # %%
-# Only a loss with no graph at all raises; every other row trains silently
-# with a missing or zero contribution. When a gradient is ``None`` or
+# Only a loss with no graph at all raises; every other row above the three
+# fixes at the bottom trains silently with a missing or zero contribution. When a gradient is ``None`` or
 # smaller than expected, look on the way from the leaf to the loss for an
 # operation marked ``no graph``; when it is zero, for one whose gradient is
 # zeros. :ref:`dynamic_control_flow` shows the other
