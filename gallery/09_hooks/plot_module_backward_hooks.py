@@ -61,7 +61,9 @@ check(grad_input[0], x.grad, label="grad_input[0], equal to x.grad")
 # value ``x.grad`` then receives. The parameters are not in
 # ``grad_input``: their gradients go to ``.grad`` as usual. To call the
 # hook at the right moment, the module wraps its inputs and outputs in
-# extra nodes:
+# extra nodes (drawn for a new forward pass: the backward pass above freed
+# what the first one saved):
+out = linear(x)
 graph = autograd_graph(
     out, names={"x": x, "out": out, "linear.weight": linear.weight, "linear.bias": linear.bias}
 )
@@ -214,6 +216,9 @@ VIEW_INPLACE = (
 handle = net[0].register_full_backward_hook(lambda m, gi, go: None)
 with expect_error(RuntimeError, match=VIEW_INPLACE):
     net(image)
+net[1].inplace = False
+check(net(image).shape, (1, 3), label="net(image).shape with ReLU(inplace=False)")
+net[1].inplace = True
 handle.remove()
 
 # %%
@@ -229,8 +234,9 @@ with expect_error(RuntimeError, match=VIEW_INPLACE):
     relu(net[0](image))
 
 # %%
-# ``nn.ReLU(inplace=False)``, or a ``clone()`` of the output, avoids the
-# error. Grad-CAM code can also do without module backward hooks.
+# ``nn.ReLU(inplace=False)`` avoids the error (checked above, with the
+# hook still on the convolution), and so does a ``clone()`` of the output.
+# Grad-CAM code can also do without module backward hooks.
 #
 # Tensor and node hooks instead
 # -----------------------------

@@ -93,6 +93,13 @@ check(hidden.grad, [0.01, 0.02, 0.03], label="hidden.grad")
 # Handing ``w`` to an optimizer is where PyTorch checks:
 with expect_error(ValueError, match=r"^can't optimize a non-leaf Tensor$"):
     torch.optim.SGD([w], lr=0.1)
+retained = torch.ones(3, device=device, requires_grad=True) * 0.01
+retained.retain_grad()
+check(
+    len(torch.optim.SGD([retained], lr=0.1).param_groups[0]["params"]),
+    1,
+    label="accepted after retain_grad()",
+)
 
 
 class Scaled(nn.Module):
@@ -107,7 +114,9 @@ check([name for name, _ in model.named_parameters()], [], label="names of model.
 # %%
 # An optimizer reads the ``.grad`` of each of its tensors and updates the
 # tensor in place; a non-leaf gets no ``.grad``, and its values come from
-# its graph, so PyTorch refuses it as soon as the optimizer is built.
+# its graph, so PyTorch refuses it as soon as the optimizer is built. The
+# test is on that ``.grad``, ``param.is_leaf or param.retains_grad``: a
+# non-leaf that called ``retain_grad()`` gets one, and is accepted.
 # Inside a module the same line is silent: a tensor that is not an
 # ``nn.Parameter`` is stored as a plain attribute, ``model.parameters()``
 # never yields it, and an optimizer built from them never updates it.
@@ -149,8 +158,9 @@ check(start.double().grad_fn, "ToCopyBackward0", label="start.double().grad_fn")
 # on a CPU and loses them on a GPU; create each tensor on its device, with
 # its dtype (``torch.randn(3, device=device, dtype=...)``).
 #
-# ``nn.Module.to()`` is different: it replaces the data of each parameter
-# and keeps the ``nn.Parameter`` objects, which stay leaves.
+# ``nn.Module.to()``, ``.cuda()`` and ``.double()`` are different: they
+# replace the data of each parameter and keep the ``nn.Parameter`` objects,
+# which stay leaves.
 layer = nn.Linear(3, 1).to(device)
 weight = layer.weight
 layer.double()

@@ -6,7 +6,7 @@ NaN gradients through a mask
 
 ``torch.where(x > 0, x.sqrt(), 0)`` returns clean numbers, yet its gradient
 is NaN wherever the mask is false. This example shows where the NaN comes
-from (the backward pass computes :math:`0 \\cdot \\infty`), the double
+from (the backward of ``sqrt`` computes :math:`0/0`), the double
 ``where`` that avoids it, why masking by multiplication fails and indexing
 does not, why ``torch.nan_to_num`` on the output changes nothing, and how
 anomaly detection names the node with "Function 'SqrtBackward0' returned nan
@@ -40,6 +40,11 @@ y.sum().backward()
 check(root.grad, [0.0, 0.0, 1.0], label="root.grad")
 check(x.grad.isnan().tolist(), [True, True, False], label="x.grad.isnan()")
 check(x.grad[2], 0.25, label="x.grad[2]")
+check(
+    [name for name in dir(root.grad_fn) if name.startswith("_saved_")],
+    ["_saved_result"],
+    label="what SqrtBackward0 saved",
+)
 draw_tensors(
     {"x": x, "root": root, "y": y, "root.grad": root.grad, "x.grad": x.grad},
     title="y = torch.where(x > 0, x.sqrt(), 0)",
@@ -56,10 +61,12 @@ plt.show()
 # three entries before ``where`` runs, and the graph records it for all
 # three (:ref:`mental_model`). In the backward pass, ``WhereBackward0``
 # sends 0 to the entries it did not select: ``root.grad`` is 0 there. Then
-# ``SqrtBackward0`` applies the chain rule with the local derivative
-# :math:`\frac{1}{2\sqrt{x}}`, which is :math:`\infty` at 0 and NaN at -1;
-# :math:`0 \cdot \infty` and :math:`0 \cdot \mathrm{NaN}` are both NaN.
-# A zero gradient does not protect an entry from the nodes below it.
+# ``SqrtBackward0``, which saved its output (``_saved_result``, that is
+# ``root``) and not ``x``, divides the incoming gradient by twice that
+# output: ``root.grad / (2 * root)``, which is :math:`0/0` at 0 and
+# :math:`0/\mathrm{NaN}` at -1, both NaN (the chain rule's
+# :math:`0 \cdot \infty`). A zero gradient does not protect an entry from
+# the nodes below it.
 #
 # The double ``where``
 # --------------------
@@ -94,6 +101,7 @@ check(x.grad.isnan().tolist(), [True, True, False], label="x.grad.isnan()")
 x.grad = None
 y = x[mask].sqrt()
 check(y, [2.0], label="x[mask].sqrt()")
+check(y.grad_fn.next_functions[0][0], "IndexBackward0", label="the node below SqrtBackward0")
 y.sum().backward()
 check(x.grad, [0.0, 0.0, 0.25], label="x.grad")
 
@@ -203,7 +211,9 @@ zero = torch.zeros(2, device=device, requires_grad=True)
 torch.linalg.vector_norm(zero).backward()
 check(zero.grad, [0.0, 0.0], label="vector_norm: zero.grad")
 zero.grad = None
-torch.norm(zero).backward()
+norm = torch.norm(zero)
+check(norm.grad_fn, "LinalgVectorNormBackward0", label="torch.norm(zero).grad_fn")
+norm.backward()
 check(zero.grad, [0.0, 0.0], label="torch.norm: zero.grad")
 zero.grad = None
 (zero**2).sum().sqrt().backward()
@@ -213,7 +223,8 @@ check(zero.grad.isnan().tolist(), [True, True], label="(zero**2).sum().sqrt(): z
 # Written by hand, ``SqrtBackward0`` at 0 returns :math:`\infty`, and
 # ``PowBackward0`` multiplies it by the derivative of the square,
 # :math:`2x = 0`: :math:`0 \cdot \infty` again. ``vector_norm`` has its own
-# backward formula, which returns 0 at the zero vector. When several
+# backward formula, which returns 0 at the zero vector; ``torch.norm`` calls
+# it (its node is ``LinalgVectorNormBackward0``). When several
 # entries share the maximum, ``torch.max(v)`` and ``v.amax()`` split the
 # gradient evenly between them, while ``v.max(dim=0)``, which returns an
 # index, gives all of it to the entry at that index.

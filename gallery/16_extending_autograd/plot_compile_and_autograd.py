@@ -62,6 +62,10 @@ check(
 draw_graph(eager_graph, title="eager = loss_fn(x, w_eager)")
 draw_graph(compiled_graph, title="compiled = compiled_loss_fn(x, w)")
 plt.show()
+saved = compiled.grad_fn.saved_tensors
+check(torch.allclose(saved[0], torch.tanh(x @ w)), True, label="tensors[0] is tanh(x @ w)")
+check(torch.equal(saved[1], x.T), True, label="tensors[1] is x.T")
+check(saved[1].data_ptr() == x.data_ptr(), True, label="tensors[1] in x's memory")
 eager.backward()
 compiled.backward()
 check(w.grad, w_eager.grad, label="w.grad, as w_eager.grad")
@@ -73,9 +77,10 @@ check(w.grad, w_eager.grad, label="w.grad, as w_eager.grad")
 # ``x``, ``[4, 3]``), down to the leaf ``w_eager`` ``[3, 2]``. The compiled
 # graph has one node above the leaf ``w``: ``CompiledFunctionBackward``,
 # which saved two tensors chosen by the compiler, ``tensors[0] [4, 2]``
-# (from ``tanh``) and ``tensors[1] [3, 4]``: ``x`` already transposed, as
-# the gradient of ``w`` needs it. Backward through that node runs the
-# traced backward graph; the gradient is the eager one.
+# (the output of ``tanh``) and ``tensors[1] [3, 4]``: ``x`` already
+# transposed, as the gradient of ``w`` needs it, in ``x``'s own memory.
+# Backward through that node runs the traced backward graph; the gradient
+# is the eager one.
 #
 # The version check still holds
 # -----------------------------
@@ -98,9 +103,10 @@ for function, shape in [(loss_fn, r"4, 3"), (compiled_loss_fn, r"3, 4")]:
         loss.backward()
 
 # %%
-# Eager names ``x`` as ``[4, 3]``; the compiled node names its transposed
-# view ``[3, 4]``, which shares ``x``'s version counter, so the edit is
-# still seen. The shape in the message is the one the compiler saved.
+# Eager names ``x`` as ``[4, 3]``; the compiled node names the transposed
+# ``x`` it saved, ``[3, 4]``, which shares ``x``'s memory and version
+# counter, so the edit is still seen. The shape in the message is the one
+# the compiler saved.
 #
 # Graph breaks
 # ------------

@@ -81,10 +81,22 @@ reference = x.detach().clone().requires_grad_()
 torch.exp(torch.minimum(reference, limit)).sum().backward()
 check(x.grad, reference.grad, label="x.grad, as built-in operations give it")
 
+at_limit = torch.tensor([2.0], device=device, requires_grad=True)
+ClippedExp.apply(at_limit, limit).sum().backward()
+reference = at_limit.detach().clone().requires_grad_()
+torch.exp(torch.minimum(reference, limit)).sum().backward()
+check(
+    [at_limit.grad.item(), reference.grad.item()], [0.0, 3.694528], label="at x = limit: ClippedExp, built-in"
+)
+
 # %%
 # ``apply`` runs ``forward`` without recording its operations and puts one
 # node in the graph, named after the class: ``ClippedExpBackward``. Its
-# gradient is the one PyTorch's ``exp`` and ``minimum`` give. ``limit``
+# gradient is the one PyTorch's ``exp`` and ``minimum`` give, except at a
+# tie: at :math:`x = l`, ``backward`` gives 0 (``x < limit`` is false),
+# while ``minimum`` splits the gradient, :math:`e^2/2` to each of its inputs
+# (:ref:`nan_through_masking` shows the same split for ``maximum``). A
+# hand-written ``backward`` chooses its own value at such points. ``limit``
 # does not require a gradient, so ``ctx.needs_input_grad`` is
 # ``(True, False)`` and ``backward`` skipped the limit's sum. When the limit
 # requires a gradient, both are computed:
@@ -202,6 +214,7 @@ for function, expected in [(InplaceDouble, [20.0, 200.0]), (InplaceDoubleUnmarke
     show_state(w=w, a=a, out=out)
     (a * weights).sum().backward()
     check(w.grad, expected, label=f"w.grad with {function.__name__}")
+check(out._base is a, True, label="out._base is a, unmarked")
 draw_tensors({"w": w, "a": a, "out": out}, title="out = InplaceDoubleUnmarked.apply(a)")
 plt.show()
 
@@ -300,6 +313,17 @@ check(second, [4.0, 29.556224, 0.0], label="second derivative")
 
 (grad,) = torch.autograd.grad((ClippedExpOnce.apply(x, limit) ** 2).sum(), x, create_graph=True)
 check(grad.grad_fn, "torch::autograd::Error", label="grad.grad_fn")
+below = grad.grad_fn.next_functions[0][0].variable
+check(
+    [below is x, below.data_ptr() == grad.data_ptr()],
+    [False, True],
+    label="[below is x, below shares grad's memory]",
+)
+with expect_error(
+    RuntimeError, match=r"^The differentiated Tensor at index 0 appears to not have been used in the graph\."
+):
+    torch.autograd.grad(grad.sum(), x)
+check(torch.autograd.grad(grad.sum(), x, allow_unused=True), (None,), label="with allow_unused=True")
 with expect_error(
     RuntimeError,
     match=r"^trying to differentiate twice a function that was marked with @once_differentiable$",
@@ -308,8 +332,12 @@ with expect_error(
 
 # %%
 # The first derivative is computed either way; with the decorator it
-# carries a ``torch::autograd::Error`` node instead of a graph, and the
-# error comes when something differentiates through it. :ref:`gradcheck`
+# carries a ``torch::autograd::Error`` node instead of a graph. That node
+# leads to ``below``, a leaf made by detaching ``grad``, not to ``x``.
+# ``torch.autograd.grad(..., x)`` finds no path to ``x``, never runs the
+# node, and reports ``x`` as unused (``None`` with ``allow_unused=True``);
+# ``backward()`` runs every node it can reach, so it runs this one, which
+# raises the decorator's error. :ref:`gradcheck`
 # tests a hand-written ``backward`` against finite differences;
 # :ref:`create_graph` shows second derivatives of built-in operations, and
 # :ref:`mental_model` the graph, nodes and saved tensors used here.
