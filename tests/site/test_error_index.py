@@ -126,6 +126,10 @@ def test_a_summary_is_the_first_sentence_shortened_at_a_clause() -> None:
     ) == ("Can't call numpy() on Tensor that requires grad")
     assert message_type("UserWarning: Anomaly Detection has been enabled.") == "UserWarning"
     assert message_type("no type here") == ""
+    # a first line that stops mid-sentence, the numbers on the next lines
+    assert message_summary(
+        "GradcheckError: Jacobian mismatch for output 0 with respect to input 0,\nnumerical:tensor([1.])"
+    ) == ("Jacobian mismatch for output 0 with respect to input 0")
 
 
 def test_every_recorded_message_has_a_short_readable_summary() -> None:

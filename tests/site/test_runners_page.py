@@ -232,8 +232,8 @@ COVERAGE = {
     "ru": ["Записи для CPU есть у всех примеров ({total}).", "Примеров с записью для CUDA: 1 из {total}."],
     "zh_CN": ["全部 {total} 个示例都有 CPU 记录。", "{total} 个示例中有 1 个有 CUDA 记录。"],
     "pt_BR": [
-        "Todos os {total} exemplos têm gravação em CPU.",
-        "Exemplos com gravação em CUDA: 1 de {total}.",
+        "Todos os {total} exemplos têm registro de CPU.",
+        "Exemplos com registro de CUDA: 1 de {total}.",
     ],
 }
 

@@ -90,7 +90,7 @@ def test_generated_pages_have_no_edit_link(whole_site: Site) -> None:
         ("en", "Built with PyTorch {torch} on the CPU runner, Python"),
         ("ru", "Собрано с помощью PyTorch {torch} и Python"),
         ("zh_CN", "使用 PyTorch {torch} 和 Python"),
-        ("pt_BR", "Construído com PyTorch {torch} e Python"),
+        ("pt_BR", "Gerado com PyTorch {torch} e Python"),
     ],
 )
 def test_footer_names_the_torch_and_runner_that_built_the_site(

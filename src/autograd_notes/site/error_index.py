@@ -146,6 +146,8 @@ def message_summary(text: str, *, limit: int = SUMMARY_LIMIT) -> str:
         message = pattern.sub(placeholder, message)
     end = _SENTENCE_END.search(message)
     sentence = (message[: end.start()] if end else message).strip() or message.strip()
+    # a first line that ends mid-sentence ("... input 0," then the numbers) ends at its last word
+    sentence = sentence.rstrip(",;:(") or sentence
     return _shorten(sentence, limit)
 
 

@@ -58,9 +58,34 @@ def _read_opening(app: Sphinx, docname: str) -> str | None:
     for section in doctree.findall(nodes.section):
         for child in section.children:
             if isinstance(child, nodes.paragraph):
-                return " ".join(child.astext().split())
+                return " ".join(_plain_text(app, child).split())
         break
     return None
+
+
+def _plain_text(app: Sphinx, paragraph: nodes.paragraph) -> str:
+    """The paragraph's text as its page shows it: a ``:ref:`` to a label reads as the section's title.
+
+    The stored doctree is not resolved yet: an implicit ``:ref:`label``` still
+    holds the label itself, where the page shows the title it links to.
+    """
+    labels = app.env.domains.standard_domain.labels
+    parts: list[str] = []
+
+    def walk(node: nodes.Node) -> None:
+        if isinstance(node, addnodes.pending_xref) and node.get("reftype") == "ref":
+            target = labels.get(str(node.get("reftarget", "")))
+            if not node.get("refexplicit") and target is not None:
+                parts.append(target[2])
+                return
+        if isinstance(node, nodes.Text):
+            parts.append(node.astext())
+            return
+        for child in node.children:
+            walk(child)
+
+    walk(paragraph)
+    return "".join(parts)
 
 
 def _literal(text: str) -> str:
