@@ -12,6 +12,7 @@ import pytest
 from autograd_notes._device import DEVICE_VARIABLE
 from autograd_notes.records.compare import (
     Difference,
+    comparable_output,
     compare_live,
     compare_records,
     explain_output_difference,
@@ -169,6 +170,29 @@ def test_output_changed_is_a_diff(captured: dict[str, Record], inplace: Record) 
     assert "+y: tensor(1., grad_fn=<AddBackward0>)" in lines
 
 
+def test_pytorch_internal_lines_and_folded_frames_are_not_drift(
+    captured: dict[str, Record], inplace: Record
+) -> None:
+    """A release that moves PyTorch's own code changes where it warns and how many frames fold."""
+    index, _ = first_event(inplace, "value")
+    old = captured[INPLACE]
+    old["cells"][index]["output"][:0] = [
+        "torch/autograd/graph.py:979: UserWarning: the same words",
+        "  [3 frames inside PyTorch: torch._tensor.backward > torch.autograd.backward > x]",
+    ]
+    inplace["cells"][index]["output"][:0] = [
+        "torch/autograd/graph.py:1072: UserWarning: the same words",
+        "  [2 frames inside PyTorch: torch._tensor.backward > y]",
+    ]
+    assert compare_records(old, inplace) == []
+    # the words of the warning, or a line of the example itself, still count
+    inplace["cells"][index]["output"][0] = "torch/autograd/graph.py:1072: UserWarning: other words"
+    assert only(compare_records(old, inplace)).kind == "output changed"
+    assert comparable_output(["gallery/05/plot_x.py:12: UserWarning: w"]) == [
+        "gallery/05/plot_x.py:12: UserWarning: w"
+    ]
+
+
 def test_no_longer_warns(captured: dict[str, Record], non_leaf: Record) -> None:
     _, event = first_event(non_leaf, "warning")
     was = event["warnings"][0]
@@ -318,6 +342,12 @@ def test_compare_live_reports_each_cell_that_printed_otherwise() -> None:
         "+B",
     ]
     assert "+new" in differences[1].detail
+
+
+def test_compare_live_ignores_pytorch_internal_line_numbers() -> None:
+    recorded = {"cells": [{"lines": [1, 3], "output": ["torch/nn/modules/module.py:1830: UserWarning: w"]}]}
+    live = [(1, ["torch/nn/modules/module.py:1911: UserWarning: w"])]
+    assert compare_live(live, recorded) == []
 
 
 # -- explain_output_difference -----------------------------------------------------

@@ -11,6 +11,7 @@ from .record import Record
 
 __all__ = [
     "Difference",
+    "comparable_output",
     "compare_live",
     "compare_records",
     "explain_output_difference",
@@ -58,6 +59,25 @@ def word_diff(old: str, new: str, *, context: int = 4) -> str:
         added = "{+" + " ".join(b[j1:j2]) + "+}" if j2 > j1 else ""
         parts.append(removed + added)  # a replacement reads as one word: [-old-]{+new+}
     return " ".join(parts)
+
+
+# Where PyTorch's own code sits moves with every release: the line of a warning's
+# location ("torch/utils/checkpoint.py:238: UserWarning: ...") and how many of
+# its frames a traceback folds ("[3 frames inside PyTorch: a > b > c]") say
+# nothing about the behaviour a page documents, so they never count as drift.
+_INTERNAL_LINE = re.compile(r"\b(torch/[\w./-]+\.py):\d+\b")
+_FOLDED_FRAMES = re.compile(r"\[\d+ frames? inside PyTorch: [^\]]*\]")
+
+
+def comparable_output(lines: list[str]) -> list[str]:
+    """Printed output as drift compares it: PyTorch-internal line numbers and folded frames left out.
+
+    >>> comparable_output(["torch/autograd/graph.py:979: UserWarning: x", "[2 frames inside PyTorch: f > g]"])
+    ['torch/autograd/graph.py:…: UserWarning: x', '[…frames inside PyTorch…]']
+    """
+    return [
+        _FOLDED_FRAMES.sub("[…frames inside PyTorch…]", _INTERNAL_LINE.sub(r"\1:…", line)) for line in lines
+    ]
 
 
 def _output_diff(old: list[str], new: list[str]) -> str:
@@ -150,7 +170,7 @@ def compare_records(old: Record, new: Record) -> list[Difference]:
                 str(len(after["events"])),
                 "checks added or removed",
             )
-        if before["output"] != after["output"]:
+        if comparable_output(before["output"]) != comparable_output(after["output"]):
             add("output changed", None, None, None, _output_diff(before["output"], after["output"]))
     return differences
 
@@ -170,7 +190,7 @@ def compare_live(live: list[tuple[int, list[str]]], record: Record) -> list[Diff
     for index, (line, output) in enumerate(live):
         cell = record_cell(record, line)
         recorded = cell["output"] if cell is not None else []
-        if recorded != output:
+        if comparable_output(recorded) != comparable_output(output):
             lines = (cell["lines"][0], cell["lines"][1]) if cell is not None else (line, line)
             differences.append(
                 Difference(index, lines, "output changed", None, None, None, _output_diff(recorded, output))
