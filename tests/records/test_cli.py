@@ -643,3 +643,38 @@ def test_python_dash_m_runs_the_command(tmp_path: Path) -> None:
     )
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout.splitlines()[-1] == "No behaviour drift."
+
+
+# -- records belong to the pinned PyTorch ----------------------------------------------
+
+
+@pytest.mark.parametrize("command", [("drift", "--accept"), ("capture",), ("capture", "--accept")])
+def test_another_release_never_writes_the_runner_records(
+    run: Run, project: Path, command: tuple[str, ...]
+) -> None:
+    (project / "constraints").mkdir()
+    (project / "constraints" / "torch.txt").write_text("# the pin\ntorch==0.4.1\n", encoding="utf-8")
+    status, out, err = run(*command)
+    assert status == 2, out
+    assert (
+        f"this is PyTorch {torch.__version__}, but the records are those of the pinned PyTorch 0.4.1" in err
+    )
+    assert "constraints/torch.txt" in err
+    assert not (project / RECORD).exists()
+    # comparing is always allowed: the report says what this release does
+    assert run("drift")[0] == 1  # no record yet: a failure, and nothing written
+    assert not (project / RECORD).exists()
+
+
+def test_the_pinned_release_writes_whatever_its_build_variant(run: Run, project: Path) -> None:
+    (project / "constraints").mkdir()
+    release = torch.__version__.partition("+")[0]
+    (project / "constraints" / "torch.txt").write_text(f"torch=={release}\n", encoding="utf-8")
+    assert run("capture")[0] == 0
+    assert (project / RECORD).exists()
+
+
+def test_the_project_pins_the_torch_of_its_records() -> None:
+    from autograd_notes.records.cli import pinned_torch
+
+    assert pinned_torch(ROOT) == torch.__version__.partition("+")[0]

@@ -76,6 +76,41 @@ def select_examples(gallery: Path, wanted: list[str]) -> list[str]:
     return chosen
 
 
+PIN_FILE = Path("constraints") / "torch.txt"
+
+
+def pinned_torch(root: Path) -> str | None:
+    """The PyTorch version the project pins (``torch==X`` in constraints/torch.txt), if it pins one."""
+    path = root / PIN_FILE
+    if not path.exists():
+        return None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        name, _, version = line.split("#")[0].strip().partition("==")
+        if name.strip() == "torch" and version.strip():
+            return version.strip()
+    return None
+
+
+def check_writes_this_release(root: Path, torch_version: str) -> None:
+    """Refuse to write runner records from a PyTorch other than the pinned one.
+
+    ``records/<runner>`` holds what the pinned release does: a run on another
+    release (a drift check with ``AUTOGRAD_NOTES_TORCH``) that wrote its results
+    there would make every later run of the pinned release drift. The build
+    variant (``+cpu``, ``+cu128``) does not count: the same release on a GPU
+    machine writes the CUDA records.
+    """
+    pinned = pinned_torch(root)
+    running = torch_version.partition("+")[0]
+    if pinned is not None and running != pinned:
+        raise UsageError(
+            f"this is PyTorch {torch_version}, but the records are those of the pinned PyTorch {pinned} "
+            f"({PIN_FILE.as_posix()}): writing them from another release would make the pinned one drift. "
+            "Run drift without --accept to see the differences, then change the page (raise the floor, "
+            "widen the documented pattern), or change the pin first."
+        )
+
+
 def select_runners(device: str) -> tuple[list[str], list[RunnerSkip]]:
     """Choose the runners for this machine; CUDA is skipped, or required by REQUIRE_CUDA=1."""
     wanted = list(RUNNERS) if device == "all" else [device]
@@ -168,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
         root = (args.root or find_root(Path.cwd())).resolve()
         records = (args.records or root / "records").resolve()
         examples = select_examples(root / "gallery", args.examples)
+        if args.accept or args.command == "capture":
+            check_writes_this_release(root, torch.__version__)
         runners, skips = select_runners(args.device)
         results = [
             compare_example(
