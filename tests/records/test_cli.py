@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import types
@@ -154,7 +155,8 @@ def assert_drift_report(status: int, out: str, *expected: str) -> None:
     assert lines[0] == f"{EXAMPLE} [cpu]: drift"
     assert lines[1].startswith(TORCH_LINES[0])
     assert lines[2].startswith(TORCH_LINES[1])
-    stripped = [line.strip() for line in lines]
+    # each difference's head ends with its severity, "[breaks the page]" or "[cosmetic]"
+    stripped = [re.sub(r" \[(breaks the page|cosmetic)\]:$", ":", line.strip()) for line in lines]
     for line in expected:
         assert line in stripped, f"{line!r} not in:\n{out}"
     assert lines[-1].startswith("Behaviour drift in 1 example(s).")
@@ -248,8 +250,9 @@ def test_no_longer_raises(run: Run, project: Path) -> None:
         f"no longer raises at line {ERROR_LINE}:",
         "recorded: RuntimeError",
         "documented: RuntimeError matching 'only for scalar outputs'",
-        "-RuntimeError: grad can be implicitly created only for scalar outputs",
     )
+    # the traceback that is no longer printed is the same news: not repeated as an output diff
+    assert "output changed" not in out
 
 
 def test_now_raises(run: Run, project: Path) -> None:
@@ -284,8 +287,8 @@ def test_message_changed(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
         out,
         f"message changed at line {ERROR_LINE}:",
         "grad can be implicitly created only for [-scalar-]{+0-dim+} outputs",
-        "+RuntimeError: grad can be implicitly created only for 0-dim outputs",
     )
+    assert "output changed" not in out
 
 
 def test_value_changed(run: Run, behaviour: types.ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -297,10 +300,8 @@ def test_value_changed(run: Run, behaviour: types.ModuleType, monkeypatch: pytes
         out,
         f"value changed at line {VALUE_LINE}:",
         "total: tensor(2.) -> tensor(3.)",
-        "output changed:",
-        "-total: tensor(2.)",
-        "+total: tensor(3.)",
     )
+    assert "output changed" not in out
 
 
 def test_no_longer_warns(run: Run, behaviour: types.ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -337,9 +338,8 @@ def test_warning_changed(run: Run, behaviour: types.ModuleType, monkeypatch: pyt
         out,
         f"warning changed at line {WARNING_LINE}:",
         "[-UserWarning:-]{+FutureWarning:+} careful",
-        # the example went on: the next cell still ran
-        f"+gallery/01_x/plot_fixture.py:{WARNING_LINE + 1}: FutureWarning: careful",
     )
+    # the example went on: the next cell still ran
     assert "status changed" not in out
 
 
@@ -419,9 +419,8 @@ def test_json_report_of_a_drift(
     (example,) = report["examples"]
     assert (example["example"], example["status"]) == (EXAMPLE, "drift")
     assert example["before"]["torch"] == example["now"]["torch"] == torch.__version__
-    assert [(d["kind"], d["line"], d["old"], d["new"]) for d in example["differences"]] == [
-        ("value changed", VALUE_LINE, "tensor(2.)", "tensor(3.)"),
-        ("output changed", None, None, None),
+    assert [(d["kind"], d["line"], d["old"], d["new"], d["breaks"]) for d in example["differences"]] == [
+        ("value changed", VALUE_LINE, "tensor(2.)", "tensor(3.)", True),
     ]
     assert example["differences"][0]["lines"] == [8, 19]
 

@@ -137,6 +137,10 @@ def test_message_changed_shows_the_changed_words(captured: dict[str, Record], in
     assert (difference.old, difference.new) == (was, event["message"])
     assert "of [-Add,-]{+AddBackward0,+} is at" in difference.detail
     assert difference.detail.startswith("…"), "the unchanged start is collapsed"
+    # the page's pattern still matches the new words: cosmetic; once it does not, the page breaks
+    assert difference.breaks is False
+    event["holds"] = False
+    assert only(compare_records(captured[INPLACE], inplace)).breaks is True
 
 
 def test_value_changed_shows_old_and_new(captured: dict[str, Record], inplace: Record) -> None:
@@ -298,7 +302,9 @@ def test_differences_are_in_cell_order_and_json_ready(captured: dict[str, Record
         "old": "ran",
         "new": "failed",
         "detail": "",
+        "breaks": True,
     }
+    assert differences[0].breaks is False  # only printed output differs: what the page checks holds
 
 
 # -- record_cell and compare_live ------------------------------------------------------

@@ -23,6 +23,12 @@ from autograd_notes.records.report import (
 OLD = {"device": "cpu", "device_name": "x86_64", "torch": "2.12.0+cpu", "variant": "CPU"}
 NOW = {"device": "cpu", "device_name": "x86_64", "torch": "2.13.0+cpu", "variant": "CPU"}
 EXAMPLE = "05_inplace/plot_x.py"
+ADVICE = (
+    "Behaviour drift in {count} example(s). Where a page breaks, change the page (widen its documented "
+    "pattern, or raise the floor of the PyTorch it supports) or the code; where the change is cosmetic, "
+    "update the text if it quotes the old words. Then, on the pinned PyTorch, accept the new records with "
+    "`python -m autograd_notes drift --accept`."
+)
 SKIP = RunnerSkip("cuda", "no CUDA device is available to this PyTorch (2.13.0+cpu)")
 
 
@@ -58,7 +64,7 @@ def test_a_drifted_example_names_both_torches_its_cells_and_each_difference() ->
     result = drifted(
         diff("no longer raises", "RuntimeError", None, "documented: RuntimeError matching 'x'"),
         diff("value changed", "tensor(8.)", "tensor(9.)", "x.grad: tensor(8.) -> tensor(9.)", line=14),
-        Difference(3, (30, 41), "status changed", None, "ran", "failed"),
+        Difference(3, (30, 41), "status changed", None, "ran", "failed", breaks=True),
     )
     text = render_text([same(), result], [])
     assert text.splitlines() == [
@@ -66,18 +72,19 @@ def test_a_drifted_example_names_both_torches_its_cells_and_each_difference() ->
         "  recorded: torch 2.12.0+cpu on cpu (x86_64), 2026-01-02",
         "  now:      torch 2.13.0+cpu on cpu (x86_64)",
         "  cell 1 (lines 8-20)",
-        "    no longer raises at line 12:",
+        "    no longer raises at line 12 [cosmetic]:",
         "        recorded: RuntimeError",
         "        documented: RuntimeError matching 'x'",
-        "    value changed at line 14:",
+        "    value changed at line 14 [cosmetic]:",
         "        x.grad: tensor(8.) -> tensor(9.)",
         "  cell 3 (lines 30-41)",
-        "    status changed:",
+        "    status changed [breaks the page]:",
         "        the cell ran before and failed now",
         "",
         "cpu: compared 2 examples, torch 2.13.0+cpu on cpu (x86_64), with their records: 1 same, 1 drift",
-        "Behaviour drift in 1 example(s). Accept the new behaviour, after updating the examples' text, "
-        "with `python -m autograd_notes drift --accept`.",
+        "Summary:",
+        "  1 example(s) where a documented check no longer holds (breaks the page): 05_inplace/plot_x.py",
+        ADVICE.format(count=1),
     ]
 
 
@@ -130,7 +137,7 @@ def test_a_drifted_example_names_both_torches_its_cells_and_each_difference() ->
 def test_each_kind_reads_with_its_old_and_new(difference: Difference, body: list[str]) -> None:
     lines = render_text([drifted(difference)], []).splitlines()
     where = f" at line {difference.line}" if difference.line else ""
-    start = lines.index(f"    {difference.kind}{where}:")
+    start = lines.index(f"    {difference.kind}{where} [cosmetic]:")
     assert lines[start + 1 : start + 1 + len(body)] == [f"        {line}" for line in body]
     assert lines[start + 1 + len(body)] == ""
 
@@ -145,10 +152,10 @@ def test_an_edited_example_is_reported_apart_from_cell_0() -> None:
     lines = render_text([result], []).splitlines()
     assert lines[3:9] == [
         "  the example",
-        "    cells changed:",
+        "    cells changed [cosmetic]:",
         "        the example was edited since it was recorded",
         "  cell 0 (lines 1-7)",
-        "    output changed:",
+        "    output changed [cosmetic]:",
         "        --- recorded",
     ]
 
@@ -160,8 +167,7 @@ def test_a_missing_record_asks_for_a_capture() -> None:
         "05_inplace/plot_x.py [cpu]: no record",
         "  no record yet: run `python -m autograd_notes capture` and commit it",
         "cpu: compared 1 examples, torch 2.13.0+cpu on cpu (x86_64), with their records: 1 no record",
-        "Behaviour drift in 0 example(s). Accept the new behaviour, after updating the examples' text, "
-        "with `python -m autograd_notes drift --accept`.",
+        ADVICE.format(count=0),
     ]
 
 
@@ -199,6 +205,7 @@ def test_json_of_a_clean_run() -> None:
     report = render_json([same()], [SKIP])
     assert report == {
         "drift": False,
+        "summary": {"compared": 1, "breaks the page": [], "cosmetic": [], "no record": []},
         "skipped": [{"runner": "cuda", "reason": SKIP.reason}],
         "examples": [
             {
@@ -215,6 +222,33 @@ def test_json_of_a_clean_run() -> None:
     assert json.loads(json.dumps(report)) == report
 
 
+def test_the_summary_separates_broken_pages_from_cosmetic_changes() -> None:
+    cosmetic = drifted(diff("message changed", "of Add,", "of AddBackward0,", "w"))
+    broken = ExampleResult(
+        "06_b/plot_b.py",
+        "cpu",
+        DRIFT,
+        now=NOW,
+        before=OLD,
+        recorded="2026-01-02",
+        differences=[Difference(1, (8, 20), "no longer raises", 12, "RuntimeError", None, "", breaks=True)],
+    )
+    missing = ExampleResult("07_c/plot_c.py", "cpu", NO_RECORD, now=NOW)
+    lines = render_text([cosmetic, broken, missing], []).splitlines()
+    start = lines.index("Summary:")
+    assert lines[start + 1 : start + 3] == [
+        "  1 example(s) where a documented check no longer holds (breaks the page): 06_b/plot_b.py",
+        "  1 example(s) where every documented check still holds, only words or printed output changed "
+        "(cosmetic): 05_inplace/plot_x.py",
+    ]
+    assert render_json([cosmetic, broken, missing], [])["summary"] == {
+        "compared": 3,
+        "breaks the page": ["06_b/plot_b.py"],
+        "cosmetic": ["05_inplace/plot_x.py"],
+        "no record": ["07_c/plot_c.py"],
+    }
+
+
 def test_json_of_a_drift_holds_every_difference() -> None:
     difference = diff("value changed", "tensor(8.)", "tensor(9.)", "x.grad: tensor(8.) -> tensor(9.)")
     report = render_json([same(), drifted(difference)], [])
@@ -229,6 +263,7 @@ def test_json_of_a_drift_holds_every_difference() -> None:
             "old": "tensor(8.)",
             "new": "tensor(9.)",
             "detail": "x.grad: tensor(8.) -> tensor(9.)",
+            "breaks": False,
         }
     ]
     assert json.loads(json.dumps(report)) == report

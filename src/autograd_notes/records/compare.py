@@ -34,6 +34,10 @@ class Difference:
     old: str | None
     new: str | None
     detail: str = ""
+    breaks: bool = False
+    """Whether the page is wrong now: a documented check no longer holds, or the cell fails.
+    Otherwise the difference is cosmetic: what the page documents still holds (a reworded
+    message its pattern still matches, other printed digits)."""
 
     def as_dict(self) -> dict[str, Any]:
         """Return a JSON-ready form."""
@@ -150,18 +154,27 @@ def compare_records(old: Record, new: Record) -> list[Difference]:
     for index, (before, after) in enumerate(zip(old_cells, new_cells, strict=False)):
         lines = (after["lines"][0], after["lines"][1])
 
-        def add(kind: str, line: int | None, was: str | None, now: str | None, detail: str = "") -> None:
-            differences.append(Difference(index, lines, kind, line, was, now, detail))  # noqa: B023
+        def add(
+            kind: str,
+            line: int | None,
+            was: str | None,
+            now: str | None,
+            detail: str = "",
+            breaks: bool = False,
+        ) -> None:
+            differences.append(Difference(index, lines, kind, line, was, now, detail, breaks))  # noqa: B023
 
         if before["status"] != after["status"]:
-            add("status changed", None, before["status"], after["status"])
+            add("status changed", None, before["status"], after["status"], breaks=after["status"] != "ran")
+        events_differ = False
         for old_event, new_event in zip(before["events"], after["events"], strict=False):
             found = _event_differences(old_event, new_event)
             moved_only = {**old_event, "line": None} == {**new_event, "line": None}
             if not found and not moved_only:  # same observation, but the check was edited
                 found = [("cells changed", old_event.get("documented"), new_event.get("documented"), "")]
+            events_differ = events_differ or bool(found)
             for kind, was, now, detail in found:
-                add(kind, new_event.get("line"), was, now, detail)
+                add(kind, new_event.get("line"), was, now, detail, breaks=not new_event.get("holds", True))
         if len(before["events"]) != len(after["events"]):
             add(
                 "cells changed",
@@ -170,7 +183,8 @@ def compare_records(old: Record, new: Record) -> list[Difference]:
                 str(len(after["events"])),
                 "checks added or removed",
             )
-        if comparable_output(before["output"]) != comparable_output(after["output"]):
+        # a changed message or value is printed too: the output diff would say it twice
+        if not events_differ and comparable_output(before["output"]) != comparable_output(after["output"]):
             add("output changed", None, None, None, _output_diff(before["output"], after["output"]))
     return differences
 

@@ -45,9 +45,17 @@ def _torch(runner: dict[str, Any] | None) -> str:
     return f"torch {runner['torch']} on {runner['device']} ({runner['device_name']})"
 
 
+BREAKS = "breaks the page"
+COSMETIC = "cosmetic"
+
+
+def _severity(difference: Difference) -> str:
+    return BREAKS if difference.breaks else COSMETIC
+
+
 def _difference_text(difference: Difference) -> str:
     where = f" at line {difference.line}" if difference.line else ""
-    head = f"{difference.kind}{where}"
+    head = f"{difference.kind}{where} [{_severity(difference)}]"
     if difference.kind in ("no longer raises", "no longer warns"):
         body = f"recorded: {difference.old}\n{difference.detail}"
     elif difference.kind in ("now raises", "now warns"):
@@ -91,20 +99,55 @@ def render_text(results: list[ExampleResult], skips: list[RunnerSkip]) -> str:
         lines.append(f"{runner}: compared {len(mine)} examples, {now}, with their records: {summary}")
     for skip in skips:
         lines.append(f"{skip.runner}: skipped: {skip.reason}")
+    if drifted:
+        lines.extend(_summary(drifted))
     if not drifted and not any(r.status == NO_RECORD for r in results):
         lines.append("No behaviour drift.")
     else:
         lines.append(
-            f"Behaviour drift in {len(drifted)} example(s). Accept the new behaviour, after updating the "
-            "examples' text, with `python -m autograd_notes drift --accept`."
+            f"Behaviour drift in {len(drifted)} example(s). Where a page breaks, change the page (widen "
+            "its documented pattern, or raise the floor of the PyTorch it supports) or the code; where "
+            "the change is cosmetic, update the text if it quotes the old words. Then, on the pinned "
+            "PyTorch, accept the new records with `python -m autograd_notes drift --accept`."
         )
     return "\n".join(lines)
+
+
+def _summary(drifted: list[ExampleResult]) -> list[str]:
+    """How many examples the differences break, and how many changed only cosmetically."""
+    breaking = [r for r in drifted if any(d.breaks for d in r.differences)]
+    cosmetic = [r for r in drifted if r not in breaking]
+    lines = ["Summary:"]
+    if breaking:
+        names = ", ".join(sorted({r.example for r in breaking}))
+        lines.append(
+            f"  {len(breaking)} example(s) where a documented check no longer holds ({BREAKS}): {names}"
+        )
+    if cosmetic:
+        names = ", ".join(sorted({r.example for r in cosmetic}))
+        lines.append(
+            f"  {len(cosmetic)} example(s) where every documented check still holds, only words or "
+            f"printed output changed ({COSMETIC}): {names}"
+        )
+    return lines
 
 
 def render_json(results: list[ExampleResult], skips: list[RunnerSkip]) -> dict[str, Any]:
     """Render the same report for tools."""
     return {
         "drift": any(r.status in (DRIFT, NO_RECORD) for r in results),
+        "summary": {
+            "compared": len(results),
+            "breaks the page": sorted({r.example for r in results if any(d.breaks for d in r.differences)}),
+            "cosmetic": sorted(
+                {
+                    r.example
+                    for r in results
+                    if r.status == DRIFT and r.differences and not any(d.breaks for d in r.differences)
+                }
+            ),
+            "no record": sorted({r.example for r in results if r.status == NO_RECORD}),
+        },
         "skipped": [{"runner": s.runner, "reason": s.reason} for s in skips],
         "examples": [
             {
