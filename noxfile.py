@@ -219,9 +219,11 @@ def lint(session: nox.Session) -> None:
 def drift(session: nox.Session) -> None:
     """Re-run every example on this machine's runners and compare with records/ (-- --torch X.Y.Z)."""
     args = list(session.posargs)
-    report = ["--json", str(BUILD / "drift.json")]
     if "--torch" not in args:
         _install(session)
+        # one report per PyTorch: a check of another release never overwrites this one
+        release = os.environ.get(TORCH_VARIABLE) or _pinned_torch()
+        report = ["--json", str(BUILD / "drift" / f"torch-{release}.json")]
         session.run("python", "-m", "autograd_notes", "drift", *report, *args)
         return
     at = args.index("--torch")
@@ -229,6 +231,7 @@ def drift(session: nox.Session) -> None:
         session.error("--torch needs a version, e.g. nox -s drift -- --torch 2.15.0")
     version = args[at + 1]
     del args[at : at + 2]
+    report = ["--json", str(BUILD / "drift" / f"torch-{version}.json")]
     # Its own environment per PyTorch version, beside nox's, so the pinned one stays as it is.
     env = ROOT / ".nox" / f"drift-torch-{version}"
     python = env / "bin" / "python"
@@ -248,6 +251,15 @@ def drift(session: nox.Session) -> None:
     )
     session.log(f"comparing the records with torch {version}, installed in {env.relative_to(ROOT)}")
     session.run(str(python), "-m", "autograd_notes", "drift", *report, *args, external=True)
+
+
+def _pinned_torch() -> str:
+    """The version constraints/torch.txt pins (``torch==X``)."""
+    for line in CONSTRAINTS.read_text(encoding="utf-8").splitlines():
+        name, _, version = line.split("#")[0].strip().partition("==")
+        if name.strip() == "torch" and version.strip():
+            return version.strip()
+    raise ValueError(f"{CONSTRAINTS} pins no torch version (a line torch==X)")
 
 
 @nox.session
