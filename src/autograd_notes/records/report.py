@@ -113,39 +113,40 @@ def render_text(results: list[ExampleResult], skips: list[RunnerSkip]) -> str:
     return "\n".join(lines)
 
 
+def _kinds(results: list[ExampleResult]) -> tuple[list[str], list[str]]:
+    """The drifted examples whose page breaks, and those whose differences are all cosmetic."""
+    drifted = [r for r in results if r.status == DRIFT]
+    breaking = sorted({r.example for r in drifted if any(d.breaks for d in r.differences)})
+    cosmetic = sorted({r.example for r in drifted} - set(breaking))
+    return breaking, cosmetic
+
+
 def _summary(drifted: list[ExampleResult]) -> list[str]:
     """How many examples the differences break, and how many changed only cosmetically."""
-    breaking = [r for r in drifted if any(d.breaks for d in r.differences)]
-    cosmetic = [r for r in drifted if r not in breaking]
+    breaking, cosmetic = _kinds(drifted)
     lines = ["Summary:"]
     if breaking:
-        names = ", ".join(sorted({r.example for r in breaking}))
         lines.append(
-            f"  {len(breaking)} example(s) where a documented check no longer holds ({BREAKS}): {names}"
+            f"  {len(breaking)} example(s) where a documented check no longer holds ({BREAKS}): "
+            f"{', '.join(breaking)}"
         )
     if cosmetic:
-        names = ", ".join(sorted({r.example for r in cosmetic}))
         lines.append(
             f"  {len(cosmetic)} example(s) where every documented check still holds, only words or "
-            f"printed output changed ({COSMETIC}): {names}"
+            f"printed output changed ({COSMETIC}): {', '.join(cosmetic)}"
         )
     return lines
 
 
 def render_json(results: list[ExampleResult], skips: list[RunnerSkip]) -> dict[str, Any]:
     """Render the same report for tools."""
+    breaking, cosmetic = _kinds(results)
     return {
         "drift": any(r.status in (DRIFT, NO_RECORD) for r in results),
         "summary": {
             "compared": len(results),
-            "breaks the page": sorted({r.example for r in results if any(d.breaks for d in r.differences)}),
-            "cosmetic": sorted(
-                {
-                    r.example
-                    for r in results
-                    if r.status == DRIFT and r.differences and not any(d.breaks for d in r.differences)
-                }
-            ),
+            BREAKS: breaking,
+            COSMETIC: cosmetic,
             "no record": sorted({r.example for r in results if r.status == NO_RECORD}),
         },
         "skipped": [{"runner": s.runner, "reason": s.reason} for s in skips],
