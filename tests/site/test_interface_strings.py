@@ -42,11 +42,11 @@ def extension_strings() -> set[str]:
     return found
 
 
-def template_strings() -> set[str]:
-    """What Jinja looks up at run time: ``_()`` calls and ``{% trans %}`` blocks, read as Jinja reads them."""
+def _strings_of_templates(folder: Path) -> set[str]:
+    """What Jinja looks up at run time in ``folder``'s templates: ``_()`` calls and ``{% trans %}`` blocks."""
     environment = Environment(extensions=["jinja2.ext.i18n"])
     found = set()
-    for template in (ROOT / "docs" / "_templates").rglob("*.html"):
+    for template in folder.rglob("*.html"):
         for _line, _function, message in environment.extract_translations(
             template.read_text(encoding="utf-8")
         ):
@@ -54,22 +54,18 @@ def template_strings() -> set[str]:
             if re.sub(r"<[^>]+>", "", text).strip() not in NOT_WORDS:
                 found.add(text)
     return found
+
+
+def template_strings() -> set[str]:
+    """The words of our own templates (docs/_templates), read as Jinja reads them."""
+    return _strings_of_templates(ROOT / "docs" / "_templates")
 
 
 def theme_strings() -> set[str]:
     """The words of furo's own templates (search page, footer, Read the Docs menu)."""
     import furo
 
-    environment = Environment(extensions=["jinja2.ext.i18n"])
-    found = set()
-    for template in (Path(furo.__file__).parent / "theme" / "furo").rglob("*.html"):
-        for _line, _function, message in environment.extract_translations(
-            template.read_text(encoding="utf-8")
-        ):
-            text = message if isinstance(message, str) else message[0]
-            if re.sub(r"<[^>]+>", "", text).strip() not in NOT_WORDS:
-                found.add(text)
-    return found
+    return _strings_of_templates(Path(furo.__file__).parent / "theme" / "furo")
 
 
 def sphinx_translates(language: str) -> set[str]:
