@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import sys
+import time
 from pathlib import Path
 
 import nox
@@ -232,25 +235,133 @@ def drift(session: nox.Session) -> None:
     version = args[at + 1]
     del args[at : at + 2]
     report = ["--json", str(BUILD / "drift" / f"torch-{version}.json")]
-    # Its own environment per PyTorch version, beside nox's, so the pinned one stays as it is.
-    env = ROOT / ".nox" / f"drift-torch-{version}"
-    python = env / "bin" / "python"
-    if not python.exists():
-        session.run("python", "-m", "venv", str(env))
-    session.run(
-        str(python),
-        "-m",
-        "pip",
-        "install",
-        "-c",
-        str(TOOLCHAIN),
-        f"torch=={version}",
-        "-e",
-        ".",
-        external=True,
-    )
-    session.log(f"comparing the records with torch {version}, installed in {env.relative_to(ROOT)}")
+    python, seconds, problem = _release_env(session, version)
+    if python is None:
+        session.error(problem)
+    session.log(f"comparing the records with torch {version} (installed in {seconds:.0f} s)")
+    # compared with records/releases/<version> where the timeline has them (what it shows for it)
     session.run(str(python), "-m", "autograd_notes", "drift", *report, *args, external=True)
+
+
+RELEASE_ENVS = ROOT / ".nox"
+
+
+def _release_env(session: nox.Session, version: str) -> tuple[Path | None, float, str]:
+    """The environment of one PyTorch release, ``.nox/torch-<version>``, made and installed if missing.
+
+    Returns its Python, the seconds the install took (0 when reused) and, if the install
+    failed, why (the Python is then ``None`` and the broken environment removed). Its own
+    environment per release, beside nox's: the pinned one stays as it is. pip reads this
+    machine's configuration (the local find-links of the pinned CPU wheel) as it is.
+    """
+    env = RELEASE_ENVS / f"torch-{version}"
+    python = env / "bin" / "python"
+    ready = env / ".installed"
+    if ready.exists():
+        return python, 0.0, ""
+    start = time.perf_counter()
+    try:
+        if not python.exists():
+            session.run(sys.executable, "-m", "venv", str(env), external=True, silent=True)
+        pins = ["-c", str(TOOLCHAIN)]
+        session.run(str(python), "-m", "pip", "install", "-q", *pins, f"torch=={version}", "-e", ".",
+                    external=True)
+    except nox.command.CommandFailed as error:
+        shutil.rmtree(env, ignore_errors=True)
+        return None, time.perf_counter() - start, f"torch {version} could not be installed: {error.reason}"
+    ready.write_text(version + "\n", encoding="utf-8")
+    return python, time.perf_counter() - start, ""
+
+
+def _installable_torch(session: nox.Session) -> list[str]:
+    """The torch releases pip can install here, newest first (``pip index versions``), [] if it cannot say."""
+    try:
+        listed = session.run(
+            sys.executable, "-m", "pip", "index", "versions", "torch", silent=True, external=True
+        )
+    except nox.command.CommandFailed:
+        return []
+    for line in str(listed).splitlines():
+        if line.startswith("Available versions:"):
+            return [v.strip() for v in line.partition(":")[2].split(",") if "+" not in v]
+    return []
+
+
+def _timeline_arguments(session: nox.Session) -> tuple[list[str], list[str], bool]:
+    """Split ``nox -s timeline -- ...`` into releases, capture options (--accept, examples) and --remove-envs."""
+    releases, options, remove = [], [], False
+    for argument in session.posargs:
+        if argument == "--remove-envs":
+            remove = True
+        elif re.fullmatch(r"\d+\.\d+\.\d+", argument):
+            releases.append(argument)
+        else:
+            options.append(argument)
+    return releases or list(PYPROJECT["tool"]["autograd-notes"]["timeline-releases"]), options, remove
+
+
+@nox.session(venv_backend="none")
+def timeline(session: nox.Session) -> None:
+    """Record every example under PyTorch releases: records/releases/<version> (-- 2.4.1 2.6.0 ...).
+
+    Without releases, the default list (``timeline-releases`` in pyproject.toml).
+    Each release gets its own environment, ``.nox/torch-<version>``, reused when it
+    exists; ``--remove-envs`` removes each after its capture (a release's CUDA build
+    takes about 5 GB). A release that fails to install is reported and the others go
+    on. Existing release records that differ are kept unless ``--accept`` is given;
+    example names after ``--`` limit the capture. Per release it prints the install
+    and capture times and the capture against a plain run of the examples in one
+    process (benchmarks/capture_ratio.py, goal <= 1.5).
+    """
+    releases, options, remove = _timeline_arguments(session)
+    pinned = _pinned_torch()
+    installable = _installable_torch(session)
+    floor = PYPROJECT["tool"]["autograd-notes"]["timeline-releases"][0]
+    unknown = [r for r in releases if installable and r not in installable]
+    if unknown:
+        offered = [v for v in installable if _key(v) >= _key(floor)]
+        session.error(
+            f"torch {', '.join(unknown)}: no such release on this machine's registry; "
+            f"installable from the floor {floor} on: {', '.join(reversed(offered))}"
+        )
+    rows: list[tuple[str, str, str, str, str, str]] = []
+    for release in releases:
+        if release == pinned:
+            rows.append((release, "-", "-", "-", "-", "pinned: its records are records/cpu"))
+            continue
+        python, install_s, problem = _release_env(session, release)
+        if python is None:
+            session.warn(problem)
+            rows.append((release, f"{install_s:.0f}", "-", "-", "-", "install failed (see above)"))
+            continue
+        start = time.perf_counter()
+        status = session.run(
+            str(python), "-m", "autograd_notes", "capture", "--release", *options,
+            external=True, success_codes=[0, 1], silent=False,
+        )
+        capture_s = time.perf_counter() - start
+        del status
+        measured = session.run(str(python), "benchmarks/capture_ratio.py", "--json", external=True, silent=True)
+        ratio = json.loads(str(measured).strip().splitlines()[-1])
+        rows.append((
+            release,
+            f"{install_s:.0f}" if install_s else "reused",
+            f"{capture_s:.0f}",
+            f"{ratio['plain_s']:.1f}",
+            f"{ratio['ratio']:.2f}",
+            "recorded",
+        ))
+        if remove:
+            shutil.rmtree(RELEASE_ENVS / f"torch-{release}")
+    header = ("release", "install s", "capture s", "plain run s", "capture/plain", "")
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    session.log("timeline (capture/plain goal <= 1.5):")
+    for row in [header, *rows]:
+        session.log("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("+")[0].split(".")[:3])
 
 
 def _pinned_torch() -> str:

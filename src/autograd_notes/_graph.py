@@ -34,7 +34,7 @@ _FREED = "backward through the graph a second time"
 # "... [torch.FloatTensor [3]], which is output 0 of Sigmoid, is at version 1; expected version 0 instead"
 # (a leaf has no "which is output ... of ..." part)
 _VERSIONS = re.compile(
-    r"\[[\w.]+ \[(?P<shape>[\d, ]*)\]\](?:, which is output \d+ of \w+)?,? "
+    r"\[[\w.]+ \[(?P<shape>[\d, ]*)\]\](?:, which is output \d+ of (?P<node>\w+))?,? "
     r"is at version (?P<now>\d+); expected version (?P<saved>\d+) instead"
 )
 _PREFIX = "torch::autograd::"
@@ -241,14 +241,57 @@ def _modified(
     if shape is None and match:
         shape = tuple(int(n) for n in match["shape"].split(",") if n.strip())
     version = int(match["now"]) if match else (tensor._version if tensor is not None else None)
+    named = _names_of(tensor, names)
+    if tensor is None and match is not None and shape is not None:
+        named = _named_by_message(node, match["node"], shape, int(match["now"]), names)
     return SavedTensor(
         name=label,
         status="modified",
         shape=shape,
         version=version,
         saved_version=int(match["saved"]) if match else None,
-        tensor=_names_of(tensor, names),
+        tensor=named,
     )
+
+
+def _node_kind(name: str) -> str:
+    """``SigmoidBackward0`` and ``Sigmoid`` (the name in messages since PyTorch 2.13) alike: ``Sigmoid``."""
+    return re.sub(r"Backward\d*$", "", name)
+
+
+def _output_of(tensor: torch.Tensor, kind: str | None, saver: Node) -> bool:
+    """Whether ``tensor`` is (or was, before an in-place edit) an output of a ``kind`` node.
+
+    ``kind`` ``None`` (the error names no node) stands for a leaf. A saved
+    *result* is an output of the node that saved it (``saver``); an in-place
+    edit since then gave the tensor a new node, whose inputs lead to it.
+    """
+    grad_fn = tensor.grad_fn
+    if kind is None or grad_fn is None:
+        return kind is None and grad_fn is None
+    if _node_kind(grad_fn.name()) == _node_kind(kind):
+        return True
+    return _node_kind(saver.name()) == _node_kind(kind) and any(
+        parent is saver for parent, _ in grad_fn.next_functions
+    )
+
+
+def _named_by_message(
+    saver: Node, node: str | None, shape: tuple[int, ...], version: int, names: Mapping[str, torch.Tensor]
+) -> str | None:
+    """Name a modified saved tensor from the version error alone (PyTorch before 2.10).
+
+    Without ``SavedTensor.data`` the tensor cannot be read; the error still
+    says its shape, its version now, and the node it is an output of (none
+    for a leaf). The one named tensor that fits all three is it; when none
+    or several fit, the tensor stays unnamed rather than guessed.
+    """
+    fits = [
+        name
+        for name, named in names.items()
+        if tuple(named.shape) == shape and named._version == version and _output_of(named, node, saver)
+    ]
+    return fits[0] if len(fits) == 1 else None
 
 
 def _saved(node: Node, names: Mapping[str, torch.Tensor]) -> tuple[list[SavedTensor], list[str]]:

@@ -23,9 +23,24 @@ from .._normalise import normalise_message
 from .._reset import reset_example
 from .._traceback import format_clean_traceback
 
-__all__ = ["Cell", "CellResult", "run_cells", "split_cells"]
+__all__ = ["Cell", "CellResult", "is_missing_api", "run_cells", "split_cells"]
 
 _MARKER = re.compile(r"^# ?%%")
+_MISSING = re.compile(r"unexpected keyword argument|has no attribute|[Uu]nknown attribute|cannot import name")
+
+
+def is_missing_api(exception: str, message: str) -> bool:
+    """Whether an exception says an API does not exist (yet) in this PyTorch.
+
+    An import that fails, an attribute that is not there, a keyword argument
+    a function does not take: on an older release, what an example calls may
+    simply not exist. Every example runs on the pinned PyTorch, so such an
+    error on another release says "not available in this release", not that
+    the example is wrong.
+    """
+    if exception in ("ImportError", "ModuleNotFoundError"):
+        return True
+    return exception in ("AttributeError", "TypeError") and _MISSING.search(message) is not None
 
 
 @dataclass(frozen=True)
@@ -45,7 +60,9 @@ class CellResult:
     last: int
     output: list[str] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
-    status: str = "ran"  # "ran", "failed" (an undocumented exception) or "not run"
+    status: str = "ran"
+    """``ran``; ``failed`` (an undocumented exception); ``unavailable`` (it failed because an
+    API does not exist in this PyTorch, :func:`is_missing_api`); ``not run`` (after either)."""
 
     def as_record(self) -> dict[str, Any]:
         """Return the cell as stored in a record file."""
@@ -91,8 +108,9 @@ def run_cells(script: Path, root: Path) -> list[CellResult]:
     """Run ``script`` cell by cell and return what each cell did.
 
     An exception that no ``expect_error`` documents ends the run: its cell
-    is ``failed`` (its clean traceback is part of its output) and the later
-    cells are ``not run``.
+    is ``failed``, or ``unavailable`` when the exception says an API is
+    missing (its clean traceback is part of its output either way), and the
+    later cells are ``not run``.
     """
     script = script.resolve()
     _warm_up()
@@ -120,10 +138,11 @@ def run_cells(script: Path, root: Path) -> list[CellResult]:
                             error, error.__traceback__.tb_next if error.__traceback__ else None
                         )
                     )
-                    result.status = "failed"
+                    missing = is_missing_api(type(error).__name__, str(error))
+                    result.status = "unavailable" if missing else "failed"
             result.output = _clean_output(stream.getvalue(), root)
             result.events = events
-            if result.status == "failed":
+            if result.status != "ran":
                 for later in results[results.index(result) + 1 :]:
                     later.status = "not run"
                 break

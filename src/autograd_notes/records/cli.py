@@ -18,6 +18,7 @@ import torch
 
 from .._device import DEVICE_VARIABLE
 from .compare import compare_records
+from .releases import release_of, release_records
 from .record import (
     RUNNERS,
     RecordError,
@@ -111,6 +112,45 @@ def check_writes_this_release(root: Path, torch_version: str) -> None:
         )
 
 
+def release_folder(root: Path, records: Path, torch_version: str) -> Path:
+    """Where ``capture --release`` writes: ``records/releases/<release>`` (never for the pinned release).
+
+    The pinned release's records are the runner records: a copy under
+    ``releases/`` would be a second truth.
+    """
+    release = release_of(torch_version)
+    if release == pinned_torch(root):
+        raise UsageError(
+            f"PyTorch {release} is the pinned release: its records are {records.name}/cpu "
+            "(capture without --release); --release records the other releases, for the timeline"
+        )
+    return release_records(records, release)
+
+
+def comparison_records(root: Path, records: Path, torch_version: str) -> tuple[Path, str]:
+    """The records a drift check compares with, and a sentence saying which.
+
+    The pinned release compares with the runner records. Another release
+    compares with its own release records where the timeline has them, so
+    that what the timeline already shows for it is no drift; otherwise with
+    the pinned release's.
+    """
+    release = release_of(torch_version)
+    pinned = pinned_torch(root)
+    if pinned is None or release == pinned:
+        return records, ""
+    own = release_records(records, release)
+    if own.is_dir():
+        return own, (
+            f"PyTorch {release} is not the pinned {pinned}: compared with its own release records "
+            f"({own.relative_to(records.parent).as_posix()}), what the timeline shows for it"
+        )
+    return records, (
+        f"PyTorch {release} is not the pinned {pinned} and has no release records: compared with "
+        f"{pinned}'s, so every difference between the two releases is reported"
+    )
+
+
 def select_runners(device: str) -> tuple[list[str], list[RunnerSkip]]:
     """Choose the runners for this machine; CUDA is skipped, or required by REQUIRE_CUDA=1."""
     wanted = list(RUNNERS) if device == "all" else [device]
@@ -188,6 +228,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     drift.add_argument("--device", choices=(*RUNNERS, "all"), default="all", help="runners (default: all)")
     drift.add_argument("--json", type=Path, metavar="PATH", help="also write the report as JSON to PATH")
+    capture.add_argument(
+        "--release",
+        action="store_true",
+        help="write this PyTorch release's records (records/releases/<version>/cpu), for the timeline",
+    )
     for command in (capture, drift):
         command.add_argument("--accept", action="store_true", help="overwrite records that differ")
         command.add_argument("--root", type=Path, help="project folder (default: found from the current one)")
@@ -203,8 +248,16 @@ def main(argv: list[str] | None = None) -> int:
         root = (args.root or find_root(Path.cwd())).resolve()
         records = (args.records or root / "records").resolve()
         examples = select_examples(root / "gallery", args.examples)
-        if args.accept or args.command == "capture":
-            check_writes_this_release(root, torch.__version__)
+        against = ""
+        if getattr(args, "release", False):
+            if args.device != "cpu":
+                raise UsageError("release records are captured on the cpu runner (--device cpu)")
+            records = release_folder(root, records, torch.__version__)
+        else:
+            if args.accept or args.command == "capture":
+                check_writes_this_release(root, torch.__version__)
+            if args.command == "drift":
+                records, against = comparison_records(root, records, torch.__version__)
         runners, skips = select_runners(args.device)
         results = [
             compare_example(
@@ -216,6 +269,8 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, RecordError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if against:
+        print(against)
     print(render_text(results, skips))
     for result in results:
         if result.status in (RECORDED, ACCEPTED):

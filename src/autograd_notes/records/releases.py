@@ -1,0 +1,103 @@
+"""Release records: what every example did on each PyTorch release, for the timeline.
+
+Layout: ``records/releases/<version>/cpu/<section>/<example>.json``, the
+format of the runner records (:mod:`.record`), written by ``python -m
+autograd_notes capture --release`` under the release being recorded. The
+pinned release has none: its records are the runner records
+(``records/cpu``), what the site documents today.
+
+The default release list, ``[tool.autograd-notes] timeline-releases`` in
+``pyproject.toml`` (:func:`default_releases`), is what ``nox -s timeline``
+runs and the CI workflow's matrix (``.github/workflows/timeline.yml``; tests
+keep them equal): the latest patch of every minor release from the oldest
+the package declares (``torch>=2.4``) to the newest these machines can
+install (2.14.1: a machine-wide pip constraint caps torch there).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable
+from pathlib import Path
+
+from .record import Record, load_record
+
+__all__ = [
+    "RELEASES",
+    "default_releases",
+    "latest_patches",
+    "load_releases",
+    "release_of",
+    "release_records",
+    "version_key",
+]
+
+RELEASES = "releases"
+"""The folder of the release records inside the records folder."""
+
+
+
+def default_releases(pyproject: Path) -> list[str]:
+    """``[tool.autograd-notes] timeline-releases`` of ``pyproject``: the releases the timeline covers."""
+    data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    releases = data.get("tool", {}).get("autograd-notes", {}).get("timeline-releases")
+    if not isinstance(releases, list) or not all(isinstance(r, str) for r in releases):
+        raise ValueError(f"{pyproject}: [tool.autograd-notes] timeline-releases must be a list of versions")
+    return releases
+
+_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
+
+
+def release_of(torch_version: str) -> str:
+    """The release of a PyTorch version string: ``2.4.1+cu121`` -> ``2.4.1`` (the build variant dropped)."""
+    return torch_version.partition("+")[0]
+
+
+def version_key(version: str) -> tuple[int, int, int]:
+    """``"2.10.0"`` -> ``(2, 10, 0)``; :class:`ValueError` naming the string if it is no release."""
+    match = _VERSION.match(release_of(version))
+    if match is None:
+        raise ValueError(f"{version!r} is not a PyTorch release (major.minor.patch, e.g. 2.4.1)")
+    return int(match[1]), int(match[2]), int(match[3])
+
+
+def latest_patches(versions: Iterable[str], floor: str, newest: str) -> list[str]:
+    """The latest patch of every minor release from ``floor``'s minor to ``newest``, oldest first.
+
+    Pre-releases and local builds (``2.13.0+cpu``) count as their release;
+    versions that are not plain releases (``2.5.0rc1``) are left out.
+    """
+    best: dict[tuple[int, int], tuple[int, int, int]] = {}
+    low, high = version_key(floor)[:2], version_key(newest)
+    for version in versions:
+        try:
+            key = version_key(version)
+        except ValueError:
+            continue
+        if low <= key[:2] and key <= high and key > best.get(key[:2], (-1, -1, -1)):
+            best[key[:2]] = key
+    return [".".join(map(str, best[minor])) for minor in sorted(best)]
+
+
+def release_records(records: Path, release: str) -> Path:
+    """The records folder of one release: ``records/releases/<release>``."""
+    return records / RELEASES / release_of(release)
+
+
+def load_releases(records: Path, runner: str = "cpu") -> dict[str, dict[str, Record]]:
+    """Every release's records on ``runner``: release -> example (``section/plot_x.py``) -> record.
+
+    Releases are in version order; folders that are not releases are ignored.
+    """
+    found: dict[str, dict[str, Record]] = {}
+    folder = records / RELEASES
+    releases = [p for p in folder.iterdir() if p.is_dir() and _VERSION.match(p.name)] if folder.exists() else []
+    for release in sorted(releases, key=lambda p: version_key(p.name)):
+        base = release / runner
+        for path in sorted(base.rglob("*.json")):
+            record = load_record(path)
+            if record is not None:
+                example = path.relative_to(base).with_suffix(".py").as_posix()
+                found.setdefault(release.name, {})[example] = record
+    return found

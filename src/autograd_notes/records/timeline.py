@@ -1,0 +1,299 @@
+"""Every documented check of an example, across PyTorch releases, computed from the records.
+
+The pinned release's records (``records/cpu``) are *today*: what the pages
+document. Each release's records (``records/releases/<version>/cpu``, see
+:mod:`.releases`) say what that release did with the same checks. A check is
+matched across records by what it documents (its kind and documented
+pattern or value, and which occurrence of those it is), not by its line, so
+that an edit of an example's prose does not orphan the older records.
+
+For one check on one release the mark is one of:
+
+* :data:`SAME`: it holds and says exactly what it says today;
+* :data:`WORDS`: it holds, but the message or printed value differs
+  (a node renamed, other digits);
+* :data:`OUTCOME`: it does not hold (another exception, no error, another
+  value), or its cell failed with an undocumented exception;
+* :data:`MISSING`: its cell, or one before it, calls an API this release
+  does not have (:func:`~.cells.is_missing_api`);
+* :data:`NO_RECORD`: this release has no record of the example, or its
+  record has no such check (the example gained it later).
+
+Nothing here imports Sphinx: the site layer renders these, and the helper's
+drift messages (:mod:`autograd_notes._release_notes`) read a summary of them.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cells import is_missing_api
+from .compare import word_diff
+from .record import Record
+from .releases import version_key
+
+__all__ = [
+    "MARKS",
+    "MISSING",
+    "NO_RECORD",
+    "OUTCOME",
+    "SAME",
+    "WORDS",
+    "Change",
+    "CheckTimeline",
+    "ExampleTimeline",
+    "Observation",
+    "RowTimeline",
+    "Summary",
+    "check_text",
+    "example_timeline",
+    "first_change",
+    "release_changes",
+    "summarise",
+    "worst",
+]
+
+SAME = "same"
+WORDS = "message differs"
+OUTCOME = "different outcome"
+MISSING = "not available"
+NO_RECORD = "no record"
+MARKS = (SAME, WORDS, OUTCOME, MISSING, NO_RECORD)
+"""The marks, from the mildest; a row's mark is the worst of its checks'."""
+
+_RANK = {SAME: 0, NO_RECORD: 1, WORDS: 2, OUTCOME: 3, MISSING: 4}
+
+
+def worst(marks: list[str]) -> str:
+    """The mark that says most: not available > different outcome > message differs > ... > same."""
+    return max(marks, key=_RANK.__getitem__) if marks else NO_RECORD
+
+
+def check_text(event: dict[str, Any]) -> str:
+    """What a check observed, as one line: ``RuntimeError: ...``, the value, or the warnings."""
+    if event["kind"] == "error":
+        return f"{event['raised']}: {event['message']}" if event["raised"] else "no error"
+    if event["kind"] == "warning":
+        warned = "; ".join(f"{w['category']}: {w['message']}" for w in event["warnings"])
+        return warned or "no warning"
+    return str(event["value"])
+
+
+def _key(event: dict[str, Any]) -> tuple[str, str]:
+    return event["kind"], str(event["documented"])
+
+
+def _keyed(record: Record) -> dict[tuple[str, str, int], tuple[int, dict[str, Any]]]:
+    """Every event of a record by (kind, documented, occurrence), with its cell index."""
+    seen: Counter[tuple[str, str]] = Counter()
+    found = {}
+    for index, cell in enumerate(record["cells"]):
+        for event in cell["events"]:
+            kind, documented = _key(event)
+            found[(kind, documented, seen[(kind, documented)])] = (index, event)
+            seen[(kind, documented)] += 1
+    return found
+
+
+def _stopped(record: Record) -> tuple[str, str] | None:
+    """Why a record's run stopped early: (``unavailable`` or ``failed``, the exception's last line)."""
+    for cell in record["cells"]:
+        if cell["status"] in ("unavailable", "failed"):
+            lines = [line for line in cell["output"] if line.strip()]
+            return cell["status"], (lines[-1].strip() if lines else "")
+    return None
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One check on one release: its mark, what it observed, and a word diff with today."""
+
+    mark: str
+    text: str | None = None
+    """What the release observed (``None`` when it has no observation)."""
+    holds: bool | None = None
+    diff: str = ""
+    """``[-old-]{+new+}`` against today's text, for :data:`WORDS` and :data:`OUTCOME`."""
+    reason: str = ""
+    """For :data:`MISSING` and a failed cell: the exception that stopped the example."""
+
+
+@dataclass
+class CheckTimeline:
+    """One documented check: where it is today, and what every release did."""
+
+    line: int
+    kind: str
+    label: str
+    documented: str
+    today: str
+    releases: dict[str, Observation] = field(default_factory=dict)
+
+
+@dataclass
+class RowTimeline:
+    """The checks of one code cell (a row of the page's table)."""
+
+    first_line: int
+    checks: list[CheckTimeline] = field(default_factory=list)
+
+    def mark(self, release: str) -> str:
+        """The worst mark of this cell's checks on ``release``."""
+        return worst([check.releases[release].mark for check in self.checks])
+
+
+@dataclass
+class ExampleTimeline:
+    """An example's checks across releases (oldest first; the pinned one is today)."""
+
+    example: str
+    releases: list[str]
+    pinned: str
+    rows: list[RowTimeline] = field(default_factory=list)
+
+    def mark(self, release: str) -> str:
+        """The worst mark of every check on ``release``."""
+        return worst([row.mark(release) for row in self.rows]) if self.rows else SAME
+
+    def holds_in(self, release: str) -> bool:
+        """Whether every check held as documented there (the same words or other ones)."""
+        return self.mark(release) in (SAME, WORDS)
+
+    def holds_since(self) -> str | None:
+        """The oldest release from which every later recorded release holds as documented."""
+        since = None
+        for release in reversed(self.releases):
+            if self.mark(release) == NO_RECORD:
+                continue
+            if not self.holds_in(release):
+                break
+            since = release
+        return since
+
+
+def _observe(event: dict[str, Any] | None, today: dict[str, Any], stopped: tuple[str, str] | None) -> Observation:
+    if event is None:
+        if stopped is None:
+            return Observation(NO_RECORD)
+        status, reason = stopped
+        return Observation(MISSING if status == "unavailable" else OUTCOME, reason=reason)
+    text, now = check_text(event), check_text(today)
+    if event["kind"] == "error" and event["raised"] and is_missing_api(event["raised"], event["message"] or ""):
+        return Observation(MISSING, text, event["holds"], reason=text)
+    if event["holds"] != today["holds"] or (event["kind"] == "error" and event["raised"] != today["raised"]):
+        return Observation(OUTCOME, text, event["holds"], word_diff(text, now))
+    if text != now:
+        return Observation(WORDS, text, event["holds"], word_diff(text, now))
+    return Observation(SAME, text, event["holds"])
+
+
+def example_timeline(
+    example: str, today: Record, pinned: str, releases: dict[str, Record | None]
+) -> ExampleTimeline:
+    """The timeline of one example: today's record against each release's (``None``: no record)."""
+    order = sorted({*releases, pinned}, key=version_key)
+    timeline = ExampleTimeline(example, order, pinned)
+    keyed = {release: _keyed(record) if record else {} for release, record in releases.items()}
+    stopped = {release: _stopped(record) if record else None for release, record in releases.items()}
+    for key, (index, event) in _keyed(today).items():
+        first = today["cells"][index]["lines"][0]
+        if not timeline.rows or timeline.rows[-1].first_line != first:
+            timeline.rows.append(RowTimeline(first))
+        check = CheckTimeline(
+            line=event["line"],
+            kind=event["kind"],
+            label=str(event.get("label") or ""),
+            documented=str(event["documented"]),
+            today=check_text(event),
+        )
+        for release in order:
+            if release == pinned:
+                check.releases[release] = Observation(SAME, check.today, event["holds"])
+            elif releases.get(release) is None:
+                check.releases[release] = Observation(NO_RECORD)
+            else:
+                found = keyed[release].get(key)
+                check.releases[release] = _observe(found[1] if found else None, event, stopped[release])
+        timeline.rows[-1].checks.append(check)
+    return timeline
+
+
+@dataclass(frozen=True)
+class Change:
+    """A check whose mark or words changed between a release and the one before it."""
+
+    example: str
+    release: str
+    previous: str
+    check: CheckTimeline
+    before: Observation
+    after: Observation
+
+
+def release_changes(timelines: list[ExampleTimeline]) -> list[Change]:
+    """Every change between consecutive recorded releases, for the changelog (oldest first)."""
+    changes = []
+    for timeline in timelines:
+        recorded = [r for r in timeline.releases if timeline.mark(r) != NO_RECORD]
+        for previous, release in zip(recorded, recorded[1:], strict=False):
+            for row in timeline.rows:
+                for check in row.checks:
+                    before, after = check.releases[previous], check.releases[release]
+                    if NO_RECORD in (before.mark, after.mark):
+                        continue
+                    if (before.mark, before.text) != (after.mark, after.text):
+                        changes.append(Change(timeline.example, release, previous, check, before, after))
+    return sorted(changes, key=lambda c: (version_key(c.release), c.example, c.check.line))
+
+
+def first_change(old: str, new: str) -> tuple[str, str]:
+    """The first words that differ between two texts: ``("AddBackward0,", "Add,")``."""
+    a, b = old.split(), new.split()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            return " ".join(a[i1:i2]), " ".join(b[j1:j2])
+    return "", ""
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What the one-sentence summary of an example's timeline says, before it is put in words."""
+
+    first: str
+    """The oldest release with a record."""
+    last: str
+    """The newest release with a record."""
+    holds_since: str | None
+    """The oldest release from which all later ones hold as documented (``None``: the newest does not)."""
+    before: str
+    """The mark of the release before ``holds_since`` (:data:`OUTCOME` or :data:`MISSING`), "" if none."""
+    failing: list[str]
+    """The recorded releases where some check does not hold."""
+    wording: tuple[str, str, str, int] | None
+    """The most recent change of words while the checks held: (release, old words, new words, how many
+    checks changed words in that release)."""
+
+
+def summarise(timeline: ExampleTimeline) -> Summary:
+    """The facts of an example's one-sentence summary."""
+    recorded = [r for r in timeline.releases if timeline.mark(r) != NO_RECORD]
+    since = timeline.holds_since()
+    before = ""
+    if since is not None and recorded.index(since) > 0:
+        before = timeline.mark(recorded[recorded.index(since) - 1])
+    failing = [r for r in recorded if not timeline.holds_in(r)]
+    worded = [
+        change
+        for change in release_changes([timeline])
+        if change.before.holds and change.after.holds and change.before.text != change.after.text
+    ]
+    wording = None
+    if worded:
+        last = worded[-1]
+        old, new = first_change(last.before.text or "", last.after.text or "")
+        count = sum(change.release == last.release for change in worded)
+        wording = (last.release, old, new, count)
+    return Summary(recorded[0], recorded[-1], since, before, failing, wording)
