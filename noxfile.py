@@ -264,8 +264,9 @@ def _release_env(session: nox.Session, version: str) -> tuple[Path | None, float
         if not python.exists():
             session.run(sys.executable, "-m", "venv", str(env), external=True, silent=True)
         pins = ["-c", str(TOOLCHAIN)]
-        session.run(str(python), "-m", "pip", "install", "-q", *pins, f"torch=={version}", "-e", ".",
-                    external=True)
+        session.run(
+            str(python), "-m", "pip", "install", "-q", *pins, f"torch=={version}", "-e", ".", external=True
+        )
     except nox.command.CommandFailed as error:
         shutil.rmtree(env, ignore_errors=True)
         return None, time.perf_counter() - start, f"torch {version} could not be installed: {error.reason}"
@@ -288,7 +289,7 @@ def _installable_torch(session: nox.Session) -> list[str]:
 
 
 def _timeline_arguments(session: nox.Session) -> tuple[list[str], list[str], bool]:
-    """Split ``nox -s timeline -- ...`` into releases, capture options (--accept, examples) and --remove-envs."""
+    """Split ``nox -s timeline -- ...`` into releases, capture options (--accept, examples), --remove-envs."""
     releases, options, remove = [], [], False
     for argument in session.posargs:
         if argument == "--remove-envs":
@@ -336,21 +337,32 @@ def timeline(session: nox.Session) -> None:
             continue
         start = time.perf_counter()
         status = session.run(
-            str(python), "-m", "autograd_notes", "capture", "--release", *options,
-            external=True, success_codes=[0, 1], silent=False,
+            str(python),
+            "-m",
+            "autograd_notes",
+            "capture",
+            "--release",
+            *options,
+            external=True,
+            success_codes=[0, 1],
+            silent=False,
         )
         capture_s = time.perf_counter() - start
         del status
-        measured = session.run(str(python), "benchmarks/capture_ratio.py", "--json", external=True, silent=True)
+        measured = session.run(
+            str(python), "benchmarks/capture_ratio.py", "--json", external=True, silent=True
+        )
         ratio = json.loads(str(measured).strip().splitlines()[-1])
-        rows.append((
-            release,
-            f"{install_s:.0f}" if install_s else "reused",
-            f"{capture_s:.0f}",
-            f"{ratio['plain_s']:.1f}",
-            f"{ratio['ratio']:.2f}",
-            "recorded",
-        ))
+        rows.append(
+            (
+                release,
+                f"{install_s:.0f}" if install_s else "reused",
+                f"{capture_s:.0f}",
+                f"{ratio['plain_s']:.1f}",
+                f"{ratio['ratio']:.2f}",
+                "recorded",
+            )
+        )
         if remove:
             shutil.rmtree(RELEASE_ENVS / f"torch-{release}")
     header = ("release", "install s", "capture s", "plain run s", "capture/plain", "")

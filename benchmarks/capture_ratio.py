@@ -35,8 +35,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from autograd_notes._reset import reset_example  # noqa: E402
-from autograd_notes.records.record import capture_example  # noqa: E402
+from autograd_notes._reset import reset_example
+from autograd_notes.records.record import capture_example
 
 ROOT = Path(__file__).resolve().parents[1]
 GALLERY = ROOT / "gallery"
@@ -51,7 +51,7 @@ def run_plainly(script: Path) -> None:
     try:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             runpy.run_path(str(script), run_name="__main__")
-    except Exception:  # noqa: BLE001 - an older release may stop an example; the time still counts
+    except Exception:
         pass
     finally:
         reset_example({}, script.name, "after")
@@ -78,8 +78,17 @@ def main() -> int:
     import torch
 
     if args.json:
-        print(json.dumps({"torch": torch.__version__, "examples": len(examples), "plain_s": plain,
-                          "capture_s": captured, "ratio": ratio}))
+        print(
+            json.dumps(
+                {
+                    "torch": torch.__version__,
+                    "examples": len(examples),
+                    "plain_s": plain,
+                    "capture_s": captured,
+                    "ratio": ratio,
+                }
+            )
+        )
     else:
         print(f"PyTorch {torch.__version__}, {len(examples)} examples in one process")
         print(f"  plain run:  {plain:6.1f} s")

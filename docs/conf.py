@@ -6,6 +6,8 @@ import importlib.metadata
 import os
 from pathlib import Path
 
+import tomllib
+
 # -- Project -----------------------------------------------------------------
 project = "Autograd Notes"
 author = "Autograd Notes maintainers"
@@ -129,9 +131,12 @@ html_show_sourcelink = False
 # -- Hosting -----------------------------------------------------------------
 # Where the site is published: <site>/<language>/<page>.html. Canonical links,
 # hreflang alternates, Open Graph, the sitemap and the 404 page's absolute
-# links follow from it (autograd_notes.site.page_meta). CI sets it per host.
+# links follow from it (autograd_notes.site.page_meta). CI sets it per host; the
+# default is pyproject.toml's Documentation address, which the helper's drift
+# messages link to as well.
+_PROJECT = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
 autograd_notes_site_url = os.environ.get(
-    "AUTOGRAD_NOTES_SITE_URL", "https://autograd-notes.github.io/autograd-notes/"
+    "AUTOGRAD_NOTES_SITE_URL", _PROJECT["project"]["urls"]["Documentation"]
 )
 autograd_notes_repository = "https://github.com/autograd-notes/autograd-notes"
 autograd_notes_branch = "main"

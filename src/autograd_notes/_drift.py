@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from types import FrameType
 
 from ._paths import display_path
+from ._release_notes import recorded_note
 
 __all__ = ["BehaviourDrift", "Location", "caller_location"]
 
@@ -52,10 +53,11 @@ class BehaviourDrift(Exception):
         self.documented = documented
         self.observed = observed
         self.torch_version = torch.__version__
+        note = recorded_note(location.path, location.line, documented, self.torch_version)
         super().__init__(
             f"behaviour drift at {location}\n"
             f"  documented: {documented}\n"
             f"  observed:   {observed}\n"
             f"  PyTorch {self.torch_version}: this example was written for a PyTorch "
-            "that behaves as documented; yours behaves differently."
+            "that behaves as documented; yours behaves differently." + (f"\n{note}" if note else "")
         )

@@ -15,6 +15,7 @@ import pytest
 from _html import Page, read_page
 from _site import ROOT, SYNTHETIC_CUDA_EXAMPLE, Site
 
+from autograd_notes.records.record import load_all_records
 from autograd_notes.site.error_index import (
     SUMMARY_LIMIT,
     Occurrence,
@@ -26,7 +27,7 @@ from autograd_notes.site.error_index import (
     message_summary,
     message_type,
 )
-from autograd_notes.site.errors_page import cell_anchor, cell_label, cell_number, load_all_records
+from autograd_notes.site.errors_page import cell_anchor, cell_label, cell_number
 
 LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 INPLACE = (

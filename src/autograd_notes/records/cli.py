@@ -18,7 +18,7 @@ import torch
 
 from .._device import DEVICE_VARIABLE
 from .compare import compare_records
-from .releases import release_of, release_records
+from .notes import NOTES_FILE, build_notes, render_notes, site_address
 from .record import (
     RUNNERS,
     RecordError,
@@ -28,6 +28,7 @@ from .record import (
     same_behaviour,
     write_record,
 )
+from .releases import release_of, release_records
 from .report import (
     ACCEPTED,
     DRIFT,
@@ -40,6 +41,7 @@ from .report import (
     render_json,
     render_text,
 )
+from .timeline import load_timelines
 
 __all__ = ["main"]
 
@@ -233,6 +235,16 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="write this PyTorch release's records (records/releases/<version>/cpu), for the timeline",
     )
+    notes = commands.add_parser(
+        "release-notes",
+        help="write what each release is recorded to do into the package (src/autograd_notes/"
+        "release_notes.json)",
+        description="Write the release notes the helper's drift messages read, from the records; "
+        "--check only says whether the committed file is up to date (exit status 1 if not).",
+    )
+    notes.add_argument("--check", action="store_true", help="compare instead of writing")
+    notes.add_argument("--root", type=Path, help="project folder (default: found from the current one)")
+    notes.add_argument("--records", type=Path, help="records folder (default: <root>/records)")
     for command in (capture, drift):
         command.add_argument("--accept", action="store_true", help="overwrite records that differ")
         command.add_argument("--root", type=Path, help="project folder (default: found from the current one)")
@@ -241,9 +253,35 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def release_notes(root: Path, records: Path, *, check: bool) -> int:
+    """Write (or with ``check``, compare) the package's release notes; the exit status."""
+    text = render_notes(build_notes(load_timelines(records), site_address(root)))
+    path = root / NOTES_FILE
+    if check:
+        if path.exists() and path.read_text(encoding="utf-8") == text:
+            print(f"{NOTES_FILE.as_posix()} is up to date with {records.name}/")
+            return 0
+        print(
+            f"{NOTES_FILE.as_posix()} is out of date with {records.name}/: "
+            "run python -m autograd_notes release-notes",
+            file=sys.stderr,
+        )
+        return 1
+    path.write_text(text, encoding="utf-8")
+    print(f"wrote {NOTES_FILE.as_posix()}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     args = _parser().parse_args(argv)
+    if args.command == "release-notes":
+        try:
+            root = (args.root or find_root(Path.cwd())).resolve()
+        except UsageError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        return release_notes(root, (args.records or root / "records").resolve(), check=args.check)
     try:
         root = (args.root or find_root(Path.cwd())).resolve()
         records = (args.records or root / "records").resolve()

@@ -27,6 +27,7 @@ __all__ = [
     "RUNNERS",
     "Record",
     "capture_example",
+    "load_all_records",
     "load_record",
     "record_path",
     "runner_metadata",
@@ -113,3 +114,15 @@ def write_record(path: Path, record: Record) -> None:
     """Write ``record`` as stable, diff-friendly JSON."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def load_all_records(records: Path) -> dict[str, dict[str, Record]]:
+    """Every record under ``records``: runner -> example (``section/plot_x.py``) -> record."""
+    found: dict[str, dict[str, Record]] = {}
+    for runner in RUNNERS:
+        folder = records / runner
+        for path in sorted(folder.rglob("*.json")):
+            record = load_record(path)
+            if record is not None:
+                found.setdefault(runner, {})[path.relative_to(folder).with_suffix(".py").as_posix()] = record
+    return found

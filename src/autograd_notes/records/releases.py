@@ -17,9 +17,10 @@ install (2.14.1: a machine-wide pip constraint caps torch there).
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterable
 from pathlib import Path
+
+import tomllib
 
 from .record import Record, load_record
 
@@ -37,7 +38,6 @@ RELEASES = "releases"
 """The folder of the release records inside the records folder."""
 
 
-
 def default_releases(pyproject: Path) -> list[str]:
     """``[tool.autograd-notes] timeline-releases`` of ``pyproject``: the releases the timeline covers."""
     data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
@@ -45,6 +45,7 @@ def default_releases(pyproject: Path) -> list[str]:
     if not isinstance(releases, list) or not all(isinstance(r, str) for r in releases):
         raise ValueError(f"{pyproject}: [tool.autograd-notes] timeline-releases must be a list of versions")
     return releases
+
 
 _VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
 
@@ -92,7 +93,9 @@ def load_releases(records: Path, runner: str = "cpu") -> dict[str, dict[str, Rec
     """
     found: dict[str, dict[str, Record]] = {}
     folder = records / RELEASES
-    releases = [p for p in folder.iterdir() if p.is_dir() and _VERSION.match(p.name)] if folder.exists() else []
+    releases = (
+        [p for p in folder.iterdir() if p.is_dir() and _VERSION.match(p.name)] if folder.exists() else []
+    )
     for release in sorted(releases, key=lambda p: version_key(p.name)):
         base = release / runner
         for path in sorted(base.rglob("*.json")):

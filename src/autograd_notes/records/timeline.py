@@ -26,14 +26,16 @@ drift messages (:mod:`autograd_notes._release_notes`) read a summary of them.
 from __future__ import annotations
 
 import difflib
+import itertools
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .cells import is_missing_api
 from .compare import word_diff
-from .record import Record
-from .releases import version_key
+from .record import Record, load_all_records
+from .releases import load_releases, release_of, version_key
 
 __all__ = [
     "MARKS",
@@ -51,6 +53,7 @@ __all__ = [
     "check_text",
     "example_timeline",
     "first_change",
+    "load_timelines",
     "release_changes",
     "summarise",
     "worst",
@@ -174,14 +177,20 @@ class ExampleTimeline:
         return since
 
 
-def _observe(event: dict[str, Any] | None, today: dict[str, Any], stopped: tuple[str, str] | None) -> Observation:
+def _observe(
+    event: dict[str, Any] | None, today: dict[str, Any], stopped: tuple[str, str] | None
+) -> Observation:
     if event is None:
         if stopped is None:
             return Observation(NO_RECORD)
         status, reason = stopped
         return Observation(MISSING if status == "unavailable" else OUTCOME, reason=reason)
     text, now = check_text(event), check_text(today)
-    if event["kind"] == "error" and event["raised"] and is_missing_api(event["raised"], event["message"] or ""):
+    if (
+        event["kind"] == "error"
+        and event["raised"]
+        and is_missing_api(event["raised"], event["message"] or "")
+    ):
         return Observation(MISSING, text, event["holds"], reason=text)
     if event["holds"] != today["holds"] or (event["kind"] == "error" and event["raised"] != today["raised"]):
         return Observation(OUTCOME, text, event["holds"], word_diff(text, now))
@@ -238,7 +247,7 @@ def release_changes(timelines: list[ExampleTimeline]) -> list[Change]:
     changes = []
     for timeline in timelines:
         recorded = [r for r in timeline.releases if timeline.mark(r) != NO_RECORD]
-        for previous, release in zip(recorded, recorded[1:], strict=False):
+        for previous, release in itertools.pairwise(recorded):
             for row in timeline.rows:
                 for check in row.checks:
                     before, after = check.releases[previous], check.releases[release]
@@ -297,3 +306,16 @@ def summarise(timeline: ExampleTimeline) -> Summary:
         count = sum(change.release == last.release for change in worded)
         wording = (last.release, old, new, count)
     return Summary(recorded[0], recorded[-1], since, before, failing, wording)
+
+
+def load_timelines(records: Path, runner: str = "cpu") -> dict[str, ExampleTimeline]:
+    """Every example's timeline: today's records on ``runner`` against every release's."""
+    today: dict[str, Record] = load_all_records(records).get(runner, {})
+    releases = load_releases(records, runner)
+    timelines = {}
+    for example, record in sorted(today.items()):
+        pinned = release_of(record["runner"]["torch"])
+        timelines[example] = example_timeline(
+            example, record, pinned, {release: found.get(example) for release, found in releases.items()}
+        )
+    return timelines

@@ -31,7 +31,7 @@ from sphinx.addnodes import pending_xref
 from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
-from ..records.record import RUNNERS, Record, load_record
+from ..records.record import RUNNERS, Record, load_all_records
 from .error_index import (
     PLACEHOLDER,
     Family,
@@ -54,23 +54,10 @@ __all__ = [
     "cell_label",
     "cell_number",
     "error_links",
-    "load_all_records",
     "title_link",
 ]
 
 ERROR_INDEX_DOC = "errors"
-
-
-def load_all_records(records: Path) -> dict[str, dict[str, Record]]:
-    """Every record under ``records``: runner -> example (``section/plot_x.py``) -> record."""
-    found: dict[str, dict[str, Record]] = {}
-    for runner in RUNNERS:
-        folder = records / runner
-        for path in sorted(folder.rglob("*.json")):
-            record = load_record(path)
-            if record is not None:
-                found.setdefault(runner, {})[path.relative_to(folder).with_suffix(".py").as_posix()] = record
-    return found
 
 
 def cell_anchor(number: int) -> str:
@@ -239,15 +226,25 @@ class SourceStatusDirective(SphinxDirective):
             self.env.note_dependency(str(script))
             if source in _CITATION.findall(script.read_text(encoding="utf-8")):
                 examples.append(script.relative_to(gallery).as_posix())
+        # imported here: release_timeline builds on this module's cell anchors and records
+        from .release_timeline import held_sentence, site_timelines
+
+        timelines = site_timelines(self.env)
         rows = [
             [
                 doc_link(_gallery_docname(self.env, example), example, literal=True),
                 *(self._status(records.get(runner, {}).get(example)) for runner in RUNNERS),
+                held_sentence(timelines[example]) if example in timelines else _("no record yet"),
             ]
             for example in examples
         ]
-        header = [_("Example"), *(_("{runner} runner").format(runner=runner) for runner in RUNNERS)]
-        table = make_table(rows, header=header, widths=[3, *(2 for _ in RUNNERS)], classes=["source-status"])
+        header = [
+            _("Example"),
+            *(_("{runner} runner").format(runner=runner) for runner in RUNNERS),
+            _("Across PyTorch releases"),
+        ]
+        widths = [3, *(2 for _ in RUNNERS), 3]
+        table = make_table(rows, header=header, widths=widths, classes=["source-status"])
         return untranslatable([table])
 
     @staticmethod

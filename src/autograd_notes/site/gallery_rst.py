@@ -13,7 +13,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["CodeCell", "code_cells", "install_directive", "summary_directive", "wrap_outputs"]
+__all__ = [
+    "CodeCell",
+    "code_cells",
+    "install_directive",
+    "summary_directive",
+    "timeline_directive",
+    "wrap_outputs",
+]
 
 _GENERATED = re.compile(r"^\.\. GENERATED FROM PYTHON SOURCE LINES (\d+)-(\d+)\s*$")
 _OUTPUT_START = ".. rst-class:: sphx-glr-script-out"
@@ -123,4 +130,12 @@ def install_directive(source: str) -> str:
     lines = source.splitlines()
     at = next((i for i, line in enumerate(lines) if _DOWNLOAD.match(line)), len(lines))
     block = ["", ".. install-line::", ""]
+    return "\n".join([*lines[:at], *block, *lines[at:]]) + "\n"
+
+
+def timeline_directive(source: str, example: str) -> str:
+    """Insert a ``release-timeline`` directive after the last generated block, above the downloads."""
+    lines = source.splitlines()
+    at = next((i for i, line in enumerate(lines) if _DOWNLOAD.match(line)), len(lines))
+    block = ["", f".. release-timeline:: {example}", ""]
     return "\n".join([*lines[:at], *block, *lines[at:]]) + "\n"

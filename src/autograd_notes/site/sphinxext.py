@@ -37,6 +37,10 @@ Contract, for ``extensions = ["autograd_notes.site.sphinxext", ...]`` listed
   after it, translated (:mod:`autograd_notes.site.figure_alt`); the
   gallery's cards show each example's title and opening paragraph in the
   page's language (:mod:`autograd_notes.site.thumbnails`).
+* **Behaviour across PyTorch releases.** Every example page ends with an
+  "Across PyTorch releases" section computed from ``records/releases``; the
+  timeline page has every example × every release and a changelog
+  (:mod:`autograd_notes.site.release_timeline`).
 * **``runner-info`` and ``runner-matrix`` directives.** The runner that
   built the site; every example × every runner, with this build's drift.
 * **Pages for the web** (:mod:`autograd_notes.site.page_meta`): canonical
@@ -80,7 +84,7 @@ from .._runner import runner_info
 from .catalogs import CatalogError, markup_problems, read_catalog, translations
 from .downloads import ReaderText, translate_downloads
 from .gallery_conf import gallery_folders
-from .gallery_rst import install_directive, summary_directive, wrap_outputs
+from .gallery_rst import install_directive, summary_directive, timeline_directive, wrap_outputs
 from .install import InstallLineDirective, install_command
 from .leaks import find_leaks, leak_patterns
 from .nodes import make_table, untranslatable
@@ -136,7 +140,8 @@ def _gallery_example(app: Sphinx, docname: str) -> str | None:
 def _add_runner_directives(app: Sphinx, docname: str, source: list[str]) -> None:
     example = _gallery_example(app, docname)
     if example is not None:
-        source[0] = install_directive(summary_directive(wrap_outputs(source[0], example), example))
+        page = summary_directive(wrap_outputs(source[0], example), example)
+        source[0] = install_directive(timeline_directive(page, example))
 
 
 def invalidate_stale_gallery(gallery_dir: Path, key: str) -> int:
@@ -356,6 +361,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("autograd_notes.site.build_sync")
     app.setup_extension("autograd_notes.site.thumbnails")
     app.setup_extension("autograd_notes.site.theme_strings")
+    app.setup_extension("autograd_notes.site.release_timeline")
     app.connect("config-inited", set_site_addresses, priority=400)
     app.connect("html-page-context", add_page_meta)
     app.connect("doctree-resolved", absolute_links_on_not_found)

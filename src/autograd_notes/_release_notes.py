@@ -1,0 +1,90 @@
+"""What the recorded PyTorch releases do where a documented check differs, for drift messages.
+
+The site records every example under a range of PyTorch releases (its
+timeline). The package carries the part a reader's run needs,
+``release_notes.json`` (written from the records by ``python -m
+autograd_notes release-notes``): so that a downloaded example that meets a
+:class:`~autograd_notes.BehaviourDrift` on an older release says what that
+release is recorded to do at that check, and where the page shows every
+release, instead of a bare "documented / observed".
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+__all__ = ["recorded_note"]
+
+NOTES = "release_notes.json"
+SECTION = "across-pytorch-releases"
+
+
+@functools.cache
+def _notes() -> dict[str, Any] | None:
+    try:
+        text = resources.files("autograd_notes").joinpath(NOTES).read_text(encoding="utf-8")
+    except OSError:
+        return None
+    notes: dict[str, Any] = json.loads(text)
+    return notes
+
+
+def _key(release: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in release.split("+")[0].split(".")[:3])
+
+
+def _described(check: dict[str, Any]) -> str:
+    """The check's documented side as BehaviourDrift words it (``label: value`` for a value)."""
+    label = check.get("label") or ""
+    return f"{label}: {check['documented']}" if check["kind"] == "value" and label else check["documented"]
+
+
+def _find(notes: dict[str, Any], path: str, line: int, documented: str) -> dict[str, Any] | None:
+    """The check at ``path:line`` (a gallery script or its download); else the one documenting the same."""
+    name = Path(path).name
+    for check in notes["checks"]:
+        if Path(check["example"]).name == name and check["line"] == line:
+            return dict(check)
+    same = [check for check in notes["checks"] if _described(check) == documented]
+    return dict(same[0]) if len({check["example"] for check in same}) == 1 else None
+
+
+def recorded_note(path: str, line: int, documented: str, torch_version: str) -> str:
+    """Lines for a drift message: what ``torch_version`` is recorded to do at this check ("" if unknown)."""
+    notes = _notes()
+    if not notes or not notes.get("releases"):
+        return ""
+    release = torch_version.partition("+")[0]
+    releases: list[str] = notes["releases"]
+    covered = f"{releases[0]} to {releases[-1]}"
+    check = _find(notes, path, line, documented)
+    page = ""
+    if check is not None:
+        page = (
+            f"{notes['site']}en/examples/{Path(check['example']).with_suffix('').as_posix()}.html#{SECTION}"
+        )
+    if release not in releases:
+        where = f" The page shows what each recorded release does: {page}" if page else ""
+        return f"  PyTorch {release} is not among the releases the site records ({covered}).{where}"
+    if check is None:
+        return (
+            f"  The site records this check as documented on PyTorch {release}: the difference comes "
+            "from elsewhere (this PyTorch's build, the machine, or an edited script)."
+        )
+    for first, last, mark, text in check["releases"]:
+        if _key(first) <= _key(release) <= _key(last):
+            if mark == "same":
+                return (
+                    f"  The site records this check holding on PyTorch {release}, as documented: the "
+                    "difference comes from elsewhere (this PyTorch's build or the machine). "
+                    f"Every release: {page}"
+                )
+            return (
+                f"  PyTorch {release} is recorded to do this here ({mark}): {text}\n"
+                f"  What every release from {covered} does: {page}"
+            )
+    return f"  PyTorch {release} has no record of this example. What the recorded releases do: {page}"

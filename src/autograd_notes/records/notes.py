@@ -1,0 +1,88 @@
+"""The release notes the helper ships: what each release is recorded to do where a check differs.
+
+A reader who runs a downloaded example under an older PyTorch meets a
+:class:`~autograd_notes.BehaviourDrift` where their release behaves otherwise
+than the page documents. The helper cannot read the repository's records, so
+``python -m autograd_notes release-notes`` writes the part it needs into the
+package, ``src/autograd_notes/release_notes.json``: for every check that
+differs on some recorded release, what each release observed, grouped into
+runs of releases that observed the same. ``--check`` fails when the file is
+out of date with the records (a test runs it).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import tomllib
+
+from .releases import release_of
+from .timeline import NO_RECORD, SAME, ExampleTimeline
+
+__all__ = ["NOTES_FILE", "build_notes", "render_notes", "site_address"]
+
+NOTES_FILE = Path("src") / "autograd_notes" / "release_notes.json"
+
+
+def site_address(root: Path) -> str:
+    """The published site (``[project.urls] Documentation`` of pyproject.toml), ending in ``/``."""
+    data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    address = str(data.get("project", {}).get("urls", {}).get("Documentation", ""))
+    return address if not address or address.endswith("/") else address + "/"
+
+
+def _runs(timeline: ExampleTimeline, observations: dict[str, Any]) -> list[list[str]]:
+    """``[first, last, mark, text]`` for each run of releases that observed the same."""
+    runs: list[list[str]] = []
+    for release in timeline.releases:
+        seen = observations[release]
+        if seen.mark == NO_RECORD:
+            continue
+        # what a release that behaves as documented observed is on the page; the notes keep the rest
+        text = "" if seen.mark == SAME else (seen.text if seen.text is not None else seen.reason)
+        if runs and runs[-1][2:] == [seen.mark, text]:
+            runs[-1][1] = release
+        else:
+            runs.append([release, release, seen.mark, text])
+    return runs
+
+
+def build_notes(timelines: dict[str, ExampleTimeline], site: str) -> dict[str, Any]:
+    """The notes: every check that differs somewhere, with what each release observed."""
+    checks = []
+    releases: set[str] = set()
+    pinned = ""
+    for example, timeline in sorted(timelines.items()):
+        pinned = timeline.pinned
+        releases.update(r for r in timeline.releases if timeline.mark(r) != NO_RECORD)
+        for row in timeline.rows:
+            for check in row.checks:
+                if all(seen.mark in (SAME, NO_RECORD) for seen in check.releases.values()):
+                    continue
+                checks.append(
+                    {
+                        "example": example,
+                        "line": check.line,
+                        "kind": check.kind,
+                        "label": check.label,
+                        "documented": check.documented,
+                        "releases": _runs(timeline, check.releases),
+                    }
+                )
+    return {
+        "site": site,
+        "pinned": release_of(pinned),
+        "releases": sorted(releases, key=lambda r: tuple(int(p) for p in r.split("."))),
+        "checks": checks,
+    }
+
+
+def render_notes(notes: dict[str, Any]) -> str:
+    """The notes as the committed file: one check per line, stable."""
+    head = {key: value for key, value in notes.items() if key != "checks"}
+    lines = [json.dumps(check, ensure_ascii=False) for check in notes["checks"]]
+    body = ",\n  ".join(lines)
+    text = json.dumps(head, ensure_ascii=False)[:-1]
+    return f'{text}, "checks": [\n  {body}\n]}}\n'
