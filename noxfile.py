@@ -14,12 +14,14 @@ Every session installs through two constraint files:
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
 import shutil
 import sys
 import time
+import types
 from pathlib import Path
 
 import nox
@@ -246,6 +248,20 @@ def drift(session: nox.Session) -> None:
 RELEASE_ENVS = ROOT / ".nox"
 
 
+def _load_releases_module() -> types.ModuleType:
+    """autograd_notes/records/releases.py, loaded alone: the release logic, without PyTorch."""
+    path = ROOT / "src" / "autograd_notes" / "records" / "releases.py"
+    spec = importlib.util.spec_from_file_location("autograd_notes_releases", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+RELEASES = _load_releases_module()
+
+
 def _release_env(session: nox.Session, version: str) -> tuple[Path | None, float, str]:
     """The environment of one PyTorch release, ``.nox/torch-<version>``, made and installed if missing.
 
@@ -318,13 +334,9 @@ def timeline(session: nox.Session) -> None:
     pinned = _pinned_torch()
     installable = _installable_torch(session)
     floor = PYPROJECT["tool"]["autograd-notes"]["timeline-releases"][0]
-    unknown = [r for r in releases if installable and r not in installable]
-    if unknown:
-        offered = [v for v in installable if _key(v) >= _key(floor)]
-        session.error(
-            f"torch {', '.join(unknown)}: no such release on this machine's registry; "
-            f"installable from the floor {floor} on: {', '.join(reversed(offered))}"
-        )
+    problem = RELEASES.unknown_releases(releases, installable, floor)
+    if problem:
+        session.error(problem)
     rows: list[tuple[str, str, str, str, str, str]] = []
     for release in releases:
         if release == pinned:
@@ -370,10 +382,6 @@ def timeline(session: nox.Session) -> None:
     session.log("timeline (capture/plain goal <= 1.5):")
     for row in [header, *rows]:
         session.log("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
-
-
-def _key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in version.split("+")[0].split(".")[:3])
 
 
 def _pinned_torch() -> str:

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from autograd_notes._reset import TIMEOUT_VARIABLE, reset_torch_state
-from autograd_notes.records.cells import Cell, CellResult, run_cells, split_cells
+from autograd_notes.records.cells import Cell, CellResult, is_missing_api, run_cells, split_cells
 
 EXAMPLE = "gallery/01_x/plot_fixture.py"
 
@@ -232,3 +232,43 @@ def test_as_record_is_the_stored_form() -> None:
         "events": [{"kind": "value"}],
     }
     assert CellResult(1, 2).status == "ran"
+
+
+@pytest.mark.parametrize(
+    ("code", "last"),
+    [
+        ("torch.no_such_api_yet(1)", "AttributeError: module 'torch' has no attribute 'no_such_api_yet'"),
+        (
+            "from torch import no_such_api_yet",
+            "ImportError: cannot import name 'no_such_api_yet' from 'torch'",
+        ),
+        ("torch.ones(2, new_keyword=True)", "TypeError: ones() got an unexpected keyword argument"),
+        (
+            "torch.nn.functional.relu(torch.ones(2), new_keyword=True)",
+            "TypeError: relu() got an unexpected keyword",
+        ),
+    ],
+)
+def test_a_cell_calling_an_api_the_release_lacks_is_unavailable(project: Path, code: str, last: str) -> None:
+    script = f'"""Doc."""\n\n# %%\nimport torch\n\n# %%\n{code}\n\n# %%\nprint("after")\n'
+    results = run_cells(write_project(project, script), project)
+    statuses = [result.status for result in results]
+    assert statuses == ["ran", "ran", "unavailable", "not run"]
+    assert results[2].output[-1].startswith(last)
+
+
+@pytest.mark.parametrize(
+    ("exception", "message", "missing"),
+    [
+        ("ImportError", "cannot import name 'x'", True),
+        ("ModuleNotFoundError", "No module named 'torch.x'", True),
+        ("AttributeError", "module 'torch' has no attribute 'x'", True),
+        ("AttributeError", "Unknown attribute fp32_precision", True),
+        ("TypeError", "f() got an unexpected keyword argument 'x'", True),
+        ("TypeError", "unsupported operand type(s)", False),
+        ("RuntimeError", "has no attribute", False),
+        ("NameError", "name 'x' is not defined", False),
+    ],
+)
+def test_is_missing_api(exception: str, message: str, missing: bool) -> None:
+    assert is_missing_api(exception, message) is missing

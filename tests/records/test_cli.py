@@ -677,3 +677,96 @@ def test_the_project_pins_the_torch_of_its_records() -> None:
     from autograd_notes.records.cli import pinned_torch
 
     assert pinned_torch(ROOT) == torch.__version__.partition("+")[0]
+
+
+# -- release records: the timeline ------------------------------------------------------
+
+RELEASE = torch.__version__.partition("+")[0]
+RELEASE_RECORD = f"records/releases/{RELEASE}/cpu/01_x/plot_fixture.json"
+
+
+def pin(project: Path, version: str) -> None:
+    (project / "constraints").mkdir(exist_ok=True)
+    (project / "constraints" / "torch.txt").write_text(f"torch=={version}\n", encoding="utf-8")
+
+
+def test_capture_release_writes_this_release_records_only(run: Run, project: Path) -> None:
+    pin(project, "0.4.1")  # this PyTorch is another release than the pinned one
+    status, out, err = run("capture", "--release")
+    assert (status, err) == (0, "")
+    assert out.splitlines()[-1] == f"wrote {RELEASE_RECORD}"
+    assert not (project / RECORD).exists()
+    record = load_record(project / RELEASE_RECORD)
+    assert record is not None
+    assert record["runner"]["torch"] == torch.__version__
+
+
+def test_capture_release_refuses_the_pinned_release(run: Run, project: Path) -> None:
+    pin(project, RELEASE)
+    status, _, err = run("capture", "--release")
+    assert status == 2
+    assert f"PyTorch {RELEASE} is the pinned release: its records are records/cpu" in err
+    assert not (project / "records" / "releases").exists()
+
+
+def test_capture_release_is_for_the_cpu_runner(run: Run, project: Path) -> None:
+    pin(project, "0.4.1")
+    status, _, err = run("capture", "--release", "--device", "cuda")
+    assert status == 2
+    assert "release records are captured on the cpu runner" in err
+
+
+def test_a_release_run_never_overwrites_its_records_without_accept(
+    run: Run, project: Path, behaviour: types.ModuleType
+) -> None:
+    pin(project, "0.4.1")
+    assert run("capture", "--release")[0] == 0
+    before = (project / RELEASE_RECORD).read_text(encoding="utf-8")
+    behaviour.total = lambda: torch.ones(3).sum()  # type: ignore[attr-defined]
+    status, _, err = run("capture", "--release")
+    assert status == 1
+    assert "records that differ were kept; pass --accept to overwrite them" in err
+    assert (project / RELEASE_RECORD).read_text(encoding="utf-8") == before
+    assert run("capture", "--release", "--accept")[0] == 0
+    record = load_record(project / RELEASE_RECORD)
+    assert record is not None
+    values = [e["value"] for c in record["cells"] for e in c["events"] if e["kind"] == "value"]
+    assert values == ["tensor(3.)"]
+
+
+def test_drift_on_another_release_compares_with_its_release_records(
+    run: Run, project: Path, behaviour: types.ModuleType
+) -> None:
+    pin(project, RELEASE)
+    assert run("capture")[0] == 0  # today's records, by the pinned release
+    pin(project, "0.4.1")  # from now on this PyTorch plays an older release that sums otherwise
+    behaviour.total = lambda: torch.ones(3).sum()  # type: ignore[attr-defined]
+    status, out, _ = run("drift")
+    assert status == 1
+    assert out.splitlines()[0] == (
+        f"PyTorch {RELEASE} is not the pinned 0.4.1 and has no release records: compared with 0.4.1's, "
+        "so every difference between the two releases is reported"
+    )
+    assert run("capture", "--release")[0] == 0
+    status, out, _ = run("drift")
+    assert status == 0, out
+    assert out.splitlines()[0] == (
+        f"PyTorch {RELEASE} is not the pinned 0.4.1: compared with its own release records "
+        f"(records/releases/{RELEASE}), what the timeline shows for it"
+    )
+
+
+def test_release_notes_of_the_project_are_up_to_date(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["release-notes", "--root", str(ROOT), "--check"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert out == "src/autograd_notes/release_notes.json is up to date with records/\n"
+
+
+def test_release_notes_out_of_date(run: Run, project: Path) -> None:
+    status, _, err = run("release-notes", "--check")
+    assert status == 1
+    assert "src/autograd_notes/release_notes.json is out of date with records/" in err
+    (project / "src" / "autograd_notes").mkdir(parents=True)
+    assert run("release-notes")[0] == 0
+    assert run("release-notes", "--check")[0] == 0

@@ -19,10 +19,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import tomllib
 
-from .record import Record, load_record
+if TYPE_CHECKING:
+    from .record import Record
 
 __all__ = [
     "RELEASES",
@@ -31,6 +33,7 @@ __all__ = [
     "load_releases",
     "release_of",
     "release_records",
+    "unknown_releases",
     "version_key",
 ]
 
@@ -81,6 +84,28 @@ def latest_patches(versions: Iterable[str], floor: str, newest: str) -> list[str
     return [".".join(map(str, best[minor])) for minor in sorted(best)]
 
 
+def unknown_releases(requested: Iterable[str], installable: list[str], floor: str) -> str | None:
+    """Why some requested releases cannot be recorded, listing those that can; ``None`` if all can.
+
+    ``installable`` is what the registry offers (``pip index versions torch``); an
+    empty list means it could not be asked, and nothing is refused.
+    """
+    if not installable:
+        return None
+    offered = sorted(
+        {release_of(v) for v in installable if _VERSION.match(release_of(v))},
+        key=version_key,
+    )
+    unknown = [r for r in requested if r not in offered or version_key(r) < version_key(floor)]
+    if not unknown:
+        return None
+    usable = [v for v in offered if version_key(v) >= version_key(floor)]
+    return (
+        f"torch {', '.join(unknown)}: not a release of this machine's registry at or above the floor the "
+        f"package declares; installable from {floor} on: {', '.join(usable)}"
+    )
+
+
 def release_records(records: Path, release: str) -> Path:
     """The records folder of one release: ``records/releases/<release>``."""
     return records / RELEASES / release_of(release)
@@ -91,6 +116,8 @@ def load_releases(records: Path, runner: str = "cpu") -> dict[str, dict[str, Rec
 
     Releases are in version order; folders that are not releases are ignored.
     """
+    from .record import load_record  # here: noxfile.py loads this module without PyTorch
+
     found: dict[str, dict[str, Record]] = {}
     folder = records / RELEASES
     releases = (

@@ -1,0 +1,366 @@
+"""Release records and the timeline computed from them, with synthetic records.
+
+No PyTorch release is installed here: the records are written by hand, as
+``capture --release`` would write them, so that every mark, summary and
+changelog entry can be made to happen.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tomllib
+
+from autograd_notes import _release_notes
+from autograd_notes._release_notes import recorded_note
+from autograd_notes.records.notes import build_notes, render_notes
+from autograd_notes.records.record import FORMAT, write_record
+from autograd_notes.records.releases import (
+    default_releases,
+    latest_patches,
+    load_releases,
+    release_of,
+    release_records,
+    unknown_releases,
+    version_key,
+)
+from autograd_notes.records.timeline import (
+    MISSING,
+    NO_RECORD,
+    OUTCOME,
+    SAME,
+    WORDS,
+    example_timeline,
+    first_change,
+    load_timelines,
+    release_changes,
+    summarise,
+    worst,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = "05_x/plot_fixture.py"
+TODAY_ERROR = "output 0 of Add, is at version 1"
+OLD_ERROR = "output 0 of AddBackward0, is at version 1"
+
+
+def error(message: str | None, *, raised: str | None = "RuntimeError", holds: bool = True) -> dict[str, Any]:
+    return {
+        "kind": "error",
+        "line": 12,
+        "documented": "RuntimeError matching 'is at version 1'",
+        "raised": raised if message is not None else None,
+        "message": message,
+        "holds": holds,
+    }
+
+
+def value(shown: str, *, holds: bool = True, line: int = 20) -> dict[str, Any]:
+    return {
+        "kind": "value",
+        "line": line,
+        "label": "x.grad",
+        "value": shown,
+        "documented": "2.0",
+        "holds": holds,
+    }
+
+
+def record(torch: str, cells: list[tuple[str, list[dict[str, Any]], list[str]]]) -> dict[str, Any]:
+    """A record: cells as (status, events, output), on lines 1-9, 10-19, 20-29, ..."""
+    return {
+        "format": FORMAT,
+        "example": EXAMPLE,
+        "runner": {"device": "cpu", "torch": torch, "variant": "CPU", "python": "3.11.7"},
+        "recorded": "2026-11-24",
+        "seconds": 0.1,
+        "cells": [
+            {"lines": [1 + 10 * n, 10 + 10 * n], "status": status, "output": output, "events": events}
+            for n, (status, events, output) in enumerate(cells)
+        ],
+    }
+
+
+TODAY = record("2.13.0+cpu", [("ran", [], []), ("ran", [error(TODAY_ERROR)], []), ("ran", [value("2.")], [])])
+
+
+def releases_of(**records: dict[str, Any] | None) -> dict[str, dict[str, Any] | None]:
+    return {name.replace("_", "."): rec for name, rec in records.items()}
+
+
+# -- releases ----------------------------------------------------------------------------
+
+
+def test_latest_patches_keeps_the_newest_patch_of_each_minor_in_range() -> None:
+    versions = ["2.3.1", "2.4.0", "2.4.1", "2.5.0rc1", "2.5.1", "2.13.0+cpu", "2.13.0", "2.14.1", "2.15.0"]
+    assert latest_patches(versions, "2.4.0", "2.14.1") == ["2.4.1", "2.5.1", "2.13.0", "2.14.1"]
+
+
+def test_version_key_and_release_of() -> None:
+    assert version_key("2.10.0") > version_key("2.9.1")
+    assert release_of("2.4.1+cu121") == "2.4.1"
+    with pytest.raises(ValueError, match=r"'2\.x' is not a PyTorch release"):
+        version_key("2.x")
+
+
+def test_the_default_releases_run_from_the_floor_to_the_newest_installable() -> None:
+    releases = default_releases(ROOT / "pyproject.toml")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    floor = next(d for d in project["dependencies"] if d.startswith("torch"))
+    assert floor == f"torch>={'.'.join(releases[0].split('.')[:2])}"
+    assert releases == latest_patches(releases, releases[0], releases[-1])  # one per minor, in order
+    minors = [version_key(r)[1] for r in releases]
+    assert minors == list(range(minors[0], minors[-1] + 1))  # no minor release left out
+    pinned = (ROOT / "constraints" / "torch.txt").read_text(encoding="utf-8")
+    assert any(f"torch=={r}" in pinned for r in releases)
+
+
+def test_the_timeline_workflow_runs_the_default_releases() -> None:
+    workflow = (ROOT / ".github" / "workflows" / "timeline.yml").read_text(encoding="utf-8")
+    matrix = re.search(r"release:\s*\[([^\]]*)\]", workflow)
+    assert matrix is not None, "timeline.yml has no release matrix"
+    listed = [r.strip().strip("\"'") for r in matrix.group(1).split(",")]
+    pinned = re.search(r"torch==([\d.]+)", (ROOT / "constraints" / "torch.txt").read_text(encoding="utf-8"))
+    assert pinned is not None
+    # the pinned release is recorded by the runner records, not by the timeline
+    assert listed == [r for r in default_releases(ROOT / "pyproject.toml") if r != pinned.group(1)]
+
+
+def test_load_releases_reads_release_folders_in_version_order(tmp_path: Path) -> None:
+    for release in ("2.10.0", "2.9.1", "notes"):
+        write_record(release_records(tmp_path, release) / "cpu" / "05_x" / "plot_fixture.json", TODAY)
+    found = load_releases(tmp_path)
+    assert list(found) == ["2.9.1", "2.10.0"]
+    assert list(found["2.9.1"]) == [EXAMPLE]
+
+
+# -- marks ---------------------------------------------------------------------------------
+
+
+def test_marks_of_each_kind() -> None:
+    releases = releases_of(
+        **{
+            "2_9_1": record(
+                "2.9.1",
+                [("ran", [], []), ("ran", [error(OLD_ERROR, holds=False)], []), ("ran", [value("2.")], [])],
+            ),
+            "2_10_0": record(
+                "2.10.0", [("ran", [], []), ("ran", [error(TODAY_ERROR)], []), ("ran", [value("2.0001")], [])]
+            ),
+            "2_11_0": record(
+                "2.11.0", [("ran", [], []), ("ran", [error(TODAY_ERROR)], []), ("ran", [value("2.")], [])]
+            ),
+            "2_8_0": record(
+                "2.8.0",
+                [
+                    ("unavailable", [], ["AttributeError: module 'torch' has no attribute 'x'"]),
+                    ("not run", [], []),
+                    ("not run", [], []),
+                ],
+            ),
+            "2_14_1": None,
+        }
+    )
+    timeline = example_timeline(EXAMPLE, TODAY, "2.13.0", releases)
+    assert timeline.releases == ["2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.13.0", "2.14.1"]
+    error_check, value_check = (row.checks[0] for row in timeline.rows)
+    assert [error_check.releases[r].mark for r in timeline.releases] == [
+        MISSING,
+        OUTCOME,
+        SAME,
+        SAME,
+        SAME,
+        NO_RECORD,
+    ]
+    assert [value_check.releases[r].mark for r in timeline.releases] == [
+        MISSING,
+        SAME,
+        WORDS,
+        SAME,
+        SAME,
+        NO_RECORD,
+    ]
+    assert error_check.releases["2.8.0"].reason == "AttributeError: module 'torch' has no attribute 'x'"
+    assert (
+        error_check.releases["2.9.1"].diff
+        == "RuntimeError: output 0 of [-AddBackward0,-]{+Add,+} is at version 1"
+    )
+    assert [timeline.mark(r) for r in timeline.releases] == [MISSING, OUTCOME, WORDS, SAME, SAME, NO_RECORD]
+    assert timeline.holds_since() == "2.10.0"
+
+
+def test_a_failed_cell_is_a_different_outcome_and_a_missing_api_error_not_available() -> None:
+    failed = record("2.9.1", [("failed", [], ["ValueError: boom"]), ("not run", [], []), ("not run", [], [])])
+    raised = record(
+        "2.10.0",
+        [
+            ("ran", [], []),
+            ("ran", [error("cannot import name 'y'", raised="ImportError", holds=False)], []),
+            ("ran", [value("2.")], []),
+        ],
+    )
+    timeline = example_timeline(EXAMPLE, TODAY, "2.13.0", {"2.9.1": failed, "2.10.0": raised})
+    error_check = timeline.rows[0].checks[0]
+    assert error_check.releases["2.9.1"].mark == OUTCOME
+    assert error_check.releases["2.9.1"].reason == "ValueError: boom"
+    assert error_check.releases["2.10.0"].mark == MISSING
+
+
+def test_checks_are_matched_by_what_they_document_not_by_line() -> None:
+    moved = record(
+        "2.12.1",
+        [
+            ("ran", [], []),
+            ("ran", [], []),
+            ("ran", [{**error(TODAY_ERROR), "line": 40}], []),
+            ("ran", [value("2.", line=50)], []),
+        ],
+    )
+    timeline = example_timeline(EXAMPLE, TODAY, "2.13.0", {"2.12.1": moved})
+    assert [row.mark("2.12.1") for row in timeline.rows] == [SAME, SAME]
+    # a check the example gained later has no record in the older release
+    gained = record("2.12.1", [("ran", [], []), ("ran", [error(TODAY_ERROR)], []), ("ran", [], [])])
+    timeline = example_timeline(EXAMPLE, TODAY, "2.13.0", {"2.12.1": gained})
+    assert timeline.rows[1].checks[0].releases["2.12.1"].mark == NO_RECORD
+
+
+def test_worst_mark() -> None:
+    assert worst([SAME, WORDS, NO_RECORD]) == WORDS
+    assert worst([OUTCOME, MISSING]) == MISSING
+    assert worst([]) == NO_RECORD
+
+
+# -- summaries and the changelog ------------------------------------------------------------
+
+
+def test_summary_of_a_node_renamed_in_the_pinned_release() -> None:
+    old = record("2.12.1", [("ran", [], []), ("ran", [error(OLD_ERROR)], []), ("ran", [value("2.")], [])])
+    timeline = example_timeline(EXAMPLE, TODAY, "2.13.0", {"2.11.0": old, "2.12.1": old, "2.14.1": TODAY})
+    summary = summarise(timeline)
+    assert (summary.first, summary.last, summary.holds_since, summary.failing) == (
+        "2.11.0",
+        "2.14.1",
+        "2.11.0",
+        [],
+    )
+    assert summary.wording == ("2.13.0", "AddBackward0,", "Add,", 1)
+    changes = release_changes([timeline])
+    assert [(c.previous, c.release, c.before.mark, c.after.mark) for c in changes] == [
+        ("2.12.1", "2.13.0", WORDS, SAME)
+    ]
+
+
+def test_summary_of_an_example_that_breaks_before_a_release() -> None:
+    broken = record(
+        "2.9.1", [("ran", [], []), ("ran", [error(None, holds=False)], []), ("ran", [value("2.")], [])]
+    )
+    timeline = example_timeline(EXAMPLE, TODAY, "2.13.0", {"2.9.1": broken, "2.10.0": TODAY})
+    summary = summarise(timeline)
+    assert (summary.holds_since, summary.before, summary.failing) == ("2.10.0", OUTCOME, ["2.9.1"])
+    assert timeline.rows[0].checks[0].releases["2.9.1"].text == "no error"
+    # a newer release that breaks: nothing holds "since"
+    timeline = example_timeline(EXAMPLE, TODAY, "2.13.0", {"2.14.1": broken})
+    assert summarise(timeline).holds_since is None
+
+
+def test_first_change() -> None:
+    assert first_change("a b c d", "a x c d") == ("b", "x")
+    assert first_change("a b", "a b c") == ("", "c")
+    assert first_change("same", "same") == ("", "")
+
+
+def test_load_timelines_from_a_records_folder(tmp_path: Path) -> None:
+    write_record(tmp_path / "cpu" / "05_x" / "plot_fixture.json", TODAY)
+    old = record("2.12.1", [("ran", [], []), ("ran", [error(OLD_ERROR)], []), ("ran", [value("2.")], [])])
+    write_record(release_records(tmp_path, "2.12.1") / "cpu" / "05_x" / "plot_fixture.json", old)
+    timelines = load_timelines(tmp_path)
+    assert list(timelines) == [EXAMPLE]
+    assert timelines[EXAMPLE].releases == ["2.12.1", "2.13.0"]
+    assert timelines[EXAMPLE].pinned == "2.13.0"
+
+
+# -- the helper's release notes -----------------------------------------------------------
+
+
+@pytest.fixture
+def notes(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """The package's release notes, made from synthetic records."""
+    broken = record(
+        "2.9.1", [("ran", [], []), ("ran", [error(OLD_ERROR, holds=False)], []), ("ran", [value("2.")], [])]
+    )
+    timeline = example_timeline(EXAMPLE, TODAY, "2.13.0", {"2.9.1": broken, "2.12.1": TODAY})
+    made = json.loads(render_notes(build_notes({EXAMPLE: timeline}, "https://site.example/")))
+    monkeypatch.setattr(_release_notes, "_notes", lambda: made)
+    return made
+
+
+def test_notes_keep_only_checks_that_differ(notes: dict[str, Any]) -> None:
+    assert notes["releases"] == ["2.9.1", "2.12.1", "2.13.0"]
+    assert notes["pinned"] == "2.13.0"
+    assert len(notes["checks"]) == 1
+    assert notes["checks"][0]["releases"] == [
+        ["2.9.1", "2.9.1", OUTCOME, f"RuntimeError: {OLD_ERROR}"],
+        ["2.12.1", "2.13.0", SAME, ""],
+    ]
+
+
+def test_a_drift_on_a_recorded_release_says_what_it_is_recorded_to_do(notes: dict[str, Any]) -> None:
+    documented = "RuntimeError matching 'is at version 1'"
+    page = "https://site.example/en/examples/05_x/plot_fixture.html#across-pytorch-releases"
+    note = recorded_note("plot_fixture.py", 12, documented, "2.9.1+cu121")
+    assert note == (
+        f"  PyTorch 2.9.1 is recorded to do this here (different outcome): RuntimeError: {OLD_ERROR}\n"
+        f"  What every release from 2.9.1 to 2.13.0 does: {page}"
+    )
+    # a notebook cell has no file: the check is found by what it documents
+    assert recorded_note("<cell>", 3, documented, "2.9.1").startswith(
+        "  PyTorch 2.9.1 is recorded to do this here"
+    )
+    assert "not among the releases the site records (2.9.1 to 2.13.0)" in recorded_note(
+        "plot_fixture.py", 12, documented, "2.3.0"
+    )
+    assert "records this check holding on PyTorch 2.12.1" in recorded_note(
+        "plot_fixture.py", 12, documented, "2.12.1"
+    )
+    assert "the difference comes from elsewhere" in recorded_note(
+        "plot_other.py", 5, "something else", "2.9.1"
+    )
+
+
+def test_behaviour_drift_carries_the_note(notes: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    from autograd_notes import BehaviourDrift
+    from autograd_notes._drift import Location
+
+    monkeypatch.setattr(torch, "__version__", "2.9.1+cu121")
+    drift = BehaviourDrift(
+        location=Location("plot_fixture.py", 12),
+        documented="RuntimeError matching 'is at version 1'",
+        observed="x",
+    )
+    assert (
+        str(drift).splitlines()[-2]
+        == f"  PyTorch 2.9.1 is recorded to do this here (different outcome): RuntimeError: {OLD_ERROR}"
+    )
+
+
+def test_the_package_ships_the_notes() -> None:
+    shipped = json.loads((ROOT / "src" / "autograd_notes" / "release_notes.json").read_text(encoding="utf-8"))
+    assert shipped["site"].startswith("https://")
+    assert shipped["pinned"] in shipped["releases"]
+
+
+def test_unknown_or_too_old_releases_are_refused_with_the_installable_ones() -> None:
+    installable = ["2.15.0", "2.14.1", "2.13.0+cpu", "2.13.0", "2.4.1", "2.3.1"]
+    assert unknown_releases(["2.4.1", "2.14.1"], installable, "2.4.1") is None
+    assert unknown_releases(["9.9.9", "2.3.1", "2.4.1"], installable, "2.4.1") == (
+        "torch 9.9.9, 2.3.1: not a release of this machine's registry at or above the floor the package "
+        "declares; installable from 2.4.1 on: 2.4.1, 2.13.0, 2.14.1, 2.15.0"
+    )
+    # a registry that cannot be asked refuses nothing: the install then says what is wrong
+    assert unknown_releases(["9.9.9"], [], "2.4.1") is None
