@@ -48,6 +48,7 @@ from ..records.timeline import (
 from .errors_page import cell_anchor, cell_number
 from .gallery_conf import gallery_folders
 from .gallery_rst import code_cells
+from .nodes import untranslatable
 
 __all__ = [
     "DIRECTIVES",
@@ -182,7 +183,11 @@ def _marks_row(timeline: ExampleTimeline, marks: dict[str, str], names: dict[str
 def _header(releases: list[str], pinned: str) -> str:
     heads = []
     for release in releases:
-        title = _("{release} (today, pinned)").format(release=release) if release == pinned else release
+        title = (
+            _("{release} (today, the release the pages document)").format(release=release)
+            if release == pinned
+            else release
+        )
         short = ".".join(release.split(".")[:2])
         classes = "tl-release tl-today" if release == pinned else "tl-release"
         heads.append(f'<th class="{classes}" scope="col" title="{html.escape(title)}">{short}</th>')
@@ -328,11 +333,11 @@ class ReleaseTimelineDirective(SphinxDirective):
         timeline = _site_timelines(self.env).get(example)
         if timeline is None:
             section += nodes.paragraph("", _("This example has no record yet."))
-            return [section]
+            return untranslatable([section])
         page = Path(self.env.doc2path(self.env.docname)).read_text(encoding="utf-8")
         first_lines = [cell.first_line for cell in code_cells(page)]
         section += _LinkedRaw("", timeline_html(timeline, first_lines), format="html")
-        return [section]
+        return untranslatable([section])
 
 
 def _example_docname(env: Any, example: str) -> str:
@@ -352,7 +357,7 @@ class TimelineMatrixDirective(SphinxDirective):
         """Return the matrix as HTML."""
         timelines = _site_timelines(self.env)
         if not timelines:
-            return [nodes.paragraph("", _("No records yet."))]
+            return untranslatable([nodes.paragraph("", _("No records yet."))])
         releases = sorted({r for t in timelines.values() for r in t.releases}, key=_key)
         pinned = next(iter(timelines.values())).pinned
         names = mark_names()
@@ -400,14 +405,12 @@ class TimelineChangelogDirective(SphinxDirective):
                     old=_code(old or "…"), new=_code(new or "…")
                 )
             else:
-                what = html.escape(_("{before} → {after}")).format(
-                    before=html.escape(names[before.mark]), after=html.escape(names[after.mark])
-                )
+                what = f"{html.escape(names[before.mark])} → {html.escape(names[after.mark])}"
             by_release.setdefault(change.release, []).append(
                 f"<li>{link} · {_kind(change.check)}: {what}</li>"
             )
         if not by_release:
-            return [nodes.paragraph("", _("No change between the recorded releases."))]
+            return untranslatable([nodes.paragraph("", _("No change between the recorded releases."))])
         result: list[nodes.Node] = []
         for release in sorted(by_release, key=_key, reverse=True):
             previous = next(c.previous for c in changes if c.release == release)
@@ -420,7 +423,7 @@ class TimelineChangelogDirective(SphinxDirective):
                 "", f'<ul class="tl-changelog">{"".join(by_release[release])}</ul>', format="html"
             )
             result.append(section)
-        return result
+        return untranslatable(result)
 
     def _first_lines(self, example: str) -> list[int]:
         gallery = gallery_folders(self.config, self.env.srcdir)[0]
