@@ -88,6 +88,15 @@ SYNTHETIC_CUDA_EDIT = {
 }
 SYNTHETIC_CUDA_EXAMPLE = "05_inplace/plot_detach_inplace_saved.py"
 
+# A release newer than any the timeline has, that rewords one message of one example:
+# every page gets its column, and that example a "message differs" mark in it.
+SYNTHETIC_RELEASE = "2.99.0"
+SYNTHETIC_RELEASE_EXAMPLE = "02_backward/plot_retain_graph.py"
+SYNTHETIC_RELEASE_EDIT = {
+    "second time (or directly": "second time (or else directly",
+    '"torch": "2.13.0+cpu"': '"torch": "2.99.0+cu999"',
+}
+
 
 def patched_record(project: Path, example: str, runner: str, edit: dict[str, str]) -> Path:
     """Write ``runner``'s record of ``example`` in ``project``: the committed CPU record, text replaced."""

@@ -754,6 +754,15 @@ def test_drift_on_another_release_compares_with_its_release_records(
         f"PyTorch {RELEASE} is not the pinned 0.4.1: compared with its own release records "
         f"(records/releases/{RELEASE}), what the timeline shows for it"
     )
+    # the release now behaves otherwise than its records: the advice names capture --release
+    behaviour.total = lambda: torch.ones(4).sum()  # type: ignore[attr-defined]
+    status, out, err = run("drift")
+    assert status == 1
+    assert "run `python -m autograd_notes capture --release --accept` with it" in err
+    assert out.splitlines()[0] == (
+        f"PyTorch {RELEASE} is not the pinned 0.4.1: compared with its own release records "
+        f"(records/releases/{RELEASE}), what the timeline shows for it"
+    )
 
 
 def test_release_notes_of_the_project_are_up_to_date(capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,7 +28,7 @@ from .record import (
     same_behaviour,
     write_record,
 )
-from .releases import release_of, release_records
+from .releases import RELEASES, release_of, release_records
 from .report import (
     ACCEPTED,
     DRIFT,
@@ -319,6 +319,12 @@ def main(argv: list[str] | None = None) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(
             json.dumps(render_json(results, skips), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+    if against and records.parent.name == RELEASES and any(r.status == DRIFT for r in results):
+        print(
+            f"These are the release records of PyTorch {records.name}, not the pinned release's: "
+            "to record what it does now, run `python -m autograd_notes capture --release --accept` with it.",
+            file=sys.stderr,
         )
     if args.command == "capture" and any(r.status == DRIFT for r in results):
         print("capture: records that differ were kept; pass --accept to overwrite them", file=sys.stderr)
