@@ -208,6 +208,14 @@ def test_a_failed_cell_is_a_different_outcome_and_a_missing_api_error_not_availa
     assert error_check.releases["2.9.1"].mark == OUTCOME
     assert error_check.releases["2.9.1"].reason == "ValueError: boom"
     assert error_check.releases["2.10.0"].mark == MISSING
+    # a documented AttributeError that happens as documented is no missing API
+    documented = {
+        **error("'NoneType' object has no attribute 'norm'", raised="AttributeError"),
+        "holds": True,
+    }
+    today = record("2.13.0", [("ran", [], []), ("ran", [documented], []), ("ran", [value("2.")], [])])
+    timeline = example_timeline(EXAMPLE, today, "2.13.0", {"2.12.1": today})
+    assert timeline.rows[0].checks[0].releases["2.12.1"].mark == SAME
 
 
 def test_checks_are_matched_by_what_they_document_not_by_line() -> None:

@@ -186,11 +186,9 @@ def _observe(
         status, reason = stopped
         return Observation(MISSING if status == "unavailable" else OUTCOME, reason=reason)
     text, now = check_text(event), check_text(today)
-    if (
-        event["kind"] == "error"
-        and event["raised"]
-        and is_missing_api(event["raised"], event["message"] or "")
-    ):
+    missing = event["kind"] == "error" and not event["holds"] and event["raised"] != today["raised"]
+    if missing and event["raised"] and is_missing_api(event["raised"], event["message"] or ""):
+        # the documented error did not happen: an API this release lacks raised instead
         return Observation(MISSING, text, event["holds"], reason=text)
     if event["holds"] != today["holds"] or (event["kind"] == "error" and event["raised"] != today["raised"]):
         return Observation(OUTCOME, text, event["holds"], word_diff(text, now))
