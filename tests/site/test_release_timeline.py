@@ -224,8 +224,10 @@ def test_the_timeline_page_has_every_example_and_the_changelog(whole_site: Site,
         assert "⟦" not in row.text()
     changes = page.article.by_id(f"changes-{SYNTHETIC_RELEASE.replace('.', '-')}")
     assert changes is not None, "no changelog section for the synthetic release"
+    # the same rewording in several checks is one entry, linking each cell once
     entries = changes.find_all("li")
-    assert len(entries) == reworded_checks()
+    assert len(entries) == 1
+    assert 1 <= len(entries[0].find_all("a")) <= reworded_checks()
     target, anchor = page.resolve(entries[0].find("a").attrs["href"])
     assert target == page_name(SYNTHETIC_RELEASE_EXAMPLE)
     assert anchor.startswith("cell-")

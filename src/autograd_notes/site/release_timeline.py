@@ -205,6 +205,30 @@ def legend() -> str:
     return f'<ul class="tl-legend">{items}</ul>'
 
 
+def _kind_name(check: CheckTimeline) -> str:
+    kinds = {"error": _("expected error"), "warning": _("expected warning"), "value": _("checked value")}
+    return html.escape(kinds.get(check.kind, check.kind))
+
+
+def _shorten(text: str, limit: int = 100) -> str:
+    """At most ``limit`` characters of ``text``, cut at a word, ``…`` where cut."""
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def _change_words(before: Observation, after: Observation, names: dict[str, str]) -> str:
+    """How a check changed between two releases: the marks, and the first words that differ."""
+    words = ""
+    if before.text and after.text and before.text != after.text:
+        old, new = (_shorten(part) for part in first_change(before.text, after.text))
+        words = html.escape(_("the words changed: {old} → {new}")).format(
+            old=_code(old or "…"), new=_code(new or "…")
+        )
+    if before.mark == after.mark and words:
+        return words
+    marks = f"{html.escape(names[before.mark])} → {html.escape(names[after.mark])}"
+    return f"{marks}; {words}" if words else marks
+
+
 def _kind(check: CheckTimeline) -> str:
     kinds = {"error": _("expected error"), "warning": _("expected warning"), "value": _("checked value")}
     label = f" {_code(check.label)}" if check.label else ""
@@ -391,24 +415,18 @@ class TimelineChangelogDirective(SphinxDirective):
         timelines = _site_timelines(self.env)
         changes = release_changes(list(timelines.values()))
         names = mark_names()
-        by_release: dict[str, list[str]] = {}
+        # release -> what changed (the same change in many cells is one entry) -> its cells
+        by_release: dict[str, dict[str, list[str]]] = {}
         for change in changes:
             docname = _example_docname(self.env, change.example)
             first_lines = self._first_lines(change.example)
             number = cell_number(first_lines, change.check.line) if first_lines else 0
             cell = html.escape(_("cell {number}").format(number=number))
             link = f'<a href="⟦doc:{docname}⟧#{cell_anchor(number)}">⟦title:{docname}⟧</a>, {cell}'
-            before, after = change.before, change.after
-            if before.mark == after.mark and before.text and after.text:
-                old, new = first_change(before.text, after.text)
-                what = html.escape(_("the words changed: {old} → {new}")).format(
-                    old=_code(old or "…"), new=_code(new or "…")
-                )
-            else:
-                what = f"{html.escape(names[before.mark])} → {html.escape(names[after.mark])}"
-            by_release.setdefault(change.release, []).append(
-                f"<li>{link} · {_kind(change.check)}: {what}</li>"
-            )
+            what = f"{_kind_name(change.check)}: {_change_words(change.before, change.after, names)}"
+            links = by_release.setdefault(change.release, {}).setdefault(what, [])
+            if link not in links:
+                links.append(link)
         if not by_release:
             return untranslatable([nodes.paragraph("", _("No change between the recorded releases."))])
         result: list[nodes.Node] = []
@@ -419,9 +437,10 @@ class TimelineChangelogDirective(SphinxDirective):
             )
             section = nodes.section(ids=[f"changes-{release.replace('.', '-')}"], names=[title.lower()])
             section += nodes.title(title, title)
-            section += _LinkedRaw(
-                "", f'<ul class="tl-changelog">{"".join(by_release[release])}</ul>', format="html"
+            entries = "".join(
+                f"<li>{what}<br>{' · '.join(links)}</li>" for what, links in by_release[release].items()
             )
+            section += _LinkedRaw("", f'<ul class="tl-changelog">{entries}</ul>', format="html")
             result.append(section)
         return untranslatable(result)
 
