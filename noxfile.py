@@ -419,6 +419,10 @@ def timeline(session: nox.Session) -> None:
     session.log("timeline (capture/plain goal <= 1.5):")
     for row in [header, *rows]:
         session.log("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
+    failed = [row[0] for row in rows if row[-1].startswith("install failed")]
+    if failed:
+        # after the others ran: a failed install is reported, never silently skipped
+        session.error(f"could not install torch {', '.join(failed)}; the other releases were recorded")
 
 
 def _pinned_torch() -> str:
