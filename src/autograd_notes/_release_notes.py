@@ -44,11 +44,21 @@ def _described(check: dict[str, Any]) -> str:
 
 
 def _find(notes: dict[str, Any], path: str, line: int, documented: str) -> dict[str, Any] | None:
-    """The check at ``path:line`` (a gallery script or its download); else the one documenting the same."""
+    """The check at ``path:line``, or the closest match.
+
+    The same script and line; else the nearest check above it in the same script
+    that documents the same (a download's header moves its lines down); else the
+    one check of any script that documents the same (a notebook cell has no file).
+    """
     name = Path(path).name
-    for check in notes["checks"]:
-        if Path(check["example"]).name == name and check["line"] == line:
+    ours = [check for check in notes["checks"] if Path(check["example"]).name == name]
+    for check in ours:
+        if check["line"] == line:
             return dict(check)
+    # a download starts with a few lines more than the gallery script: its checks moved down
+    moved = [check for check in ours if _described(check) == documented and check["line"] <= line]
+    if moved:
+        return dict(max(moved, key=lambda check: int(check["line"])))
     same = [check for check in notes["checks"] if _described(check) == documented]
     return dict(same[0]) if len({check["example"] for check in same}) == 1 else None
 

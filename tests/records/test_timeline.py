@@ -324,6 +324,8 @@ def test_a_drift_on_a_recorded_release_says_what_it_is_recorded_to_do(notes: dic
         f"  PyTorch 2.9.1 is recorded to do this here (different outcome): RuntimeError: {OLD_ERROR}\n"
         f"  What every release from 2.9.1 to 2.13.0 does: {page}"
     )
+    # a download's header moves the check down a few lines: the same script's check is found
+    assert recorded_note("plot_fixture.py", 19, documented, "2.9.1") == note
     # a notebook cell has no file: the check is found by what it documents
     assert recorded_note("<cell>", 3, documented, "2.9.1").startswith(
         "  PyTorch 2.9.1 is recorded to do this here"
