@@ -34,6 +34,7 @@ from autograd_notes.records.timeline import (
     OUTCOME,
     SAME,
     WORDS,
+    check_text,
     example_timeline,
     first_change,
     load_timelines,
@@ -234,6 +235,12 @@ def test_checks_are_matched_by_what_they_document_not_by_line() -> None:
     gained = record("2.12.1", [("ran", [], []), ("ran", [error(TODAY_ERROR)], []), ("ran", [], [])])
     timeline = example_timeline(EXAMPLE, TODAY, "2.13.0", {"2.12.1": gained})
     assert timeline.rows[1].checks[0].releases["2.12.1"].mark == NO_RECORD
+
+
+def test_a_warning_repeated_in_a_loop_is_said_once_with_its_count() -> None:
+    warned = {"kind": "warning", "warnings": [{"category": "UserWarning", "message": "m"}] * 3}
+    assert check_text(warned) == "UserWarning: m (×3)"
+    assert check_text({"kind": "warning", "warnings": []}) == "no warning"
 
 
 def test_worst_mark() -> None:

@@ -80,7 +80,9 @@ def check_text(event: dict[str, Any]) -> str:
     if event["kind"] == "error":
         return f"{event['raised']}: {event['message']}" if event["raised"] else "no error"
     if event["kind"] == "warning":
-        warned = "; ".join(f"{w['category']}: {w['message']}" for w in event["warnings"])
+        # the same warning many times (once per call of a loop) is said once, with its count
+        counts: Counter[str] = Counter(f"{w['category']}: {w['message']}" for w in event["warnings"])
+        warned = "; ".join(text if n == 1 else f"{text} (×{n})" for text, n in counts.items())
         return warned or "no warning"
     return str(event["value"])
 

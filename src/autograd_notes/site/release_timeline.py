@@ -127,7 +127,7 @@ def summary_sentence(timeline: ExampleTimeline) -> str:
     else:
         held = [r for r in recorded if r not in summary.failing]
         text = html.escape(_("Holds as documented in {held}; not in {failing}.")).format(
-            held=", ".join(held) or "–", failing=", ".join(summary.failing)
+            held=_ranges(recorded, held) or "–", failing=_ranges(recorded, summary.failing)
         )
     if summary.wording is not None:
         release, old, new, count = summary.wording
