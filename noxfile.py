@@ -262,7 +262,7 @@ def _load_releases_module() -> types.ModuleType:
 RELEASES = _load_releases_module()
 
 
-def _pip_settings_for_uv(session: nox.Session) -> list[str]:
+def _pip_settings_for_uv(session: nox.Session, *, find_links: bool = True) -> list[str]:
     """The pip configuration of this machine (find-links, index URLs), as uv arguments.
 
     uv does not read pip's configuration; here the local find-links hold the pinned
@@ -276,21 +276,25 @@ def _pip_settings_for_uv(session: nox.Session) -> list[str]:
     for line in str(listed).splitlines():
         key, _, value = line.partition("=")
         option = flags.get(key.rpartition(".")[2])
-        if option is not None:
+        if option is not None and (find_links or option != "--find-links"):
             arguments += [part for url in value.strip("'\"").split() for part in (option, url)]
     return arguments
 
 
-def _release_env(session: nox.Session, version: str, installer: str) -> tuple[Path | None, float, str]:
+def _release_env(
+    session: nox.Session, version: str, installer: str, *, registry_build: bool = False
+) -> tuple[Path | None, float, str]:
     """The environment of one PyTorch release, ``.nox/torch-<version>``, made and installed if missing.
 
     Returns its Python, the seconds the install took (0 when reused) and, if the install
     failed, why (the Python is then ``None`` and the broken environment removed). Its own
     environment per release, beside nox's: the pinned one stays as it is. ``installer``
     is ``uv`` (several times faster: it installs a release's CUDA packages from its cache
-    by links) or ``pip``, which reads this machine's configuration itself.
+    by links) or ``pip``, which reads this machine's configuration itself. With
+    ``registry_build``, the local find-links are left out: the pinned release then comes
+    as the registry builds it (CUDA), as every other release of the timeline does.
     """
-    env = RELEASE_ENVS / f"torch-{version}"
+    env = RELEASE_ENVS / f"torch-{version}{'-registry' if registry_build else ''}"
     python = env / "bin" / "python"
     ready = env / ".installed"
     if ready.exists():
@@ -300,13 +304,15 @@ def _release_env(session: nox.Session, version: str, installer: str) -> tuple[Pa
     try:
         if installer == "uv":
             session.run("uv", "venv", "-q", "--python", sys.executable, str(env), external=True)
-            settings = _pip_settings_for_uv(session)
+            settings = _pip_settings_for_uv(session, find_links=not registry_build)
             session.run(
                 "uv", "pip", "install", "-q", "--python", str(python), *settings, *wanted, external=True
             )
         else:
             session.run(sys.executable, "-m", "venv", str(env), external=True, silent=True)
-            session.run(str(python), "-m", "pip", "install", "-q", *wanted, external=True)
+            # no configuration file and no find-links: the registry's own build
+            plain = {"PIP_CONFIG_FILE": os.devnull, "PIP_FIND_LINKS": ""} if registry_build else {}
+            session.run(str(python), "-m", "pip", "install", "-q", *wanted, external=True, env=plain)
     except nox.command.CommandFailed as error:
         shutil.rmtree(env, ignore_errors=True)
         return None, time.perf_counter() - start, f"torch {version} could not be installed: {error.reason}"
@@ -379,10 +385,11 @@ def timeline(session: nox.Session) -> None:
         session.error(problem)
     rows: list[tuple[str, str, str, str, str, str]] = []
     for release in releases:
-        if release == pinned:
-            rows.append((release, "-", "-", "-", "-", "pinned: its records are records/cpu"))
-            continue
-        python, install_s, problem = _release_env(session, release, installer)
+        # the pinned release's CPU build is records/cpu; its registry (CUDA) build is recorded
+        # here, so that the timeline tells a difference of the build from one of the release
+        python, install_s, problem = _release_env(
+            session, release, installer, registry_build=release == pinned
+        )
         if python is None:
             session.warn(problem)
             rows.append((release, f"{install_s:.0f}", "-", "-", "-", "install failed (see above)"))
@@ -413,7 +420,7 @@ def timeline(session: nox.Session) -> None:
             )
         )
         if remove:
-            shutil.rmtree(RELEASE_ENVS / f"torch-{release}")
+            shutil.rmtree(python.parents[1])
     header = ("release", "install s", "capture s", "plain run s", "capture/plain", "")
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     session.log("timeline (capture/plain goal <= 1.5):")

@@ -779,3 +779,21 @@ def test_release_notes_out_of_date(run: Run, project: Path) -> None:
     (project / "src" / "autograd_notes").mkdir(parents=True)
     assert run("release-notes")[0] == 0
     assert run("release-notes", "--check")[0] == 0
+
+
+def test_a_drift_report_says_when_the_build_variant_differs(
+    run: Run, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run("capture")
+    record = load_record(project / RECORD)
+    assert record is not None
+    record["runner"]["variant"] = "CUDA 13.0"
+    write_record(project / RECORD, record)
+    reword_backward(monkeypatch, lambda error: RuntimeError(str(error) + " (reworded)"))
+    status, out, _ = run("drift")
+    assert status == 1
+    variant = str(record["runner"]["variant"])
+    lines = [line for line in out.splitlines() if line.startswith("  build:")]
+    assert len(lines) == 1
+    assert lines[0].startswith(f"  build:    {variant} -> ")
+    assert lines[0].endswith("a build-specific message may differ for that reason alone")

@@ -29,6 +29,7 @@ from autograd_notes.records.releases import (
     version_key,
 )
 from autograd_notes.records.timeline import (
+    BUILD,
     MISSING,
     NO_RECORD,
     OUTCOME,
@@ -381,3 +382,34 @@ def test_unknown_or_too_old_releases_are_refused_with_the_installable_ones() -> 
     )
     # a registry that cannot be asked refuses nothing: the install then says what is wrong
     assert unknown_releases(["9.9.9"], [], "2.4.1") is None
+
+
+def test_a_difference_of_the_build_is_told_from_one_of_the_release() -> None:
+    def built(torch: str, variant: str, message: str, documented: str) -> dict[str, Any]:
+        made = record(
+            torch,
+            [
+                ("ran", [], []),
+                ("ran", [{**error(message), "documented": documented}], []),
+                ("ran", [value("2.")], []),
+            ],
+        )
+        made["runner"]["variant"] = variant
+        return made
+
+    today = built("2.13.0+cpu", "CPU", "no allocator", "RuntimeError matching 'no allocator'")
+    # the example documents another pattern on a CUDA build: the check is found by its place
+    cuda = "RuntimeError matching 'no driver'"
+    releases: dict[str, dict[str, Any] | None] = {
+        "2.13.0": built("2.13.0+cu130", "CUDA 13.0", "no driver", cuda),  # the pinned release's CUDA build
+        "2.14.1": built("2.14.1+cu130", "CUDA 13.0", "no driver", cuda),
+        "2.6.0": built("2.6.0+cu124", "CUDA 12.4", "need an allocator", cuda),
+    }
+    timeline = example_timeline(EXAMPLE, today, "2.13.0", releases)
+    marks = {r: o.mark for r, o in timeline.rows[0].checks[0].releases.items()}
+    assert marks == {"2.6.0": WORDS, "2.13.0": SAME, "2.14.1": BUILD}
+    assert timeline.holds_in("2.14.1")
+    # without the pinned release's CUDA build there is nothing to tell the build by
+    del releases["2.13.0"]
+    timeline = example_timeline(EXAMPLE, today, "2.13.0", releases)
+    assert timeline.rows[0].checks[0].releases["2.14.1"].mark == WORDS

@@ -114,17 +114,21 @@ def check_writes_this_release(root: Path, torch_version: str) -> None:
         )
 
 
-def release_folder(root: Path, records: Path, torch_version: str) -> Path:
-    """Where ``capture --release`` writes: ``records/releases/<release>`` (never for the pinned release).
+def release_folder(root: Path, records: Path, torch_version: str, *, cuda_build: bool) -> Path:
+    """Where ``capture --release`` writes: ``records/releases/<release>``.
 
-    The pinned release's records are the runner records: a copy under
-    ``releases/`` would be a second truth.
+    The pinned release's own build is the runner records (a copy under
+    ``releases/`` would be a second truth); its CUDA build, which the registry
+    serves as for every other release, is recorded there: against it, the
+    timeline tells a difference of the build (pin_memory's message) from a
+    difference of the release.
     """
     release = release_of(torch_version)
-    if release == pinned_torch(root):
+    if release == pinned_torch(root) and not cuda_build:
         raise UsageError(
             f"PyTorch {release} is the pinned release: its records are {records.name}/cpu "
-            "(capture without --release); --release records the other releases, for the timeline"
+            "(capture without --release); --release records the other releases, and the pinned "
+            "release's CUDA build, for the timeline"
         )
     return release_records(records, release)
 
@@ -290,7 +294,8 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "release", False):
             if args.device != "cpu":
                 raise UsageError("release records are captured on the cpu runner (--device cpu)")
-            records = release_folder(root, records, torch.__version__)
+            cuda_build = torch.version.cuda is not None
+            records = release_folder(root, records, torch.__version__, cuda_build=cuda_build)
         else:
             if args.accept or args.command == "capture":
                 check_writes_this_release(root, torch.__version__)

@@ -81,6 +81,13 @@ def render_text(results: list[ExampleResult], skips: list[RunnerSkip]) -> str:
             continue
         lines.append(f"  recorded: {_torch(result.before)}, {result.recorded}")
         lines.append(f"  now:      {_torch(result.now)}")
+        was, now = (result.before or {}).get("variant"), result.now.get("variant")
+        if was and now and was != now:
+            # e.g. the CPU build's records checked on a CUDA build: a build-specific message
+            # (pin_memory's) differs for that reason alone, whatever the release
+            lines.append(
+                f"  build:    {was} -> {now}: a build-specific message may differ for that reason alone"
+            )
         cells: dict[tuple[int, tuple[int, int]], list[Difference]] = {}
         for difference in result.differences:  # the example's own (lines 0-0) apart from cell 0's
             cells.setdefault((difference.cell, difference.lines), []).append(difference)

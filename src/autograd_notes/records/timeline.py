@@ -16,6 +16,11 @@ For one check on one release the mark is one of:
   value), or its cell failed with an undocumented exception;
 * :data:`MISSING`: its cell, or one before it, calls an API this release
   does not have (:func:`~.cells.is_missing_api`);
+* :data:`BUILD`: it differs from today, but exactly as the pinned release
+  does in the build this release ran as (the registry's CUDA build, where
+  today's records are the CPU build's): a difference of the build, not of
+  the release (pin_memory's message). It needs the pinned release's registry
+  build recorded with the releases (``records/releases/<pinned>``);
 * :data:`NO_RECORD`: this release has no record of the example, or its
   record has no such check (the example gained it later).
 
@@ -38,6 +43,7 @@ from .record import Record, load_all_records
 from .releases import load_releases, release_of, version_key
 
 __all__ = [
+    "BUILD",
     "MARKS",
     "MISSING",
     "NO_RECORD",
@@ -64,10 +70,11 @@ WORDS = "message differs"
 OUTCOME = "different outcome"
 MISSING = "not available"
 NO_RECORD = "no record"
-MARKS = (SAME, WORDS, OUTCOME, MISSING, NO_RECORD)
-"""The marks, from the mildest; a row's mark is the worst of its checks'."""
+BUILD = "differs by build"
+MARKS = (SAME, BUILD, WORDS, OUTCOME, MISSING, NO_RECORD)
+"""The marks; a row's mark is the worst of its checks' (:func:`worst`)."""
 
-_RANK = {SAME: 0, NO_RECORD: 1, WORDS: 2, OUTCOME: 3, MISSING: 4}
+_RANK = {SAME: 0, NO_RECORD: 1, BUILD: 2, WORDS: 3, OUTCOME: 4, MISSING: 5}
 
 
 def worst(marks: list[str]) -> str:
@@ -164,8 +171,8 @@ class ExampleTimeline:
         return worst([row.mark(release) for row in self.rows]) if self.rows else SAME
 
     def holds_in(self, release: str) -> bool:
-        """Whether every check held as documented there (the same words or other ones)."""
-        return self.mark(release) in (SAME, WORDS)
+        """Whether every check held as documented there (the same words, other ones, or the build's)."""
+        return self.mark(release) in (SAME, WORDS, BUILD)
 
     def holds_since(self) -> str | None:
         """The oldest release from which every later recorded release holds as documented."""
@@ -199,13 +206,32 @@ def _observe(
     return Observation(SAME, text, event["holds"])
 
 
+def _by_build(seen: Observation, build: tuple[int, dict[str, Any]] | None, other_build: bool) -> Observation:
+    """``seen``, or :data:`BUILD` when the pinned release's registry build did exactly the same."""
+    if not other_build or build is None or seen.mark not in (WORDS, OUTCOME) or seen.text is None:
+        return seen
+    event = build[1]
+    if check_text(event) != seen.text or event["holds"] != seen.holds:
+        return seen
+    return Observation(BUILD, seen.text, seen.holds, seen.diff, seen.reason)
+
+
 def example_timeline(
     example: str, today: Record, pinned: str, releases: dict[str, Record | None]
 ) -> ExampleTimeline:
     """The timeline of one example: today's record against each release's (``None``: no record)."""
     order = sorted({*releases, pinned}, key=version_key)
     timeline = ExampleTimeline(example, order, pinned)
+    # the pinned release as the registry builds it: what a difference of the build looks like
+    build = releases.get(pinned)
+    baseline = _keyed(build) if build else {}
     keyed = {release: _keyed(record) if record else {} for release, record in releases.items()}
+    # where an example documents another pattern for another build (``if torch.version.cuda``),
+    # the check is found by its place instead
+    placed = {
+        release: {(event["kind"], event["line"]): (index, event) for index, event in found.values()}
+        for release, found in {**keyed, "": baseline}.items()
+    }
     stopped = {release: _stopped(record) if record else None for release, record in releases.items()}
     for key, (index, event) in _keyed(today).items():
         first = today["cells"][index]["lines"][0]
@@ -224,8 +250,15 @@ def example_timeline(
             elif releases.get(release) is None:
                 check.releases[release] = Observation(NO_RECORD)
             else:
-                found = keyed[release].get(key)
-                check.releases[release] = _observe(found[1] if found else None, event, stopped[release])
+                record = releases[release]
+                other_build = record is not None and record["runner"].get("variant") != today["runner"].get(
+                    "variant"
+                )
+                place = (event["kind"], event["line"])
+                found = keyed[release].get(key) or (placed[release].get(place) if other_build else None)
+                seen = _observe(found[1] if found else None, event, stopped[release])
+                built = baseline.get(key) or placed[""].get(place)
+                check.releases[release] = _by_build(seen, built, other_build)
         timeline.rows[-1].checks.append(check)
     return timeline
 

@@ -31,6 +31,7 @@ from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
 from ..records.timeline import (
+    BUILD,
     MISSING,
     NO_RECORD,
     OUTCOME,
@@ -63,14 +64,22 @@ __all__ = [
 SECTION_ID = "across-pytorch-releases"
 TIMELINE_DOC = "timeline"
 
-SYMBOLS = {SAME: "✓", WORDS: "≈", OUTCOME: "✗", MISSING: "∅", NO_RECORD: "·"}
-_CLASSES = {SAME: "same", WORDS: "words", OUTCOME: "outcome", MISSING: "missing", NO_RECORD: "none"}
+SYMBOLS = {SAME: "✓", BUILD: "◇", WORDS: "≈", OUTCOME: "✗", MISSING: "∅", NO_RECORD: "·"}
+_CLASSES = {
+    SAME: "same",
+    BUILD: "build",
+    WORDS: "words",
+    OUTCOME: "outcome",
+    MISSING: "missing",
+    NO_RECORD: "none",
+}
 
 
 def mark_names() -> dict[str, str]:
     """Each mark's name in this build's language."""
     return {
         SAME: _("same as today"),
+        BUILD: _("differs by build only: today's release does the same in that build"),
         WORDS: _("message differs"),
         OUTCOME: _("different outcome"),
         MISSING: _("not available in this release"),
@@ -200,7 +209,7 @@ def legend() -> str:
     items = "".join(
         f'<li><span class="tl-mark tl-{_CLASSES[mark]}">{SYMBOLS[mark]}</span> '
         f"{html.escape(names[mark])}</li>"
-        for mark in (SAME, WORDS, OUTCOME, MISSING, NO_RECORD)
+        for mark in (SAME, BUILD, WORDS, OUTCOME, MISSING, NO_RECORD)
     )
     return f'<ul class="tl-legend">{items}</ul>'
 
