@@ -166,7 +166,7 @@ def test_every_example_page_ends_with_its_timeline(whole_site: Site, language: s
         else {}
     )
     heading = sphinx.get("Across PyTorch releases", "Across PyTorch releases")
-    releases = sorted([*RELEASES, "2.13.0", SYNTHETIC_RELEASE], key=version_key)
+    releases = sorted({*RELEASES, "2.13.0", SYNTHETIC_RELEASE}, key=version_key)
     for example in EXAMPLES:
         section = timeline_section(whole_site, language, example)
         assert section.tag == "section"
