@@ -412,6 +412,9 @@ def test_a_difference_of_the_build_is_told_from_one_of_the_release() -> None:
     marks = {r: o.mark for r, o in timeline.rows[0].checks[0].releases.items()}
     assert marks == {"2.6.0": WORDS, "2.13.0": SAME, "2.14.1": BUILD}
     assert timeline.holds_in("2.14.1")
+    # going from today's CPU build to a CUDA build is no change of a release
+    assert [(c.previous, c.release) for c in release_changes([timeline])] == [("2.6.0", "2.13.0")]
+    assert summarise(timeline).wording == ("2.13.0", "need an", "no", 1)
     # without the pinned release's CUDA build there is nothing to tell the build by
     del releases["2.13.0"]
     timeline = example_timeline(EXAMPLE, today, "2.13.0", releases)

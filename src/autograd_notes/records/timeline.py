@@ -286,6 +286,8 @@ def release_changes(timelines: list[ExampleTimeline]) -> list[Change]:
                     before, after = check.releases[previous], check.releases[release]
                     if NO_RECORD in (before.mark, after.mark):
                         continue
+                    if {before.mark, after.mark} == {SAME, BUILD}:
+                        continue  # from the pinned CPU build to a CUDA build: the build's, not a release's
                     if (before.mark, before.text) != (after.mark, after.text):
                         changes.append(Change(timeline.example, release, previous, check, before, after))
     return sorted(changes, key=lambda c: (version_key(c.release), c.example, c.check.line))
