@@ -435,3 +435,37 @@ def test_draw_graph_takes_a_tensor_or_its_model() -> None:
     graph = autograd_graph(t["z"], names=t)
     assert isinstance(graph, AutogradGraph)
     assert texts(draw_graph(graph)) == texts(draw_graph(t["z"], names=t))
+
+
+# -- a modified saved tensor named without SavedTensor.data (PyTorch before 2.10) --------------
+
+
+def test_a_modified_saved_result_is_named_from_the_version_error() -> None:
+    from autograd_notes._graph import _named_by_message
+
+    a = torch.ones(2, requires_grad=True)
+    e = a.exp()
+    saver = e.grad_fn
+    assert saver is not None
+    e.mul_(2)  # e's node is now MulBackward0, whose input is the ExpBackward0 that saved it
+    names = {"a": a, "e": e}
+    # the node as messages before 2.13 name it, and as 2.13 does
+    assert _named_by_message(saver, "ExpBackward0", (2,), 1, names) == "e"
+    assert _named_by_message(saver, "Exp", (2,), 1, names) == "e"
+    assert _named_by_message(saver, "ExpBackward0", (3,), 1, names) is None  # another shape
+    assert _named_by_message(saver, "ExpBackward0", (2,), 2, names) is None  # another version
+
+
+def test_a_modified_saved_leaf_is_named_only_when_one_tensor_fits() -> None:
+    from autograd_notes._graph import _named_by_message
+
+    w = torch.ones(3, requires_grad=True)
+    b = torch.ones(3)
+    y = w * b  # saves b, a leaf that needs no gradient
+    saver = y.grad_fn
+    assert saver is not None
+    b.add_(1)
+    assert _named_by_message(saver, None, (3,), 1, {"w": w, "b": b}) == "b"
+    # two leaves of that shape at that version: the tensor stays unnamed rather than guessed
+    c = torch.zeros(3).add_(1)
+    assert _named_by_message(saver, None, (3,), 1, {"w": w, "b": b, "c": c}) is None
