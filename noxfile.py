@@ -300,19 +300,19 @@ def _release_env(
     if ready.exists():
         return python, 0.0, ""
     start = time.perf_counter()
-    wanted = ["-c", str(TOOLCHAIN), f"torch=={version}", "-e", "."]
+    pins = ["-c", str(TOOLCHAIN)]
+    wanted = [f"torch=={version}", "-e", "."]
     try:
         if installer == "uv":
             session.run("uv", "venv", "-q", "--python", sys.executable, str(env), external=True)
             settings = _pip_settings_for_uv(session, find_links=not registry_build)
-            session.run(
-                "uv", "pip", "install", "-q", "--python", str(python), *settings, *wanted, external=True
-            )
+            target = ["--python", str(python)]
+            session.run("uv", "pip", "install", "-q", *target, *settings, *pins, *wanted, external=True)
         else:
             session.run(sys.executable, "-m", "venv", str(env), external=True, silent=True)
             # no configuration file and no find-links: the registry's own build
             plain = {"PIP_CONFIG_FILE": os.devnull, "PIP_FIND_LINKS": ""} if registry_build else {}
-            session.run(str(python), "-m", "pip", "install", "-q", *wanted, external=True, env=plain)
+            session.run(str(python), "-m", "pip", "install", "-q", *pins, *wanted, external=True, env=plain)
     except nox.command.CommandFailed as error:
         shutil.rmtree(env, ignore_errors=True)
         return None, time.perf_counter() - start, f"torch {version} could not be installed: {error.reason}"

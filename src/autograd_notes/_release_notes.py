@@ -63,8 +63,16 @@ def _find(notes: dict[str, Any], path: str, line: int, documented: str) -> dict[
     return dict(same[0]) if len({check["example"] for check in same}) == 1 else None
 
 
+def _page(notes: dict[str, Any], example: str) -> str:
+    return f"{notes['site']}en/examples/{Path(example).with_suffix('').as_posix()}.html#{SECTION}"
+
+
 def recorded_note(path: str, line: int, documented: str, torch_version: str) -> str:
-    """Lines for a drift message: what ``torch_version`` is recorded to do at this check ("" if unknown)."""
+    """Lines for a drift message: what ``torch_version`` is recorded to do at this check.
+
+    "" where the check is not one of the site's examples (a reader's own code, a
+    notebook cell whose check is not found): nothing is known about it.
+    """
     notes = _notes()
     if not notes or not notes.get("releases"):
         return ""
@@ -72,18 +80,23 @@ def recorded_note(path: str, line: int, documented: str, torch_version: str) -> 
     releases: list[str] = notes["releases"]
     covered = f"{releases[0]} to {releases[-1]}"
     check = _find(notes, path, line, documented)
-    page = ""
-    if check is not None:
-        page = (
-            f"{notes['site']}en/examples/{Path(check['example']).with_suffix('').as_posix()}.html#{SECTION}"
-        )
+    example = (
+        check["example"]
+        if check
+        else next((e for e in notes.get("examples", []) if Path(e).name == Path(path).name), None)
+    )
+    if example is None:
+        return ""
+    page = _page(notes, example)
     if release not in releases:
-        where = f" The page shows what each recorded release does: {page}" if page else ""
-        return f"  PyTorch {release} is not among the releases the site records ({covered}).{where}"
+        return (
+            f"  PyTorch {release} is not among the releases the site records ({covered}). "
+            f"What each recorded release does: {page}"
+        )
     if check is None:
         return (
             f"  The site records this check as documented on PyTorch {release}: the difference comes "
-            "from elsewhere (this PyTorch's build, the machine, or an edited script)."
+            f"from elsewhere (this PyTorch's build, the machine, or an edited script). Every release: {page}"
         )
     for first, last, mark, text in check["releases"]:
         if _key(first) <= _key(release) <= _key(last):

@@ -319,6 +319,7 @@ def notes(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 
 def test_notes_keep_only_checks_that_differ(notes: dict[str, Any]) -> None:
     assert notes["releases"] == ["2.9.1", "2.12.1", "2.13.0"]
+    assert notes["examples"] == [EXAMPLE]
     assert notes["pinned"] == "2.13.0"
     assert len(notes["checks"]) == 1
     assert notes["checks"][0]["releases"] == [
@@ -347,9 +348,12 @@ def test_a_drift_on_a_recorded_release_says_what_it_is_recorded_to_do(notes: dic
     assert "records this check holding on PyTorch 2.12.1" in recorded_note(
         "plot_fixture.py", 12, documented, "2.12.1"
     )
+    # another check of a site example: recorded as documented there, so something else differs
     assert "the difference comes from elsewhere" in recorded_note(
-        "plot_other.py", 5, "something else", "2.9.1"
+        "plot_fixture.py", 5, "something else", "2.9.1"
     )
+    # a reader's own script: nothing is known about it, nothing is said
+    assert recorded_note("my_training.py", 5, "something else", "2.9.1") == ""
 
 
 def test_behaviour_drift_carries_the_note(notes: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:

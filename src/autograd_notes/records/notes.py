@@ -75,6 +75,7 @@ def build_notes(timelines: dict[str, ExampleTimeline], site: str) -> dict[str, A
         "site": site,
         "pinned": release_of(pinned),
         "releases": sorted(releases, key=lambda r: tuple(int(p) for p in r.split("."))),
+        "examples": sorted(timelines),
         "checks": checks,
     }
 
