@@ -30,6 +30,7 @@ from sphinx.application import Sphinx
 from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
+from ..records.releases import version_key
 from ..records.timeline import (
     BUILD,
     MISSING,
@@ -57,8 +58,13 @@ __all__ = [
     "ReleaseTimelineDirective",
     "TimelineChangelogDirective",
     "TimelineMatrixDirective",
+    "held_sentence",
+    "legend",
+    "mark_names",
     "setup",
+    "site_timelines",
     "summary_sentence",
+    "timeline_html",
 ]
 
 SECTION_ID = "across-pytorch-releases"
@@ -93,7 +99,8 @@ def _timelines(records: str, digest: str) -> dict[str, ExampleTimeline]:
     return load_timelines(Path(records))
 
 
-def _site_timelines(env: Any) -> dict[str, ExampleTimeline]:
+def site_timelines(env: Any) -> dict[str, ExampleTimeline]:
+    """The timelines of this build (computed once per set of records)."""
     config = env.config
     return _timelines(config.autograd_notes_records, config.autograd_notes_records_digest)
 
@@ -173,12 +180,7 @@ def held_sentence(timeline: ExampleTimeline) -> str:
     )
 
 
-def site_timelines(env: Any) -> dict[str, ExampleTimeline]:
-    """The timelines of this build (computed once per set of records)."""
-    return _site_timelines(env)
-
-
-def _marks_row(timeline: ExampleTimeline, marks: dict[str, str], names: dict[str, str]) -> str:
+def _marks_row(marks: dict[str, str], names: dict[str, str]) -> str:
     cells = []
     for release, mark in marks.items():
         label = f"{release}: {names[mark]}"
@@ -239,9 +241,8 @@ def _change_words(before: Observation, after: Observation, names: dict[str, str]
 
 
 def _kind(check: CheckTimeline) -> str:
-    kinds = {"error": _("expected error"), "warning": _("expected warning"), "value": _("checked value")}
     label = f" {_code(check.label)}" if check.label else ""
-    return html.escape(kinds.get(check.kind, check.kind)) + label
+    return _kind_name(check) + label
 
 
 def _observations(check: CheckTimeline, pinned: str) -> str:
@@ -318,7 +319,7 @@ def timeline_html(timeline: ExampleTimeline, first_lines: list[int]) -> str:
         marks = {release: worst([c.releases[release].mark for c in checks]) for release in releases}
         rows.append(
             f'<tr><th scope="row">{link}</th><td class="tl-count">{len(checks)}</td>'
-            f"{_marks_row(timeline, marks, names)}</tr>"
+            f"{_marks_row(marks, names)}</tr>"
         )
         for check in checks:
             if all(seen.mark in (SAME, NO_RECORD) for seen in check.releases.values()):
@@ -363,7 +364,7 @@ class ReleaseTimelineDirective(SphinxDirective):
         example = self.arguments[0]
         section = nodes.section(ids=[SECTION_ID], names=[SECTION_ID], classes=["release-timeline-section"])
         section += nodes.title(_("Across PyTorch releases"), _("Across PyTorch releases"))
-        timeline = _site_timelines(self.env).get(example)
+        timeline = site_timelines(self.env).get(example)
         if timeline is None:
             section += nodes.paragraph("", _("This example has no record yet."))
             return untranslatable([section])
@@ -388,10 +389,10 @@ class TimelineMatrixDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         """Return the matrix as HTML."""
-        timelines = _site_timelines(self.env)
+        timelines = site_timelines(self.env)
         if not timelines:
             return untranslatable([nodes.paragraph("", _("No records yet."))])
-        releases = sorted({r for t in timelines.values() for r in t.releases}, key=_key)
+        releases = sorted({r for t in timelines.values() for r in t.releases}, key=version_key)
         pinned = next(iter(timelines.values())).pinned
         names = mark_names()
         rows = []
@@ -402,7 +403,7 @@ class TimelineMatrixDirective(SphinxDirective):
             )
             marks = {r: timeline.mark(r) if r in timeline.releases else NO_RECORD for r in releases}
             link = f'<a href="⟦doc:{docname}⟧#{SECTION_ID}">⟦title:{docname}⟧</a>'
-            rows.append(f'<tr><th scope="row">{link}</th>{_marks_row(timeline, marks, names)}</tr>')
+            rows.append(f'<tr><th scope="row">{link}</th>{_marks_row(marks, names)}</tr>')
         table = (
             f'<div class="tl-scroll"><table class="tl-table tl-matrix"><thead><tr><th scope="col">'
             f"{html.escape(_('Example'))}</th>{_header(releases, pinned)}</tr></thead>"
@@ -412,16 +413,12 @@ class TimelineMatrixDirective(SphinxDirective):
         return [node]
 
 
-def _key(release: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in release.split("."))
-
-
 class TimelineChangelogDirective(SphinxDirective):
     """``.. timeline-changelog::``: what changed for autograd users in each release, from the records."""
 
     def run(self) -> list[nodes.Node]:
         """Return one subsection per release with changes, newest first."""
-        timelines = _site_timelines(self.env)
+        timelines = site_timelines(self.env)
         changes = release_changes(list(timelines.values()))
         names = mark_names()
         # release -> what changed (the same change in many cells is one entry) -> its cells
@@ -439,7 +436,7 @@ class TimelineChangelogDirective(SphinxDirective):
         if not by_release:
             return untranslatable([nodes.paragraph("", _("No change between the recorded releases."))])
         result: list[nodes.Node] = []
-        for release in sorted(by_release, key=_key, reverse=True):
+        for release in sorted(by_release, key=version_key, reverse=True):
             previous = next(c.previous for c in changes if c.release == release)
             title = _("What changed in {release} (against {previous})").format(
                 release=release, previous=previous
