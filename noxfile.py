@@ -361,6 +361,21 @@ def _timeline_arguments(session: nox.Session) -> tuple[list[str], list[str], boo
     return releases or default, options, remove, _installer(asked)
 
 
+DIFFERS = "differs from its records (kept; --accept replaces them)"
+
+
+def _capture_ratio(session: nox.Session, python: Path) -> dict[str, float] | None:
+    """benchmarks/capture_ratio.py in a release's environment; None (said) if it could not measure."""
+    try:
+        output = session.run(str(python), "benchmarks/capture_ratio.py", "--json", external=True, silent=True)
+        line = next(line for line in reversed(str(output).splitlines()) if line.startswith("{"))
+        measured: dict[str, float] = json.loads(line)
+    except (nox.command.CommandFailed, StopIteration, ValueError) as error:
+        session.warn(f"the capture against a plain run could not be measured: {error}")
+        return None
+    return measured
+
+
 @nox.session(venv_backend="none")
 def timeline(session: nox.Session) -> None:
     """Record every example under PyTorch releases: records/releases/<version> (-- 2.4.1 2.6.0 ...).
@@ -405,17 +420,14 @@ def timeline(session: nox.Session) -> None:
                 "differs from its records (kept; --accept replaces them)" if differs else str(error.reason)
             )
         capture_s = time.perf_counter() - start
-        measured = session.run(
-            str(python), "benchmarks/capture_ratio.py", "--json", external=True, silent=True
-        )
-        ratio = json.loads(str(measured).strip().splitlines()[-1])
+        ratio = _capture_ratio(session, python)
         rows.append(
             (
                 release,
                 f"{install_s:.0f}" if install_s else "reused",
                 f"{capture_s:.0f}",
-                f"{ratio['plain_s']:.1f}",
-                f"{ratio['ratio']:.2f}",
+                f"{ratio['plain_s']:.1f}" if ratio else "-",
+                f"{ratio['ratio']:.2f}" if ratio else "-",
                 outcome,
             )
         )
@@ -426,10 +438,10 @@ def timeline(session: nox.Session) -> None:
     session.log("timeline (capture/plain goal <= 1.5):")
     for row in [header, *rows]:
         session.log("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
-    failed = [row[0] for row in rows if row[-1].startswith("install failed")]
+    failed = [row[0] for row in rows if row[-1] not in ("recorded", DIFFERS)]
     if failed:
-        # after the others ran: a failed install is reported, never silently skipped
-        session.error(f"could not install torch {', '.join(failed)}; the other releases were recorded")
+        # after the others ran: a failed install or capture is reported, never silently skipped
+        session.error(f"torch {', '.join(failed)}: not recorded (see above); the other releases were")
 
 
 def _pinned_torch() -> str:

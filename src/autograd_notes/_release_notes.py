@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -27,14 +28,16 @@ SECTION = "across-pytorch-releases"
 def _notes() -> dict[str, Any] | None:
     try:
         text = resources.files("autograd_notes").joinpath(NOTES).read_text(encoding="utf-8")
-    except OSError:
+        notes: dict[str, Any] = json.loads(text)
+    except (OSError, ValueError):  # missing or damaged: a drift message then says what it always said
         return None
-    notes: dict[str, Any] = json.loads(text)
     return notes
 
 
 def _key(release: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in release.split("+")[0].split(".")[:3])
+    """``2.13.0+cu130`` and ``2.13.0a0`` alike -> ``(2, 13, 0)``; () for no version."""
+    found = re.match(r"(\d+)\.(\d+)\.(\d+)", release)
+    return tuple(int(part) for part in found.groups()) if found else ()
 
 
 def _described(check: dict[str, Any]) -> str:
@@ -78,6 +81,10 @@ def recorded_note(path: str, line: int, documented: str, torch_version: str) -> 
         return ""
     release = torch_version.partition("+")[0]
     releases: list[str] = notes["releases"]
+    # another patch of a recorded minor release (2.5.0 where 2.5.1 is recorded) reads as that one
+    same_minor = [r for r in releases if _key(r)[:2] == _key(release)[:2]]
+    if release not in releases and same_minor:
+        release = same_minor[-1]
     covered = f"{releases[0]} to {releases[-1]}"
     check = _find(notes, path, line, documented)
     example = (

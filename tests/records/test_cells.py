@@ -260,8 +260,11 @@ def test_a_cell_calling_an_api_the_release_lacks_is_unavailable(project: Path, c
 @pytest.mark.parametrize(
     ("exception", "message", "missing"),
     [
-        ("ImportError", "cannot import name 'x'", True),
+        ("ImportError", "cannot import name 'x' from 'torch.func'", True),
         ("ModuleNotFoundError", "No module named 'torch.x'", True),
+        ("ModuleNotFoundError", "No module named 'scipy'", False),
+        ("AttributeError", "'NoneType' object has no attribute 'zero_'", False),
+        ("AttributeError", "'Tensor' object has no attribute 'new_api'", True),
         ("AttributeError", "module 'torch' has no attribute 'x'", True),
         ("AttributeError", "Unknown attribute fp32_precision", True),
         ("TypeError", "f() got an unexpected keyword argument 'x'", True),

@@ -204,7 +204,7 @@ def test_a_failed_cell_is_a_different_outcome_and_a_missing_api_error_not_availa
         "2.10.0",
         [
             ("ran", [], []),
-            ("ran", [error("cannot import name 'y'", raised="ImportError", holds=False)], []),
+            ("ran", [error("cannot import name 'y' from 'torch'", raised="ImportError", holds=False)], []),
             ("ran", [value("2.")], []),
         ],
     )
@@ -419,7 +419,51 @@ def test_a_difference_of_the_build_is_told_from_one_of_the_release() -> None:
     # going from today's CPU build to a CUDA build is no change of a release
     assert [(c.previous, c.release) for c in release_changes([timeline])] == [("2.6.0", "2.13.0")]
     assert summarise(timeline).wording == ("2.13.0", "need an", "no", 1)
-    # without the pinned release's CUDA build there is nothing to tell the build by
+    # without the pinned release's CUDA build nothing says the other pattern is the same check
     del releases["2.13.0"]
     timeline = example_timeline(EXAMPLE, today, "2.13.0", releases)
-    assert timeline.rows[0].checks[0].releases["2.14.1"].mark == WORDS
+    assert timeline.rows[0].checks[0].releases["2.14.1"].mark == NO_RECORD
+    assert timeline.mark("2.14.1") == SAME  # its other checks were recorded, and are the same
+
+
+def test_a_check_moved_or_added_since_is_no_record_and_hides_nothing() -> None:
+    old = record("2.12.1", [("ran", [], []), ("ran", [value("7.", line=12)], []), ("ran", [value("2.")], [])])
+    old["cells"][1]["events"][0]["documented"] = "7.0"  # a check the example has since removed
+    timeline = example_timeline(EXAMPLE, TODAY, "2.13.0", {"2.12.1": old})
+    error_check, value_check = (row.checks[0] for row in timeline.rows)
+    assert error_check.releases["2.12.1"].mark == NO_RECORD  # not paired with the removed check
+    assert value_check.releases["2.12.1"].mark == SAME
+    assert timeline.mark("2.12.1") == SAME
+    assert summarise(timeline).first == "2.12.1"
+
+
+def test_an_example_without_checks() -> None:
+    empty = record("2.13.0+cpu", [("ran", [], [])])
+    timeline = example_timeline(EXAMPLE, empty, "2.13.0", {"2.4.1": None, "2.12.1": empty})
+    assert [timeline.mark(r) for r in timeline.releases] == [NO_RECORD, SAME, SAME]
+
+
+def test_another_patch_of_a_recorded_minor_reads_as_the_recorded_one(notes: dict[str, Any]) -> None:
+    documented = "RuntimeError matching 'is at version 1'"
+    assert recorded_note("plot_fixture.py", 12, documented, "2.9.0+cu128").startswith(
+        "  PyTorch 2.9.1 is recorded to do this here (different outcome)"
+    )
+
+
+def test_damaged_notes_are_no_notes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    class Damaged:
+        def joinpath(self, name: str) -> Path:
+            (tmp_path / name).write_text("{not json", encoding="utf-8")
+            return tmp_path / name
+
+    monkeypatch.setattr(_release_notes.resources, "files", lambda package: Damaged())
+    _release_notes._notes.cache_clear()
+    try:
+        assert recorded_note("plot_fixture.py", 12, "x", "2.9.1") == ""
+    finally:
+        _release_notes._notes.cache_clear()
+
+
+def test_development_builds_have_a_version_key() -> None:
+    assert version_key("2.13.0a0+git1234") == (2, 13, 0)
+    assert latest_patches(["2.13.0a0", "2.13.0"], "2.13.0", "2.13.0") == ["2.13.0"]

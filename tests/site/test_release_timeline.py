@@ -121,7 +121,7 @@ def test_summary_sentences() -> None:
     )
     assert (
         summary_sentence(broken)
-        == "Holds as documented since 2.12.1; before it, 1 of its 1 checks behave differently."
+        == "Holds as documented since 2.12.1; in 2.9.1, the release before it, 1 of 1 checks differ."
     )
     alone = example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", {})
     assert summary_sentence(alone) == "No other PyTorch release has been recorded for this page yet."

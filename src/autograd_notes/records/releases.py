@@ -51,6 +51,7 @@ def default_releases(pyproject: Path) -> list[str]:
 
 
 _VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
+_VERSION_START = re.compile(r"^(\d+)\.(\d+)\.(\d+)")
 
 
 def release_of(torch_version: str) -> str:
@@ -60,7 +61,7 @@ def release_of(torch_version: str) -> str:
 
 def version_key(version: str) -> tuple[int, int, int]:
     """``"2.10.0"`` -> ``(2, 10, 0)``; :class:`ValueError` naming the string if it is no release."""
-    match = _VERSION.match(release_of(version))
+    match = _VERSION_START.match(release_of(version))  # a development build (2.13.0a0) too
     if match is None:
         raise ValueError(f"{version!r} is not a PyTorch release (major.minor.patch, e.g. 2.4.1)")
     return int(match[1]), int(match[2]), int(match[3])
@@ -69,16 +70,15 @@ def version_key(version: str) -> tuple[int, int, int]:
 def latest_patches(versions: Iterable[str], floor: str, newest: str) -> list[str]:
     """The latest patch of every minor release from ``floor``'s minor to ``newest``, oldest first.
 
-    Pre-releases and local builds (``2.13.0+cpu``) count as their release;
-    versions that are not plain releases (``2.5.0rc1``) are left out.
+    Local builds (``2.13.0+cpu``) count as their release; pre-releases and
+    development builds (``2.5.0rc1``, ``2.13.0a0``) are left out.
     """
     best: dict[tuple[int, int], tuple[int, int, int]] = {}
     low, high = version_key(floor)[:2], version_key(newest)
     for version in versions:
-        try:
-            key = version_key(version)
-        except ValueError:
+        if not _VERSION.match(release_of(version)):
             continue
+        key = version_key(version)
         if low <= key[:2] and key <= high and key > best.get(key[:2], (-1, -1, -1)):
             best[key[:2]] = key
     return [".".join(map(str, best[minor])) for minor in sorted(best)]

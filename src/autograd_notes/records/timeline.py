@@ -78,8 +78,13 @@ _RANK = {SAME: 0, NO_RECORD: 1, BUILD: 2, WORDS: 3, OUTCOME: 4, MISSING: 5}
 
 
 def worst(marks: list[str]) -> str:
-    """The mark that says most: not available > different outcome > message differs > ... > same."""
-    return max(marks, key=_RANK.__getitem__) if marks else NO_RECORD
+    """The mark that says most: not available > different outcome > message differs > ... > same.
+
+    Checks a release has no record of (added to the example since) do not hide
+    what the others did there; only when none was recorded is it "no record".
+    """
+    recorded = [mark for mark in marks if mark != NO_RECORD]
+    return max(recorded, key=_RANK.__getitem__) if recorded else NO_RECORD
 
 
 def check_text(event: dict[str, Any]) -> str:
@@ -165,9 +170,13 @@ class ExampleTimeline:
     releases: list[str]
     pinned: str
     rows: list[RowTimeline] = field(default_factory=list)
+    recorded: set[str] = field(default_factory=set)
+    """The releases with a record of the example (the pinned one always)."""
 
     def mark(self, release: str) -> str:
-        """The worst mark of every check on ``release``."""
+        """The worst mark of every check on ``release``; :data:`NO_RECORD` where it has no record."""
+        if release not in self.recorded:
+            return NO_RECORD
         return worst([row.mark(release) for row in self.rows]) if self.rows else SAME
 
     def holds_in(self, release: str) -> bool:
@@ -206,6 +215,25 @@ def _observe(
     return Observation(SAME, text, event["holds"])
 
 
+def _other_branch(
+    old: tuple[int, dict[str, Any]] | None, build: tuple[int, dict[str, Any]] | None, other_build: bool
+) -> tuple[int, dict[str, Any]] | None:
+    """The release's check at today's place, where the example documents it otherwise on that build.
+
+    An example may document another pattern on a CUDA build (``if torch.version.cuda``):
+    its check then has another key there. It is the same check only if the pinned
+    release's registry build documents exactly that pattern at that place; any other
+    check found at the place is one the example has since moved or removed.
+    """
+    if not other_build or old is None or build is None:
+        return None
+    return (
+        old
+        if (old[1]["documented"], old[1].get("label")) == (build[1]["documented"], build[1].get("label"))
+        else None
+    )
+
+
 def _by_build(seen: Observation, build: tuple[int, dict[str, Any]] | None, other_build: bool) -> Observation:
     """``seen``, or :data:`BUILD` when the pinned release's registry build did exactly the same."""
     if not other_build or build is None or seen.mark not in (WORDS, OUTCOME) or seen.text is None:
@@ -221,7 +249,8 @@ def example_timeline(
 ) -> ExampleTimeline:
     """The timeline of one example: today's record against each release's (``None``: no record)."""
     order = sorted({*releases, pinned}, key=version_key)
-    timeline = ExampleTimeline(example, order, pinned)
+    recorded = {pinned, *(release for release, record in releases.items() if record is not None)}
+    timeline = ExampleTimeline(example, order, pinned, recorded=recorded)
     # the pinned release as the registry builds it: what a difference of the build looks like
     build = releases.get(pinned)
     baseline = _keyed(build) if build else {}
@@ -255,7 +284,9 @@ def example_timeline(
                     "variant"
                 )
                 place = (event["kind"], event["line"])
-                found = keyed[release].get(key) or (placed[release].get(place) if other_build else None)
+                found = keyed[release].get(key) or _other_branch(
+                    placed[release].get(place), placed[""].get(place), other_build
+                )
                 seen = _observe(found[1] if found else None, event, stopped[release])
                 built = baseline.get(key) or placed[""].get(place)
                 check.releases[release] = _by_build(seen, built, other_build)

@@ -125,18 +125,15 @@ def summary_sentence(timeline: ExampleTimeline) -> str:
             first=summary.first, last=summary.last
         )
     elif summary.holds_since is not None:
+        previous = recorded[recorded.index(summary.holds_since) - 1]
+        checks = [check for row in timeline.rows for check in row.checks]
+        failing = [check for check in checks if check.releases[previous].mark in (OUTCOME, MISSING)]
         before = (
             _("before it, part of it is not available")
             if summary.before == MISSING
-            else _("before it, {count} of its {total} checks behave differently")
+            else _("in {release}, the release before it, {count} of {total} checks differ")
         )
-        checks = [check for row in timeline.rows for check in row.checks]
-        failing = [
-            check
-            for check in checks
-            if any(check.releases[release].mark in (OUTCOME, MISSING) for release in summary.failing)
-        ]
-        clause = before.format(count=len(failing), total=len(checks))
+        clause = before.format(release=previous, count=len(failing), total=len(checks))
         text = html.escape(_("Holds as documented since {since}; {before}.")).format(
             since=summary.holds_since, before=html.escape(clause)
         )
@@ -437,7 +434,9 @@ class TimelineChangelogDirective(SphinxDirective):
             return untranslatable([nodes.paragraph("", _("No change between the recorded releases."))])
         result: list[nodes.Node] = []
         for release in sorted(by_release, key=version_key, reverse=True):
-            previous = next(c.previous for c in changes if c.release == release)
+            # the recorded release just before it (the examples' own gaps aside)
+            order = sorted({r for t in timelines.values() for r in t.recorded}, key=version_key)
+            previous = order[order.index(release) - 1]
             title = _("What changed in {release} (against {previous})").format(
                 release=release, previous=previous
             )
