@@ -54,10 +54,12 @@ __all__ = [
     "cell_label",
     "cell_number",
     "error_links",
+    "example_first_lines",
     "title_link",
 ]
 
 ERROR_INDEX_DOC = "errors"
+_FIRST_LINES = "autograd_notes_first_lines"  # env.temp_data key: example -> its cells' first lines
 
 
 def cell_anchor(number: int) -> str:
@@ -90,6 +92,23 @@ def title_link(docname: str) -> pending_xref:
     )
     ref += nodes.inline(docname, docname)
     return ref
+
+
+def example_first_lines(env: Any, example: str) -> list[int]:
+    """The first source line of each code cell of an example's generated page ([] before it exists).
+
+    Read once per example by the page being read (``env.temp_data`` lasts one
+    page), which may link to many of its cells; that page then depends on it.
+    """
+    gallery = gallery_folders(env.config, env.srcdir)[0]
+    page = (gallery.generated / example).with_suffix(".rst")
+    if not page.exists():
+        return []
+    env.note_dependency(str(page))
+    cache: dict[str, list[int]] = env.temp_data.setdefault(_FIRST_LINES, {})
+    if example not in cache:
+        cache[example] = [cell.first_line for cell in code_cells(page.read_text(encoding="utf-8"))]
+    return cache[example]
 
 
 def _gallery_docname(env: Any, example: str) -> str:
@@ -156,15 +175,6 @@ class ErrorIndexDirective(SphinxDirective):
             entry += self._variant(variant)
         return entry
 
-    def _code_cells(self, example: str) -> list[int]:
-        """The first source line of each code cell of an example's generated page."""
-        gallery = gallery_folders(self.config, self.env.srcdir)[0]
-        page = (gallery.generated / example).with_suffix(".rst")
-        if not page.exists():
-            return []
-        self.env.note_dependency(str(page))
-        return [cell.first_line for cell in code_cells(page.read_text(encoding="utf-8"))]
-
     def _variant(self, variant: Variant) -> nodes.Node:
         box = nodes.container(ids=[variant.label], names=[variant.label], classes=["error-variant"])
         self.state.document.note_explicit_target(box)
@@ -173,7 +183,7 @@ class ErrorIndexDirective(SphinxDirective):
         box += block
         cells: dict[str, list[int]] = {}
         for occurrence in variant.occurrences:
-            number = cell_number(self._code_cells(occurrence.example), occurrence.line)
+            number = cell_number(example_first_lines(self.env, occurrence.example), occurrence.line)
             if number not in cells.setdefault(occurrence.example, []):
                 cells[occurrence.example].append(number)
         language = _language(self.env)

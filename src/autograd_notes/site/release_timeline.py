@@ -47,9 +47,8 @@ from ..records.timeline import (
     summarise,
     worst,
 )
-from .errors_page import cell_anchor, cell_number
+from .errors_page import cell_anchor, cell_number, example_first_lines
 from .gallery_conf import gallery_folders
-from .gallery_rst import code_cells
 from .nodes import untranslatable
 
 __all__ = [
@@ -365,8 +364,7 @@ class ReleaseTimelineDirective(SphinxDirective):
         if timeline is None:
             section += nodes.paragraph("", _("This example has no record yet."))
             return untranslatable([section])
-        page = Path(self.env.doc2path(self.env.docname)).read_text(encoding="utf-8")
-        first_lines = [cell.first_line for cell in code_cells(page)]
+        first_lines = example_first_lines(self.env, example)
         section += _LinkedRaw("", timeline_html(timeline, first_lines), format="html")
         return untranslatable([section])
 
@@ -422,7 +420,7 @@ class TimelineChangelogDirective(SphinxDirective):
         by_release: dict[str, dict[str, list[str]]] = {}
         for change in changes:
             docname = _example_docname(self.env, change.example)
-            first_lines = self._first_lines(change.example)
+            first_lines = example_first_lines(self.env, change.example)
             number = cell_number(first_lines, change.check.line) if first_lines else 0
             cell = html.escape(_("cell {number}").format(number=number))
             link = f'<a href="⟦doc:{docname}⟧#{cell_anchor(number)}">⟦title:{docname}⟧</a>, {cell}'
@@ -433,9 +431,9 @@ class TimelineChangelogDirective(SphinxDirective):
         if not by_release:
             return untranslatable([nodes.paragraph("", _("No change between the recorded releases."))])
         result: list[nodes.Node] = []
+        # each release is against the recorded release just before it (the examples' own gaps aside)
+        order = sorted({r for t in timelines.values() for r in t.recorded}, key=version_key)
         for release in sorted(by_release, key=version_key, reverse=True):
-            # the recorded release just before it (the examples' own gaps aside)
-            order = sorted({r for t in timelines.values() for r in t.recorded}, key=version_key)
             previous = order[order.index(release) - 1]
             title = _("What changed in {release} (against {previous})").format(
                 release=release, previous=previous
@@ -448,13 +446,6 @@ class TimelineChangelogDirective(SphinxDirective):
             section += _LinkedRaw("", f'<ul class="tl-changelog">{entries}</ul>', format="html")
             result.append(section)
         return untranslatable(result)
-
-    def _first_lines(self, example: str) -> list[int]:
-        gallery = gallery_folders(self.config, self.env.srcdir)[0]
-        page = (gallery.generated / example).with_suffix(".rst")
-        if not page.exists():
-            return []
-        return [cell.first_line for cell in code_cells(page.read_text(encoding="utf-8"))]
 
 
 class _LinkedRaw(nodes.raw):  # type: ignore[misc]  # docutils has no types here
