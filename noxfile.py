@@ -260,6 +260,7 @@ def _load_releases_module() -> types.ModuleType:
 
 
 RELEASES = _load_releases_module()
+TIMELINE_RELEASES: list[str] = RELEASES.default_releases(ROOT / "pyproject.toml")
 
 
 def _pip_settings_for_uv(session: nox.Session, *, find_links: bool = True) -> list[str]:
@@ -357,8 +358,7 @@ def _timeline_arguments(session: nox.Session) -> tuple[list[str], list[str], boo
             releases.append(argument)
         else:
             options.append(argument)
-    default = list(PYPROJECT["tool"]["autograd-notes"]["timeline-releases"])
-    return releases or default, options, remove, _installer(asked)
+    return releases or TIMELINE_RELEASES, options, remove, _installer(asked)
 
 
 DIFFERS = "differs from its records (kept; --accept replaces them)"
@@ -394,8 +394,7 @@ def timeline(session: nox.Session) -> None:
     session.log(f"installing with {installer}")
     pinned = _pinned_torch()
     installable = _installable_torch(session)
-    floor = PYPROJECT["tool"]["autograd-notes"]["timeline-releases"][0]
-    problem = RELEASES.unknown_releases(releases, installable, floor)
+    problem = RELEASES.unknown_releases(releases, installable, TIMELINE_RELEASES[0])
     if problem:
         session.error(problem)
     rows: list[tuple[str, str, str, str, str, str]] = []
@@ -416,9 +415,7 @@ def timeline(session: nox.Session) -> None:
             session.run(str(python), "-m", "autograd_notes", "capture", "--release", *options, external=True)
         except nox.command.CommandFailed as error:
             differs = str(error.reason).endswith(" 1")
-            outcome = (
-                "differs from its records (kept; --accept replaces them)" if differs else str(error.reason)
-            )
+            outcome = DIFFERS if differs else f"capture failed: {error.reason}"
         capture_s = time.perf_counter() - start
         ratio = _capture_ratio(session, python)
         rows.append(
@@ -446,11 +443,10 @@ def timeline(session: nox.Session) -> None:
 
 def _pinned_torch() -> str:
     """The version constraints/torch.txt pins (``torch==X``)."""
-    for line in CONSTRAINTS.read_text(encoding="utf-8").splitlines():
-        name, _, version = line.split("#")[0].strip().partition("==")
-        if name.strip() == "torch" and version.strip():
-            return version.strip()
-    raise ValueError(f"{CONSTRAINTS} pins no torch version (a line torch==X)")
+    pinned = RELEASES.pinned_torch(ROOT)
+    if pinned is None:
+        raise ValueError(f"{CONSTRAINTS} pins no torch version (a line torch==X)")
+    return str(pinned)
 
 
 @nox.session

@@ -28,7 +28,7 @@ from .record import (
     same_behaviour,
     write_record,
 )
-from .releases import RELEASES, release_of, release_records
+from .releases import PIN_FILE, RELEASES, pinned_torch, release_of, release_records
 from .report import (
     ACCEPTED,
     DRIFT,
@@ -77,21 +77,6 @@ def select_examples(gallery: Path, wanted: list[str]) -> list[str]:
             raise UsageError(f"no example {name!r} in {gallery.name}/ (examples are e.g. {every[0]})")
         chosen.extend(m for m in matches if m not in chosen)
     return chosen
-
-
-PIN_FILE = Path("constraints") / "torch.txt"
-
-
-def pinned_torch(root: Path) -> str | None:
-    """The PyTorch version the project pins (``torch==X`` in constraints/torch.txt), if it pins one."""
-    path = root / PIN_FILE
-    if not path.exists():
-        return None
-    for line in path.read_text(encoding="utf-8").splitlines():
-        name, _, version = line.split("#")[0].strip().partition("==")
-        if name.strip() == "torch" and version.strip():
-            return version.strip()
-    return None
 
 
 def check_writes_this_release(root: Path, torch_version: str) -> None:

@@ -27,10 +27,12 @@ if TYPE_CHECKING:
     from .record import Record
 
 __all__ = [
+    "PIN_FILE",
     "RELEASES",
     "default_releases",
     "latest_patches",
     "load_releases",
+    "pinned_torch",
     "release_of",
     "release_records",
     "unknown_releases",
@@ -39,6 +41,21 @@ __all__ = [
 
 RELEASES = "releases"
 """The folder of the release records inside the records folder."""
+
+PIN_FILE = Path("constraints") / "torch.txt"
+"""The pin of the PyTorch of CI and default builds, in the project folder."""
+
+
+def pinned_torch(root: Path) -> str | None:
+    """The PyTorch version the project pins (``torch==X`` in constraints/torch.txt), if it pins one."""
+    path = root / PIN_FILE
+    if not path.exists():
+        return None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        name, _, version = line.split("#")[0].strip().partition("==")
+        if name.strip() == "torch" and version.strip():
+            return version.strip()
+    return None
 
 
 def default_releases(pyproject: Path) -> list[str]:
