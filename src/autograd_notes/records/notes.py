@@ -18,7 +18,7 @@ from typing import Any
 
 import tomllib
 
-from .releases import release_of
+from .releases import release_of, version_key
 from .timeline import NO_RECORD, SAME, ExampleTimeline
 
 __all__ = ["NOTES_FILE", "build_notes", "render_notes", "site_address"]
@@ -56,7 +56,7 @@ def build_notes(timelines: dict[str, ExampleTimeline], site: str) -> dict[str, A
     pinned = ""
     for example, timeline in sorted(timelines.items()):
         pinned = timeline.pinned
-        releases.update(r for r in timeline.releases if timeline.mark(r) != NO_RECORD)
+        releases.update(timeline.recorded_releases())
         for row in timeline.rows:
             for check in row.checks:
                 if all(seen.mark in (SAME, NO_RECORD) for seen in check.releases.values()):
@@ -74,7 +74,7 @@ def build_notes(timelines: dict[str, ExampleTimeline], site: str) -> dict[str, A
     return {
         "site": site,
         "pinned": release_of(pinned),
-        "releases": sorted(releases, key=lambda r: tuple(int(p) for p in r.split("."))),
+        "releases": sorted(releases, key=version_key),
         "examples": sorted(timelines),
         "checks": checks,
     }

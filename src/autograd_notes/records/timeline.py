@@ -179,6 +179,10 @@ class ExampleTimeline:
             return NO_RECORD
         return worst([row.mark(release) for row in self.rows]) if self.rows else SAME
 
+    def recorded_releases(self) -> list[str]:
+        """The releases, oldest first, whose record has some of today's checks (the pinned one too)."""
+        return [release for release in self.releases if self.mark(release) != NO_RECORD]
+
     def holds_in(self, release: str) -> bool:
         """Whether every check held as documented there (the same words, other ones, or the build's)."""
         return self.mark(release) in (SAME, WORDS, BUILD)
@@ -310,7 +314,7 @@ def release_changes(timelines: list[ExampleTimeline]) -> list[Change]:
     """Every change between consecutive recorded releases, for the changelog (oldest first)."""
     changes = []
     for timeline in timelines:
-        recorded = [r for r in timeline.releases if timeline.mark(r) != NO_RECORD]
+        recorded = timeline.recorded_releases()
         for previous, release in itertools.pairwise(recorded):
             for row in timeline.rows:
                 for check in row.checks:
@@ -354,7 +358,7 @@ class Summary:
 
 def summarise(timeline: ExampleTimeline) -> Summary:
     """The facts of an example's one-sentence summary."""
-    recorded = [r for r in timeline.releases if timeline.mark(r) != NO_RECORD]
+    recorded = timeline.recorded_releases()
     since = timeline.holds_since()
     before = ""
     if since is not None and recorded.index(since) > 0:

@@ -116,7 +116,7 @@ def _span(releases: list[str]) -> str:
 def summary_sentence(timeline: ExampleTimeline) -> str:
     """The one-sentence summary, as HTML in the build's language."""
     summary = summarise(timeline)
-    recorded = [r for r in timeline.releases if timeline.mark(r) != NO_RECORD]
+    recorded = timeline.recorded_releases()
     if len(recorded) < 2:
         return html.escape(_("No other PyTorch release has been recorded for this page yet."))
     if not summary.failing:
@@ -167,7 +167,7 @@ def _ranges(releases: list[str], chosen: list[str]) -> str:
 
 def held_sentence(timeline: ExampleTimeline) -> str:
     """In which recorded releases every check of the example held, as plain text (the sources page)."""
-    recorded = [r for r in timeline.releases if timeline.mark(r) != NO_RECORD]
+    recorded = timeline.recorded_releases()
     held = [r for r in recorded if timeline.holds_in(r)]
     if len(held) == len(recorded):
         return _("held in every recorded release: {releases}").format(releases=_ranges(recorded, held))
