@@ -89,8 +89,7 @@ def check_writes_this_release(root: Path, torch_version: str) -> None:
     machine writes the CUDA records.
     """
     pinned = pinned_torch(root)
-    running = torch_version.partition("+")[0]
-    if pinned is not None and running != pinned:
+    if pinned is not None and release_of(torch_version) != pinned:
         raise UsageError(
             f"this is PyTorch {torch_version}, but the records are those of the pinned PyTorch {pinned} "
             f"({PIN_FILE.as_posix()}): writing them from another release would make the pinned one drift. "
@@ -232,12 +231,11 @@ def _parser() -> argparse.ArgumentParser:
         "--check only says whether the committed file is up to date (exit status 1 if not).",
     )
     notes.add_argument("--check", action="store_true", help="compare instead of writing")
-    notes.add_argument("--root", type=Path, help="project folder (default: found from the current one)")
-    notes.add_argument("--records", type=Path, help="records folder (default: <root>/records)")
-    for command in (capture, drift):
-        command.add_argument("--accept", action="store_true", help="overwrite records that differ")
+    for command in (capture, drift, notes):
         command.add_argument("--root", type=Path, help="project folder (default: found from the current one)")
         command.add_argument("--records", type=Path, help="records folder (default: <root>/records)")
+    for command in (capture, drift):
+        command.add_argument("--accept", action="store_true", help="overwrite records that differ")
         command.add_argument("examples", nargs="*", help="examples, e.g. plot_retain_graph (default: all)")
     return parser
 
@@ -264,16 +262,11 @@ def release_notes(root: Path, records: Path, *, check: bool) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     args = _parser().parse_args(argv)
-    if args.command == "release-notes":
-        try:
-            root = (args.root or find_root(Path.cwd())).resolve()
-        except UsageError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
-        return release_notes(root, (args.records or root / "records").resolve(), check=args.check)
     try:
         root = (args.root or find_root(Path.cwd())).resolve()
         records = (args.records or root / "records").resolve()
+        if args.command == "release-notes":
+            return release_notes(root, records, check=args.check)
         examples = select_examples(root / "gallery", args.examples)
         against = ""
         if getattr(args, "release", False):
