@@ -19,7 +19,7 @@ from typing import Any
 import tomllib
 
 from .releases import release_of, version_key
-from .timeline import NO_RECORD, SAME, ExampleTimeline
+from .timeline import NO_RECORD, SAME, CheckTimeline, ExampleTimeline, observation_runs
 
 __all__ = ["NOTES_FILE", "build_notes", "render_notes", "site_address"]
 
@@ -33,20 +33,13 @@ def site_address(root: Path) -> str:
     return address if not address or address.endswith("/") else address + "/"
 
 
-def _runs(timeline: ExampleTimeline, observations: dict[str, Any]) -> list[list[str]]:
+def _runs(check: CheckTimeline) -> list[list[str]]:
     """``[first, last, mark, text]`` for each run of releases that observed the same."""
-    runs: list[list[str]] = []
-    for release in timeline.releases:
-        seen = observations[release]
-        if seen.mark == NO_RECORD:
-            continue
-        # what a release that behaves as documented observed is on the page; the notes keep the rest
-        text = "" if seen.mark == SAME else (seen.text if seen.text is not None else seen.reason)
-        if runs and runs[-1][2:] == [seen.mark, text]:
-            runs[-1][1] = release
-        else:
-            runs.append([release, release, seen.mark, text])
-    return runs
+    # what a release that behaves as documented observed is on the page; the notes keep the rest
+    return [
+        [releases[0], releases[-1], seen.mark, "" if seen.mark == SAME else (seen.text or seen.reason)]
+        for releases, seen in observation_runs(check)
+    ]
 
 
 def build_notes(timelines: dict[str, ExampleTimeline], site: str) -> dict[str, Any]:
@@ -68,7 +61,7 @@ def build_notes(timelines: dict[str, ExampleTimeline], site: str) -> dict[str, A
                         "kind": check.kind,
                         "label": check.label,
                         "documented": check.documented,
-                        "releases": _runs(timeline, check.releases),
+                        "releases": _runs(check),
                     }
                 )
     return {

@@ -60,6 +60,7 @@ __all__ = [
     "example_timeline",
     "first_change",
     "load_timelines",
+    "observation_runs",
     "release_changes",
     "summarise",
     "worst",
@@ -148,6 +149,20 @@ class CheckTimeline:
     documented: str
     today: str
     releases: dict[str, Observation] = field(default_factory=dict)
+
+
+def observation_runs(check: CheckTimeline) -> list[tuple[list[str], Observation]]:
+    """Runs of consecutive recorded releases that observed the same, oldest first, each with its releases."""
+    runs: list[tuple[list[str], Observation]] = []
+    for release, seen in check.releases.items():
+        if seen.mark == NO_RECORD:
+            continue
+        last = runs[-1][1] if runs else None
+        if last is not None and (last.mark, last.text, last.reason) == (seen.mark, seen.text, seen.reason):
+            runs[-1][0].append(release)
+        else:
+            runs.append(([release], seen))
+    return runs
 
 
 @dataclass

@@ -43,6 +43,7 @@ from ..records.timeline import (
     Observation,
     first_change,
     load_timelines,
+    observation_runs,
     release_changes,
     summarise,
     worst,
@@ -243,21 +244,9 @@ def _kind(check: CheckTimeline) -> str:
 
 def _observations(check: CheckTimeline, pinned: str) -> str:
     """Each distinct observation of a check, with the releases that made it, as a list."""
-    groups: list[tuple[list[str], Observation]] = []
-    for release, seen in check.releases.items():
-        if seen.mark == NO_RECORD:
-            continue
-        if groups and (groups[-1][1].mark, groups[-1][1].text, groups[-1][1].reason) == (
-            seen.mark,
-            seen.text,
-            seen.reason,
-        ):
-            groups[-1][0].append(release)
-        else:
-            groups.append(([release], seen))
     names = mark_names()
     items = []
-    for releases, seen in groups:
+    for releases, seen in observation_runs(check):
         today = pinned in releases
         head = html.escape(_span(releases)) + (" " + html.escape(_("(today)")) if today else "")
         if seen.mark == SAME:
