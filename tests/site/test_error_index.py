@@ -27,7 +27,7 @@ from autograd_notes.site.error_index import (
     message_summary,
     message_type,
 )
-from autograd_notes.site.errors_page import cell_anchor, cell_label, cell_number
+from autograd_notes.site.links import cell_anchor, cell_label, cell_number
 
 LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 INPLACE = (

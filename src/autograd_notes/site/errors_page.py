@@ -15,19 +15,17 @@
 
 Example pages link their tracebacks to the index with :func:`error_links`;
 each code cell of an example page carries a target ``cell-<n>`` (see
-:func:`cell_label`, set by the ``runner-outputs`` directive) for the
-index's links.
+:mod:`autograd_notes.site.links`, set by the ``runner-outputs`` directive) for
+the index's links.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from docutils import nodes
-from sphinx.addnodes import pending_xref
 from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
@@ -43,76 +41,18 @@ from .error_index import (
     message_label,
 )
 from .gallery_conf import gallery_folders
-from .gallery_rst import code_cells
+from .links import cell_label, cell_number, example_first_lines, gallery_docname, label_link, title_link
 from .nodes import RUNNER_NAMES, compose, doc_link, list_of, make_table, untranslatable
+from .release_timeline import held_sentence, site_timelines
 
 __all__ = [
     "ERROR_INDEX_DOC",
     "ErrorIndexDirective",
     "SourceStatusDirective",
-    "cell_anchor",
-    "cell_label",
-    "cell_number",
     "error_links",
-    "example_first_lines",
-    "title_link",
 ]
 
 ERROR_INDEX_DOC = "errors"
-_FIRST_LINES = "autograd_notes_first_lines"  # env.temp_data key: example -> its cells' first lines
-
-
-def cell_anchor(number: int) -> str:
-    """The HTML id of the ``number``-th code cell (from 1) of an example page: ``cell-3``."""
-    return f"cell-{number}"
-
-
-def cell_label(example: str, number: int) -> str:
-    """The reference label of that cell, unique on the site: ``cell-05_inplace/plot_x.py-3``."""
-    return f"cell-{example.lower()}-{number}"
-
-
-def cell_number(first_lines: Sequence[int], line: int) -> int:
-    """Which code cell (from 1) of a page holds source ``line``, given each cell's first line."""
-    return max(1, sum(first <= line for first in first_lines))
-
-
-def _label_link(label: str, content: nodes.Node | str) -> pending_xref:
-    ref: pending_xref = pending_xref(
-        "", refdomain="std", reftype="ref", reftarget=label, refexplicit=True, refwarn=True
-    )
-    ref += content if isinstance(content, nodes.Node) else nodes.literal(content, content)
-    return ref
-
-
-def title_link(docname: str) -> pending_xref:
-    """A link to ``docname`` named by its title, as this build's language gives it."""
-    ref: pending_xref = pending_xref(
-        "", refdomain="std", reftype="doc", reftarget=f"/{docname}", refexplicit=False, refwarn=True
-    )
-    ref += nodes.inline(docname, docname)
-    return ref
-
-
-def example_first_lines(env: Any, example: str) -> list[int]:
-    """The first source line of each code cell of an example's generated page ([] before it exists).
-
-    Read once per example by the page being read (``env.temp_data`` lasts one
-    page), which may link to many of its cells; that page then depends on it.
-    """
-    gallery = gallery_folders(env.config, env.srcdir)[0]
-    page = (gallery.generated / example).with_suffix(".rst")
-    if not page.exists():
-        return []
-    env.note_dependency(str(page))
-    cache: dict[str, list[int]] = env.temp_data.setdefault(_FIRST_LINES, {})
-    if example not in cache:
-        cache[example] = [cell.first_line for cell in code_cells(page.read_text(encoding="utf-8"))]
-    return cache[example]
-
-
-def _gallery_docname(env: Any, example: str) -> str:
-    return gallery_folders(env.config, env.srcdir)[0].docname(example)
 
 
 def _language(env: Any) -> str:
@@ -126,7 +66,7 @@ def error_links(env: Any, events: list[dict[str, Any]]) -> list[nodes.Node]:
     messages = list(dict.fromkeys(m for event in events for m in event_messages(event)))
     if not messages:
         return []
-    links = [_label_link(message_label(kind, text), message_head(text)) for kind, text in messages]
+    links = [label_link(message_label(kind, text), message_head(text)) for kind, text in messages]
     sentence = compose(
         _("Explained in the error-message index: {messages}"), messages=list_of(links, _language(env))
     )
@@ -190,13 +130,13 @@ class ErrorIndexDirective(SphinxDirective):
         places = []
         for example, numbers in cells.items():
             links = [
-                _label_link(cell_label(example, n), nodes.Text(_("cell {number}").format(number=n)))
+                label_link(cell_label(example, n), nodes.Text(_("cell {number}").format(number=n)))
                 for n in sorted(numbers)
             ]
             places.append(
                 compose(
                     _("{example}, {cells}"),
-                    example=title_link(_gallery_docname(self.env, example)),
+                    example=title_link(gallery_docname(self.env, example)),
                     cells=list_of(links, language),
                 )
             )
@@ -236,13 +176,10 @@ class SourceStatusDirective(SphinxDirective):
             self.env.note_dependency(str(script))
             if source in _CITATION.findall(script.read_text(encoding="utf-8")):
                 examples.append(script.relative_to(gallery).as_posix())
-        # imported here: release_timeline builds on this module's cell anchors and records
-        from .release_timeline import held_sentence, site_timelines
-
         timelines = site_timelines(self.env)
         rows = [
             [
-                doc_link(_gallery_docname(self.env, example), example, literal=True),
+                doc_link(gallery_docname(self.env, example), example, literal=True),
                 *(self._status(records.get(runner, {}).get(example)) for runner in RUNNERS),
                 held_sentence(timelines[example]) if example in timelines else _("no record yet"),
             ]

@@ -48,8 +48,8 @@ from ..records.timeline import (
     summarise,
     worst,
 )
-from .errors_page import cell_anchor, cell_number, example_first_lines
 from .gallery_conf import gallery_folders
+from .links import cell_anchor, cell_number, example_first_lines, gallery_docname
 from .nodes import untranslatable
 
 __all__ = [
@@ -358,11 +358,6 @@ class ReleaseTimelineDirective(SphinxDirective):
         return untranslatable([section])
 
 
-def _example_docname(env: Any, example: str) -> str:
-    gallery = gallery_folders(env.config, env.srcdir)[0]
-    return f"{gallery.prefix}/{Path(example).with_suffix('').as_posix()}"
-
-
 def _title(env: Any, docname: str) -> str:
     title = env.titles.get(docname)
     return title.astext() if title is not None else docname
@@ -381,7 +376,7 @@ class TimelineMatrixDirective(SphinxDirective):
         names = mark_names()
         rows = []
         for example, timeline in timelines.items():
-            docname = _example_docname(self.env, example)
+            docname = gallery_docname(self.env, example)
             self.env.note_dependency(
                 str(gallery_folders(self.env.config, self.env.srcdir)[0].source / example)
             )
@@ -408,7 +403,7 @@ class TimelineChangelogDirective(SphinxDirective):
         # release -> what changed (the same change in many cells is one entry) -> its cells
         by_release: dict[str, dict[str, list[str]]] = {}
         for change in changes:
-            docname = _example_docname(self.env, change.example)
+            docname = gallery_docname(self.env, change.example)
             first_lines = example_first_lines(self.env, change.example)
             number = cell_number(first_lines, change.check.line) if first_lines else 0
             cell = html.escape(_("cell {number}").format(number=number))

@@ -34,15 +34,9 @@ from sphinx.util.docutils import SphinxDirective
 from .._runner import runner_info
 from ..records.compare import Difference, compare_live, explain_output_difference, record_cell
 from ..records.record import RUNNERS, Record, load_record, record_path
-from .errors_page import (
-    ErrorIndexDirective,
-    SourceStatusDirective,
-    cell_anchor,
-    cell_label,
-    error_links,
-    title_link,
-)
+from .errors_page import ErrorIndexDirective, SourceStatusDirective, error_links
 from .gallery_rst import code_cells
+from .links import cell_anchor, cell_label, title_link
 from .nodes import RUNNER_NAMES, Cell, compose, list_of, make_table, untranslatable
 
 __all__ = [
