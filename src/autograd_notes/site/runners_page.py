@@ -19,7 +19,6 @@ Three directives, registered by :mod:`autograd_notes.site.sphinxext`:
 from __future__ import annotations
 
 import html
-import itertools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,7 +54,6 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 CodeCellOutput = tuple[int, list[str]]
-_tab_ids = itertools.count()
 _READ_RECORDS = "autograd_notes_records"  # env.temp_data key: the records this page read
 _PAGE_CELLS = "autograd_notes_page_cells"  # env.temp_data key: the first line of each code cell
 
@@ -256,7 +254,8 @@ class RunnerOutputsDirective(_RunnerDirective):
         return [target]
 
     def _tabs(self, live: list[str], differing: list[tuple[str, Record, list[str]]]) -> nodes.Node:
-        group = f"runner-tabs-{next(_tab_ids)}"
+        # unique on the page, whatever else this build reads (no counter shared by the pages)
+        group = f"runner-tabs-{self.env.new_serialno('runner-tabs')}"
         info = runner_info()
         this_build = _("this build (torch {torch})").format(torch=info.torch_version)
         tabs = [(f"{RUNNER_NAMES[self.this_runner]} · {this_build}", live)]
