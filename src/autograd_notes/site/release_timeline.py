@@ -93,6 +93,8 @@ def mark_names() -> dict[str, str]:
     }
 
 
+# Module-level, yet safe for parallel reads: keyed on immutable strings (the records folder and
+# the digest of its files), a pure function of them, and its result is only read by the callers.
 @functools.lru_cache(maxsize=4)
 def _timelines(records: str, digest: str) -> dict[str, ExampleTimeline]:
     del digest  # part of the cache key only: new records, new timelines
