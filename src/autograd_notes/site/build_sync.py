@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -39,9 +40,20 @@ NOTEBOOKS_WAIT = "AUTOGRAD_NOTES_NOTEBOOKS_WAIT"
 GALLERY_LOCK = "AUTOGRAD_NOTES_GALLERY_LOCK"
 WAIT_LIMIT = 900.0  # seconds: the site build stops a translation whose English build failed long before
 
-_held: list[IO[bytes]] = []
-_waiting: set[str] = set()  # English: the notebooks still to read before the marker
-_notebooks: set[str] = set()  # the notebooks among the pages this build reads
+
+@dataclass
+class _Sync:
+    """What the hooks of one build share: kept on its Sphinx application, not in this module."""
+
+    held: list[IO[bytes]] = field(default_factory=list)
+    waiting: set[str] = field(default_factory=set)  # English: the notebooks still to read before the marker
+    notebooks: set[str] = field(default_factory=set)  # the notebooks among the pages this build reads
+
+
+def _sync(app: Sphinx) -> _Sync:
+    """The :class:`_Sync` of ``app``'s build (made on first use)."""
+    state: _Sync = app.__dict__.setdefault("_autograd_notes_build_sync", _Sync())
+    return state
 
 
 def _write(variable: str) -> None:
@@ -58,12 +70,12 @@ def _lock_gallery(app: Sphinx) -> None:
 
     handle = Path(path).open("ab")  # noqa: SIM115  # held until _unlock_gallery
     fcntl.flock(handle, fcntl.LOCK_EX)
-    _held.append(handle)
+    _sync(app).held.append(handle)
 
 
 def _unlock_gallery(app: Sphinx) -> None:
-    while _held:
-        handle = _held.pop()
+    while _sync(app).held:
+        handle = _sync(app).held.pop()
         import fcntl
 
         fcntl.flock(handle, fcntl.LOCK_UN)
@@ -93,31 +105,33 @@ def _order_notebooks(app: Sphinx, env: BuildEnvironment, docnames: list[str]) ->
     """English reads its notebooks first (then writes the marker); a translation reads them last."""
     if not (os.environ.get(READ_MARKER) or os.environ.get(NOTEBOOKS_WAIT)):
         return
+    state = _sync(app)
     notebooks = [name for name in docnames if _is_notebook(env, name)]
-    _notebooks.clear()
-    _notebooks.update(notebooks)
-    others = [name for name in docnames if name not in _notebooks]
+    state.notebooks.clear()
+    state.notebooks.update(notebooks)
+    others = [name for name in docnames if name not in state.notebooks]
     if os.environ.get(READ_MARKER):
         docnames[:] = notebooks + others
-        _waiting.clear()
-        _waiting.update(notebooks)
-        if not _waiting:
+        state.waiting.clear()
+        state.waiting.update(notebooks)
+        if not state.waiting:
             _mark_read(app)
     elif os.environ.get(NOTEBOOKS_WAIT):
         docnames[:] = others + notebooks
 
 
 def _notebook_read(app: Sphinx, doctree: object) -> None:
-    if _waiting and app.env.docname in _waiting:
-        _waiting.discard(app.env.docname)
-        if not _waiting:
+    waiting = _sync(app).waiting
+    if waiting and app.env.docname in waiting:
+        waiting.discard(app.env.docname)
+        if not waiting:
             _mark_read(app)
 
 
 def _wait_for_english_notebooks(app: Sphinx, docname: str, source: list[str]) -> None:
     """Before a translation reads a notebook: wait until English has executed it into the cache."""
     marker = os.environ.get(NOTEBOOKS_WAIT)
-    if not marker or docname not in _notebooks:
+    if not marker or docname not in _sync(app).notebooks:
         return
     deadline = time.monotonic() + WAIT_LIMIT
     while not Path(marker).exists() and time.monotonic() < deadline:
