@@ -1,7 +1,8 @@
 """Run a gallery script cell by cell, as sphinx-gallery does, capturing each cell.
 
 A cell starts at a ``# %%`` line (the module docstring before the first one
-is the page's introduction). Cells run in order in one namespace, compiled
+is the page's introduction), where :mod:`~autograd_notes.records.script_cells`
+splits the script. Cells run in order in one namespace, compiled
 with the script's own file name and line numbers, in the script's folder,
 with the same per-example reset as a site build
 (:func:`~autograd_notes._reset.reset_example`). This module imports no
@@ -22,10 +23,10 @@ from .._events import Event, recording
 from .._normalise import normalise_message
 from .._reset import reset_example
 from .._traceback import format_clean_traceback
+from .script_cells import Cell, split_cells
 
 __all__ = ["Cell", "CellResult", "is_missing_api", "run_cells", "split_cells"]
 
-_MARKER = re.compile(r"^# ?%%")
 _MISSING = re.compile(r"unexpected keyword argument|has no attribute|[Uu]nknown attribute|cannot import name")
 # what a value of Python's own types lacks is the example's code meeting another value
 # (``None`` where a release left no gradient), not an API missing from PyTorch
@@ -50,15 +51,6 @@ def is_missing_api(exception: str, message: str) -> bool:
     return exception in ("AttributeError", "TypeError") and _MISSING.search(message) is not None
 
 
-@dataclass(frozen=True)
-class Cell:
-    """Lines ``first``..``last`` (1-based, inclusive) of a script."""
-
-    first: int
-    last: int
-    code: str
-
-
 @dataclass
 class CellResult:
     """What one cell printed and what its checks observed."""
@@ -79,21 +71,6 @@ class CellResult:
             "output": self.output,
             "events": self.events,
         }
-
-
-def split_cells(source: str) -> list[Cell]:
-    """Split a script into cells at its ``# %%`` lines.
-
-    The part before the first marker (the docstring and anything beside it)
-    is cell 0, so that every line of the script belongs to one cell.
-    """
-    lines = source.splitlines()
-    starts = [0] + [i for i, line in enumerate(lines) if _MARKER.match(line) and i > 0]
-    cells = []
-    for index, start in enumerate(starts):
-        end = starts[index + 1] if index + 1 < len(starts) else len(lines)
-        cells.append(Cell(first=start + 1, last=end, code="\n".join(lines[start:end])))
-    return cells
 
 
 def _clean_output(text: str, root: Path) -> list[str]:

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..records.script_cells import is_cell_marker, text_end
+
 __all__ = [
     "ReaderText",
     "guard_imports",
@@ -62,7 +64,6 @@ class ReaderText:
 
 
 _UNDERLINE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}$")
-_MARKER = re.compile(r"^# ?%%")
 
 
 def _width(text: str) -> int:
@@ -146,11 +147,9 @@ def translate_script(source: str, messages: dict[str, str]) -> str:
         line = lines[i]
         out.append(line)
         i += 1
-        if not _MARKER.match(line):
+        if not is_cell_marker(line):
             continue
-        start = i
-        while i < len(lines) and lines[i].startswith("#") and not _MARKER.match(lines[i]):
-            i += 1
+        start, i = i, text_end(lines, i - 1)
         text = [line[2:] if line.startswith("# ") else line[1:] for line in lines[start:i]]
         out += [f"# {t}" if t else "#" for t in translate_rst_lines(text, messages)]
     return "\n".join(out) + "\n"

@@ -1,17 +1,25 @@
 """Find the code cells and their outputs in the reST that sphinx-gallery generates.
 
-sphinx-gallery marks every block of an example page with a comment
-``.. GENERATED FROM PYTHON SOURCE LINES a-b`` (``b`` exclusive); a code
-block may be followed by its output, a ``sphx-glr-script-out`` literal
-block. :func:`wrap_outputs` hands each code cell's output to the
+sphinx-gallery marks every block of an example page with a comment naming
+its source lines; a code block may be followed by its output, a literal
+block (the format is read through :mod:`autograd_notes.site.upstream`).
+:func:`wrap_outputs` hands each code cell's output to the
 ``runner-outputs`` directive, which shows it beside the recorded outputs of
 the other runners. Pure text functions: no Sphinx here.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from .upstream import (
+    OUTPUT_INDENT,
+    generated_block_first_line,
+    is_code_block,
+    is_download_target,
+    is_literal_block,
+    is_output_start,
+)
 
 __all__ = [
     "CodeCell",
@@ -21,10 +29,6 @@ __all__ = [
     "timeline_directive",
     "wrap_outputs",
 ]
-
-_GENERATED = re.compile(r"^\.\. GENERATED FROM PYTHON SOURCE LINES (\d+)-(\d+)\s*$")
-_OUTPUT_START = ".. rst-class:: sphx-glr-script-out"
-_DOWNLOAD = re.compile(r"^\.\. _sphx_glr_download_")
 
 
 @dataclass(frozen=True)
@@ -37,8 +41,10 @@ class CodeCell:
 
 def _segments(lines: list[str]) -> list[tuple[int, int, int]]:
     """(start index, end index, first source line) of each generated block."""
-    starts = [(i, int(m.group(1))) for i, line in enumerate(lines) if (m := _GENERATED.match(line))]
-    end_of_blocks = next((i for i, line in enumerate(lines) if _DOWNLOAD.match(line)), len(lines))
+    starts = [
+        (i, first) for i, line in enumerate(lines) if (first := generated_block_first_line(line)) is not None
+    ]
+    end_of_blocks = _downloads_at(lines)
     segments = []
     for n, (start, first) in enumerate(starts):
         end = starts[n + 1][0] if n + 1 < len(starts) else end_of_blocks
@@ -46,23 +52,27 @@ def _segments(lines: list[str]) -> list[tuple[int, int, int]]:
     return segments
 
 
+def _downloads_at(lines: list[str]) -> int:
+    """The index of the download section's first line (the end of ``lines`` without one)."""
+    return next((i for i, line in enumerate(lines) if is_download_target(line)), len(lines))
+
+
 def _is_code(lines: list[str]) -> bool:
-    return any(line.startswith(".. code-block:: Python") for line in lines)
+    return any(is_code_block(line) for line in lines)
 
 
 def _output_span(lines: list[str]) -> tuple[int, int, list[str]] | None:
     """Where the output block of a segment is, and its text (indent removed)."""
-    try:
-        start = lines.index(_OUTPUT_START)
-    except ValueError:
+    start = next((i for i, line in enumerate(lines) if is_output_start(line)), None)
+    if start is None:
         return None
     body = start + 1
-    while body < len(lines) and not lines[body].strip().startswith(".. code-block::"):
+    while body < len(lines) and not is_literal_block(lines[body]):
         body += 1
     output: list[str] = []
     end = body + 1
-    while end < len(lines) and (not lines[end].strip() or lines[end].startswith("    ")):
-        output.append(lines[end][4:])
+    while end < len(lines) and (not lines[end].strip() or lines[end].startswith(OUTPUT_INDENT)):
+        output.append(lines[end][len(OUTPUT_INDENT) :])
         end += 1
     while output and not output[-1].strip():
         output.pop()
@@ -128,7 +138,7 @@ def summary_directive(source: str, example: str) -> str:
 def install_directive(source: str) -> str:
     """Insert an ``install-line`` directive just above the downloads (at the end without them)."""
     lines = source.splitlines()
-    at = next((i for i, line in enumerate(lines) if _DOWNLOAD.match(line)), len(lines))
+    at = _downloads_at(lines)
     block = ["", ".. install-line::", ""]
     return "\n".join([*lines[:at], *block, *lines[at:]]) + "\n"
 
@@ -136,6 +146,6 @@ def install_directive(source: str) -> str:
 def timeline_directive(source: str, example: str) -> str:
     """Insert a ``release-timeline`` directive after the last generated block, above the downloads."""
     lines = source.splitlines()
-    at = next((i for i, line in enumerate(lines) if _DOWNLOAD.match(line)), len(lines))
+    at = _downloads_at(lines)
     block = ["", f".. release-timeline:: {example}", ""]
     return "\n".join([*lines[:at], *block, *lines[at:]]) + "\n"

@@ -10,7 +10,8 @@ Contract, for ``extensions = ["autograd_notes.site.sphinxext", ...]`` listed
   device, Python) and rebuilds the environment when it changes, so executed
   MyST notebooks run again. sphinx-gallery's own cache hashes the script
   alone: when the key differs from the one stored beside the generated
-  gallery, its ``*.md5`` files are removed so every example runs again. An
+  gallery, every example runs again (sphinx-gallery's ``run_stale_examples``,
+  :func:`~autograd_notes.site.upstream.rerun_if_runner_changed`). An
   unchanged rebuild executes nothing.
 * **Recorded runners on the pages.** Every generated example page gets a
   ``runner-summary`` at its top and a ``runner-outputs`` directive in place
@@ -92,12 +93,12 @@ from .page_meta import absolute_links_on_not_found, add_page_meta, set_site_addr
 from .runners_page import DIRECTIVES
 from .search import SearchChineseWithStemmer
 from .sitemap import DEFAULT_SITE_URL, hreflang, page_address
+from .upstream import remember_runner, rerun_if_runner_changed
 
 __all__ = ["RunnerInfoDirective", "setup"]
 
 logger = logging.getLogger(__name__)
 
-RUNNER_KEY_FILE = ".runner-key"
 STATIC = Path(__file__).parent / "static"
 
 
@@ -144,24 +145,6 @@ def _add_runner_directives(app: Sphinx, docname: str, source: list[str]) -> None
         source[0] = install_directive(timeline_directive(page, example))
 
 
-def invalidate_stale_gallery(gallery_dir: Path, key: str) -> int:
-    """Remove sphinx-gallery's md5 files under ``gallery_dir`` if ``key`` changed.
-
-    Returns how many were removed. The key is stored in
-    ``gallery_dir/.runner-key`` for the next build.
-    """
-    stored = gallery_dir / RUNNER_KEY_FILE
-    previous = stored.read_text(encoding="utf-8").strip() if stored.exists() else None
-    removed = 0
-    if previous != key:
-        for md5 in gallery_dir.rglob("*.md5"):
-            md5.unlink()
-            removed += 1
-        gallery_dir.mkdir(parents=True, exist_ok=True)
-        stored.write_text(key + "\n", encoding="utf-8")
-    return removed
-
-
 def remove_stale_pages(examples_dir: Path, gallery_dir: Path) -> list[str]:
     """Remove what sphinx-gallery generated for examples that no longer exist.
 
@@ -187,12 +170,20 @@ def remove_stale_pages(examples_dir: Path, gallery_dir: Path) -> list[str]:
 
 def _invalidate(app: Sphinx) -> None:
     key = app.config.autograd_notes_runner
-    for gallery in gallery_folders(app.config, app.srcdir):
+    galleries = gallery_folders(app.config, app.srcdir)
+    for gallery in galleries:
         for example in remove_stale_pages(gallery.source, gallery.generated):
             logger.info("autograd_notes: %s no longer exists; its generated page was removed", example)
-        removed = invalidate_stale_gallery(gallery.generated, key)
-        if removed:
-            logger.info("autograd_notes: runner changed (%s); %d examples will run again", key, removed)
+    if galleries and rerun_if_runner_changed(
+        app.config.sphinx_gallery_conf, [gallery.generated for gallery in galleries], key
+    ):
+        logger.info("autograd_notes: runner changed (%s); every example will run again", key)
+
+
+def _remember_runner(app: Sphinx) -> None:
+    galleries = [gallery.generated for gallery in gallery_folders(app.config, app.srcdir)]
+    if galleries:
+        remember_runner(app.config.sphinx_gallery_conf, galleries, app.config.autograd_notes_runner)
 
 
 class RunnerInfoDirective(SphinxDirective):
@@ -376,6 +367,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         app.add_directive(name, directive)
     # Before sphinx-gallery's own builder-inited handler (priority 500) runs examples.
     app.connect("builder-inited", _invalidate, priority=400)
+    app.connect("builder-inited", _remember_runner, priority=600)  # after the examples ran
     app.connect("builder-inited", _freeze_startup_objects, priority=450)
     app.connect("builder-inited", _no_code_links)
     app.connect("build-finished", _check_leaks)

@@ -11,34 +11,33 @@ that each language translates it).
 from __future__ import annotations
 
 import html
-import re
 from typing import Any
 
 from sphinx.application import Sphinx
 from sphinx.locale import _
 
-__all__ = ["translate_navigation_labels"]
+from .upstream import FURO_NAVIGATION_TREE, relabel_navigation_toggles
 
-_TOGGLE = re.compile(r'aria-label="Toggle navigation of ([^"]*)"')
+__all__ = ["translate_navigation_labels"]
 
 
 def translate_navigation_labels(tree: str) -> str:
     """Furo's navigation tree with each "Toggle navigation of <title>" label in the current language."""
 
-    def label(match: re.Match[str]) -> str:
+    def label(title: str) -> str:
         # the title is already escaped in the attribute; the translated words around it are not
         words = html.escape(_("Toggle navigation of {title}"), quote=True)
-        return f'aria-label="{words.replace("{title}", match.group(1))}"'
+        return words.replace("{title}", title)
 
-    return _TOGGLE.sub(label, tree)
+    return relabel_navigation_toggles(tree, label)
 
 
 def _translate_tree(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: object
 ) -> None:
-    tree = context.get("furo_navigation_tree")
+    tree = context.get(FURO_NAVIGATION_TREE)
     if isinstance(tree, str):
-        context["furo_navigation_tree"] = translate_navigation_labels(tree)
+        context[FURO_NAVIGATION_TREE] = translate_navigation_labels(tree)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -11,17 +11,16 @@ and opening paragraph, as translated, into the card.
 from __future__ import annotations
 
 import html
-import re
 from typing import Any
 
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
 
+from .upstream import is_card_opening, is_card_title, set_card_title, set_card_tooltip
+
 __all__ = ["setup", "translate_cards"]
 
-_TITLE = re.compile(r'(<div class="sphx-glr-thumbnail-title">)(.*?)(</div>)', re.DOTALL)
-_TOOLTIP = re.compile(r'(<div class="sphx-glr-thumbcontainer" tooltip=")([^"]*)(")')
 _CARD = "autograd_notes_card"  # the docname a raw node of a card belongs to
 
 
@@ -36,9 +35,9 @@ def _mark_cards(app: Sphinx, doctree: nodes.document) -> None:
             if opening is not None:
                 opening[_CARD] = current
                 opening = None
-        elif isinstance(node, nodes.raw) and "sphx-glr-thumbcontainer" in node.astext():
+        elif isinstance(node, nodes.raw) and is_card_opening(node.astext()):
             opening = node
-        elif isinstance(node, nodes.raw) and "sphx-glr-thumbnail-title" in node.astext() and current:
+        elif isinstance(node, nodes.raw) and is_card_title(node.astext()) and current:
             node[_CARD] = current
 
 
@@ -88,11 +87,6 @@ def _plain_text(app: Sphinx, paragraph: nodes.paragraph) -> str:
     return "".join(parts)
 
 
-def _literal(text: str) -> str:
-    """``text`` as a replacement string of :func:`re.sub`, taken literally."""
-    return text.replace("\\", "\\\\")
-
-
 def translate_cards(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     """Put each card's example title and opening paragraph, as translated, into its raw HTML."""
     for node in list(doctree.findall(nodes.raw)):
@@ -101,10 +95,10 @@ def translate_cards(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             continue
         text = node.astext()
         title = html.escape(app.env.titles[target].astext())
-        text = _TITLE.sub(rf"\g<1>{_literal(title)}\g<3>", text)
+        text = set_card_title(text, title)
         opening = _opening(app, target)
         if opening is not None:
-            text = _TOOLTIP.sub(rf"\g<1>{_literal(html.escape(opening, quote=True))}\g<3>", text)
+            text = set_card_tooltip(text, html.escape(opening, quote=True))
         node.replace_self(nodes.raw(node.rawsource, text, format=node.get("format", "html")))
 
 
