@@ -1,4 +1,4 @@
-"""compare_records, word_diff, compare_live: every kind of difference, in words."""
+"""compare_records, word_diff, compare_live: every kind of difference, as data."""
 
 from __future__ import annotations
 
@@ -11,21 +11,24 @@ import pytest
 
 from autograd_notes._device import DEVICE_VARIABLE
 from autograd_notes.records.compare import (
+    Change,
     Difference,
+    DifferenceKind,
+    OutputReason,
+    Segment,
     comparable_output,
     compare_live,
     compare_records,
-    explain_output_difference,
+    output_difference_reason,
     record_cell,
+    render_word_diff,
     word_diff,
 )
-from autograd_notes.records.record import capture_example
+from autograd_notes.records.record import Record, capture_example
 
 ROOT = Path(__file__).resolve().parents[2]
 INPLACE = "05_inplace/plot_detach_inplace_saved.py"  # errors and values
 NON_LEAF = "02_backward/plot_non_leaf_grad.py"  # a warning
-
-Record = dict[str, Any]
 
 
 @pytest.fixture(scope="module")
@@ -62,33 +65,64 @@ def only(differences: list[Difference]) -> Difference:
 # -- word_diff ----------------------------------------------------------------------
 
 
-def test_word_diff_marks_replaced_removed_and_added_words() -> None:
-    assert word_diff("a b c", "a x c") == "a [-b-]{+x+} c"
-    assert word_diff("a b c", "a c") == "a [-b-] c"
-    assert word_diff("a c", "a b c") == "a {+b+} c"
-    assert word_diff("which is output 0 of AddBackward0, is at", "which is output 0 of Add, is at") == (
+KEPT, REMOVED, ADDED = Change.KEPT, Change.REMOVED, Change.ADDED
+
+
+def test_word_diff_is_segments_kept_removed_and_added() -> None:
+    assert word_diff("a b c", "a x c") == (
+        Segment(KEPT, "a"),
+        Segment(REMOVED, "b"),
+        Segment(ADDED, "x"),
+        Segment(KEPT, "c"),
+    )
+    assert word_diff("a b c", "a c") == (Segment(KEPT, "a"), Segment(REMOVED, "b"), Segment(KEPT, "c"))
+    assert word_diff("a c", "a b c") == (Segment(KEPT, "a"), Segment(ADDED, "b"), Segment(KEPT, "c"))
+    # words keep their brackets: nothing is read back from a text
+    assert word_diff("[-x-] y", "{+x+} y") == (
+        Segment(REMOVED, "[-x-]"),
+        Segment(ADDED, "{+x+}"),
+        Segment(KEPT, "y"),
+    )
+
+
+def test_a_word_diff_renders_for_the_terminal() -> None:
+    def render(old: str, new: str) -> str:
+        return render_word_diff(word_diff(old, new))
+
+    assert render("a b c", "a x c") == "a [-b-]{+x+} c"
+    assert render("a b c", "a c") == "a [-b-] c"
+    assert render("a c", "a b c") == "a {+b+} c"
+    assert render("which is output 0 of AddBackward0, is at", "which is output 0 of Add, is at") == (
         "which is output 0 of [-AddBackward0,-]{+Add,+} is at"
     )
+    assert render_word_diff(word_diff("a b", "x y"), lambda s: f"<{s.change}:{s.text}>") == (
+        "<removed:a b><added:x y>"
+    )
+    assert render_word_diff(()) == ""
 
 
 def test_word_diff_collapses_long_unchanged_runs_keeping_context() -> None:
     words = [f"w{n}" for n in range(1, 41)]
     head, middle, tail = " ".join(words[:10]), " ".join(words[10:30]), " ".join(words[30:])
     old, new = f"{head} X {middle} Y {tail}", f"{head} Z {middle} Q {tail}"
-    assert word_diff(old, new) == (
+    assert render_word_diff(word_diff(old, new)) == (
         "… w7 w8 w9 w10 [-X-]{+Z+} w11 w12 w13 w14 … w27 w28 w29 w30 [-Y-]{+Q+} w31 w32 w33 w34 …"
     )
-    assert word_diff(old, new, context=1) == "… w10 [-X-]{+Z+} w11 … w30 [-Y-]{+Q+} w31 …"
+    assert render_word_diff(word_diff(old, new, context=1)) == "… w10 [-X-]{+Z+} w11 … w30 [-Y-]{+Q+} w31 …"
 
 
 def test_word_diff_keeps_a_run_of_twice_the_context() -> None:
     run = " ".join(f"w{n}" for n in range(8))
-    assert word_diff(f"{run} a", f"{run} b") == f"{run} [-a-]{{+b+}}"
-    assert word_diff(f"{run} w8 a", f"{run} w8 b") == "… w5 w6 w7 w8 [-a-]{+b+}"
+    assert word_diff(f"{run} a", f"{run} b") == (
+        Segment(KEPT, run),
+        Segment(REMOVED, "a"),
+        Segment(ADDED, "b"),
+    )
+    assert render_word_diff(word_diff(f"{run} w8 a", f"{run} w8 b")) == "… w5 w6 w7 w8 [-a-]{+b+}"
 
 
 def test_word_diff_ignores_how_words_are_spaced() -> None:
-    assert word_diff("a  b\nc", "a b c") == "a b c"
+    assert word_diff("a  b\nc", "a b c") == (Segment(KEPT, "a b c"),)
 
 
 # -- compare_records: synthetic records, each kind ------------------------------------
@@ -133,10 +167,11 @@ def test_message_changed_shows_the_changed_words(captured: dict[str, Record], in
     was = event["message"]
     event["message"] = was.replace("output 0 of Add,", "output 0 of AddBackward0,")
     difference = only(compare_records(captured[INPLACE], inplace))
-    assert difference.kind == "message changed"
+    assert difference.kind is DifferenceKind.MESSAGE_CHANGED
     assert (difference.old, difference.new) == (was, event["message"])
-    assert "of [-Add,-]{+AddBackward0,+} is at" in difference.detail
-    assert difference.detail.startswith("…"), "the unchanged start is collapsed"
+    assert (Segment(REMOVED, "Add,"), Segment(ADDED, "AddBackward0,")) == difference.words[1:3]
+    assert difference.words[0].text.startswith("…"), "the unchanged start is collapsed"
+    assert difference.detail == ""
     # the page's pattern still matches the new words: cosmetic; once it does not, the page breaks
     assert difference.breaks is False
     event["holds"] = False
@@ -223,12 +258,13 @@ def test_warning_changed(captured: dict[str, Record], non_leaf: Record) -> None:
     _, event = first_event(non_leaf, "warning")
     event["warnings"] = [{"category": "FutureWarning", "message": event["warnings"][0]["message"]}]
     difference = only(compare_records(captured[NON_LEAF], non_leaf))
-    assert difference.kind == "warning changed"
+    assert difference.kind is DifferenceKind.WARNING_CHANGED
     assert difference.old is not None
     assert difference.old.startswith("UserWarning: ")
     assert difference.new is not None
     assert difference.new.startswith("FutureWarning: ")
-    assert difference.detail.startswith("[-UserWarning:-]{+FutureWarning:+} The .grad")
+    assert difference.words[:2] == (Segment(REMOVED, "UserWarning:"), Segment(ADDED, "FutureWarning:"))
+    assert difference.words[2].text.startswith("The .grad")
 
 
 def test_status_changed(captured: dict[str, Record], inplace: Record) -> None:
@@ -303,6 +339,7 @@ def test_differences_are_in_cell_order_and_json_ready(captured: dict[str, Record
         "new": "failed",
         "detail": "",
         "breaks": True,
+        "words": [],
     }
     assert differences[0].breaks is False  # only printed output differs: what the page checks holds
 
@@ -356,25 +393,21 @@ def test_compare_live_ignores_pytorch_internal_line_numbers() -> None:
     assert compare_live(live, recorded) == []
 
 
-# -- explain_output_difference -----------------------------------------------------
+# -- output_difference_reason -----------------------------------------------------
 
 
-def test_explain_a_difference_in_the_tensor_type_only() -> None:
+def test_the_reason_of_a_difference_in_the_tensor_type_only() -> None:
     cpu = ["RuntimeError: ... [torch.FloatTensor []], which is output 0 of Add"]
     cuda = ["RuntimeError: ... [torch.cuda.FloatTensor []], which is output 0 of Add"]
-    assert explain_output_difference(cpu, cuda).startswith(
-        "Only the tensor type named in the message differs"
-    )
+    assert output_difference_reason(cpu, cuda) is OutputReason.TENSOR_TYPE
 
 
-def test_explain_a_difference_in_numbers_only() -> None:
+def test_the_reason_of_a_difference_in_numbers_only() -> None:
     cpu = ["x.grad: tensor([0.1234, -2.5000e-08])", "loss: 3"]
     cuda = ["x.grad: tensor([0.1235, -2.4999e-08])", "loss: 3"]
-    assert explain_output_difference(cpu, cuda).startswith("Only numbers differ: CPU and GPU kernels")
+    assert output_difference_reason(cpu, cuda) is OutputReason.NUMBERS
 
 
-def test_explain_any_other_difference() -> None:
-    assert explain_output_difference(["a: 1"], ["b: 1"]) == (
-        "The runners behave differently in this cell; the text around it explains why."
-    )
-    assert explain_output_difference(["1"], ["1", "2"]).startswith("The runners behave differently")
+def test_the_reason_of_any_other_difference() -> None:
+    assert output_difference_reason(["a: 1"], ["b: 1"]) is OutputReason.BEHAVIOUR
+    assert output_difference_reason(["1"], ["1", "2"]) is OutputReason.BEHAVIOUR

@@ -6,19 +6,18 @@ import json
 
 import pytest
 
-from autograd_notes.records.compare import Difference
+from autograd_notes.records.compare import Difference, DifferenceKind, word_diff
 from autograd_notes.records.report import (
-    ACCEPTED,
-    DRIFT,
-    NO_RECORD,
-    RECORDED,
-    SAME,
     ExampleResult,
     RunnerSkip,
     exit_status,
     render_json,
     render_text,
 )
+from autograd_notes.records.status import DriftStatus
+
+SAME, DRIFT, NO_RECORD = DriftStatus.SAME, DriftStatus.DRIFT, DriftStatus.NO_RECORD
+RECORDED, ACCEPTED = DriftStatus.RECORDED, DriftStatus.ACCEPTED
 
 OLD = {"device": "cpu", "device_name": "x86_64", "torch": "2.12.0+cpu", "variant": "CPU"}
 NOW = {"device": "cpu", "device_name": "x86_64", "torch": "2.13.0+cpu", "variant": "CPU"}
@@ -36,7 +35,7 @@ def same(example: str = "01_a/plot_a.py") -> ExampleResult:
     return ExampleResult(example, "cpu", SAME, now=NOW, before=OLD, recorded="2026-01-02")
 
 
-def drifted(*differences: Difference, status: str = DRIFT) -> ExampleResult:
+def drifted(*differences: Difference, status: DriftStatus = DRIFT) -> ExampleResult:
     return ExampleResult(
         EXAMPLE, "cpu", status, now=NOW, before=OLD, recorded="2026-01-02", differences=list(differences)
     )
@@ -45,7 +44,12 @@ def drifted(*differences: Difference, status: str = DRIFT) -> ExampleResult:
 def diff(
     kind: str, old: str | None, new: str | None, detail: str = "", *, line: int | None = 12
 ) -> Difference:
-    return Difference(1, (8, 20), kind, line, old, new, detail)
+    return Difference(1, (8, 20), DifferenceKind(kind), line, old, new, detail)
+
+
+def changed_words(kind: str, old: str, new: str) -> Difference:
+    """A changed message or warning: its words differ."""
+    return Difference(1, (8, 20), DifferenceKind(kind), 12, old, new, words=word_diff(old, new))
 
 
 # -- render_text -------------------------------------------------------------------
@@ -64,7 +68,7 @@ def test_a_drifted_example_names_both_torches_its_cells_and_each_difference() ->
     result = drifted(
         diff("no longer raises", "RuntimeError", None, "documented: RuntimeError matching 'x'"),
         diff("value changed", "tensor(8.)", "tensor(9.)", "x.grad: tensor(8.) -> tensor(9.)", line=14),
-        Difference(3, (30, 41), "status changed", None, "ran", "failed", breaks=True),
+        Difference(3, (30, 41), DifferenceKind.STATUS_CHANGED, None, "ran", "failed", breaks=True),
     )
     text = render_text([same(), result], [])
     assert text.splitlines() == [
@@ -100,7 +104,7 @@ def test_a_drifted_example_names_both_torches_its_cells_and_each_difference() ->
             ["recorded: RuntimeError", "now: ValueError", "bad value"],
         ),
         (
-            diff("message changed", "of Add, is", "of AddBackward0, is", "of [-Add,-]{+AddBackward0,+} is"),
+            changed_words("message changed", "of Add, is", "of AddBackward0, is"),
             ["of [-Add,-]{+AddBackward0,+} is"],
         ),
         (
@@ -109,12 +113,7 @@ def test_a_drifted_example_names_both_torches_its_cells_and_each_difference() ->
         ),
         (diff("now warns", None, "UserWarning: careful"), ["now: UserWarning: careful"]),
         (
-            diff(
-                "warning changed",
-                "UserWarning: a",
-                "FutureWarning: a",
-                "[-UserWarning:-]{+FutureWarning:+} a",
-            ),
+            changed_words("warning changed", "UserWarning: a", "FutureWarning: a"),
             ["[-UserWarning:-]{+FutureWarning:+} a"],
         ),
         (diff("cells changed", "0.0", "1.0"), ["recorded: 0.0", "now:      1.0"]),
@@ -145,9 +144,15 @@ def test_each_kind_reads_with_its_old_and_new(difference: Difference, body: list
 def test_an_edited_example_is_reported_apart_from_cell_0() -> None:
     result = drifted(
         Difference(
-            0, (0, 0), "cells changed", None, None, None, "the example was edited since it was recorded"
+            0,
+            (0, 0),
+            DifferenceKind.CELLS_CHANGED,
+            None,
+            None,
+            None,
+            "the example was edited since it was recorded",
         ),
-        Difference(0, (1, 7), "output changed", None, None, None, "--- recorded\n+++ now"),
+        Difference(0, (1, 7), DifferenceKind.OUTPUT_CHANGED, None, None, None, "--- recorded\n+++ now"),
     )
     lines = render_text([result], []).splitlines()
     assert lines[3:9] == [
@@ -231,7 +236,9 @@ def test_the_summary_separates_broken_pages_from_cosmetic_changes() -> None:
         now=NOW,
         before=OLD,
         recorded="2026-01-02",
-        differences=[Difference(1, (8, 20), "no longer raises", 12, "RuntimeError", None, "", breaks=True)],
+        differences=[
+            Difference(1, (8, 20), DifferenceKind.NO_LONGER_RAISES, 12, "RuntimeError", None, "", breaks=True)
+        ],
     )
     missing = ExampleResult("07_c/plot_c.py", "cpu", NO_RECORD, now=NOW)
     lines = render_text([cosmetic, broken, missing], []).splitlines()
@@ -264,9 +271,22 @@ def test_json_of_a_drift_holds_every_difference() -> None:
             "new": "tensor(9.)",
             "detail": "x.grad: tensor(8.) -> tensor(9.)",
             "breaks": False,
+            "words": [],
         }
     ]
     assert json.loads(json.dumps(report)) == report
+
+
+def test_json_of_changed_words_holds_them_as_pairs() -> None:
+    difference = changed_words("message changed", "of Add, is", "of AddBackward0, is")
+    (written,) = render_json([drifted(difference)], [])["examples"][0]["differences"]
+    assert written["words"] == [
+        ["kept", "of"],
+        ["removed", "Add,"],
+        ["added", "AddBackward0,"],
+        ["kept", "is"],
+    ]
+    assert written["detail"] == ""
 
 
 def test_json_counts_a_missing_record_as_drift() -> None:
@@ -279,7 +299,7 @@ def test_json_counts_a_missing_record_as_drift() -> None:
 @pytest.mark.parametrize(
     ("status", "code"), [(SAME, 0), (RECORDED, 0), (ACCEPTED, 0), (DRIFT, 1), (NO_RECORD, 1)]
 )
-def test_exit_status(status: str, code: int) -> None:
+def test_exit_status(status: DriftStatus, code: int) -> None:
     assert exit_status([same(), ExampleResult(EXAMPLE, "cpu", status, now=NOW)]) == code
 
 

@@ -17,10 +17,12 @@ import tomllib
 
 from autograd_notes import _release_notes
 from autograd_notes._release_notes import recorded_note
+from autograd_notes.records.compare import render_word_diff
 from autograd_notes.records.notes import build_notes, render_notes
 from autograd_notes.records.record import FORMAT, write_record
 from autograd_notes.records.releases import (
     default_releases,
+    is_release,
     latest_patches,
     load_releases,
     release_of,
@@ -28,13 +30,8 @@ from autograd_notes.records.releases import (
     unknown_releases,
     version_key,
 )
+from autograd_notes.records.status import Mark
 from autograd_notes.records.timeline import (
-    BUILD,
-    MISSING,
-    NO_RECORD,
-    OUTCOME,
-    SAME,
-    WORDS,
     check_text,
     example_timeline,
     first_change,
@@ -43,6 +40,9 @@ from autograd_notes.records.timeline import (
     summarise,
     worst,
 )
+
+SAME, BUILD, WORDS, OUTCOME = Mark.SAME, Mark.BUILD, Mark.WORDS, Mark.OUTCOME
+MISSING, NO_RECORD = Mark.MISSING, Mark.NO_RECORD
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = "05_x/plot_fixture.py"
@@ -191,7 +191,7 @@ def test_marks_of_each_kind() -> None:
     ]
     assert error_check.releases["2.8.0"].reason == "AttributeError: module 'torch' has no attribute 'x'"
     assert (
-        error_check.releases["2.9.1"].diff
+        render_word_diff(error_check.releases["2.9.1"].diff)
         == "RuntimeError: output 0 of [-AddBackward0,-]{+Add,+} is at version 1"
     )
     assert [timeline.mark(r) for r in timeline.releases] == [MISSING, OUTCOME, WORDS, SAME, SAME, NO_RECORD]
@@ -466,4 +466,19 @@ def test_damaged_notes_are_no_notes(monkeypatch: pytest.MonkeyPatch, tmp_path: P
 
 def test_development_builds_have_a_version_key() -> None:
     assert version_key("2.13.0a0+git1234") == (2, 13, 0)
+    assert version_key("2.15.0.dev20260101+cpu") == (2, 15, 0)  # a nightly sorts as its release
+    assert sorted(["2.15.0.dev20260101+cpu", "2.13.0+cu130", "2.9.1"], key=version_key) == [
+        "2.9.1",
+        "2.13.0+cu130",
+        "2.15.0.dev20260101+cpu",
+    ]
     assert latest_patches(["2.13.0a0", "2.13.0"], "2.13.0", "2.13.0") == ["2.13.0"]
+    assert latest_patches(["2.15.0.dev20260101", "2.14.1"], "2.14.0", "2.15.0") == ["2.14.1"]
+
+
+def test_a_release_is_written_major_minor_patch_and_nothing_else() -> None:
+    assert is_release("2.4.1")
+    assert is_release(release_of("2.4.1+cu121"))
+    others = ["2.4.1+cu121", "2.5.0rc1", "2.13.0a0", "2.15.0.dev20260101", "2.4", "v2.4.1", "2.4.1.post1"]
+    for other in [*others, "x"]:
+        assert not is_release(other), other

@@ -25,6 +25,7 @@ from _site import (
     patched_record,
 )
 
+from autograd_notes.records.status import RecordMatch
 from autograd_notes.site.runners_page import MARKS, coverage_sentence, localise_output, record_status
 
 LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
@@ -69,7 +70,7 @@ def test_only_the_folded_frames_line_is_rewritten() -> None:
 def test_a_record_of_what_this_build_printed_is_the_same() -> None:
     record = cpu_record(SYNTHETIC_CUDA_EXAMPLE)
     status = record_status(live_outputs(record), edited(record, SAME_EDIT))
-    assert status.status == "same"
+    assert status.status is RecordMatch.SAME
     assert status.differences == ()
     assert status.cells == []
 
@@ -78,7 +79,7 @@ def test_a_cuda_record_that_names_its_tensor_type_differs_in_those_cells_only() 
     record = cpu_record(SYNTHETIC_CUDA_EXAMPLE)
     cuda = edited(record, SYNTHETIC_CUDA_EDIT)
     status = record_status(live_outputs(record), cuda)
-    assert status.status == "differs"
+    assert status.status is RecordMatch.DIFFERS
     cells_naming_the_type = [
         n
         for n, cell in enumerate(record["cells"], start=1)
@@ -91,9 +92,9 @@ def test_a_cuda_record_that_names_its_tensor_type_differs_in_those_cells_only() 
 
 
 def test_no_record_is_its_own_status() -> None:
-    assert record_status(live_outputs(cpu_record(SAME_EXAMPLE)), None).status == "none"
-    assert set(MARKS) == {"same", "differs", "none"}
-    assert len(set(MARKS.values())) == 3
+    assert record_status(live_outputs(cpu_record(SAME_EXAMPLE)), None).status is RecordMatch.NONE
+    assert set(MARKS) == set(RecordMatch)
+    assert len(set(MARKS.values())) == len(RecordMatch)
 
 
 def test_coverage_is_said_from_the_counts() -> None:

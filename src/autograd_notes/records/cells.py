@@ -17,13 +17,16 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._events import Event, recording
 from .._normalise import normalise_message
 from .._reset import reset_example
 from .._traceback import format_clean_traceback
 from .script_cells import Cell, split_cells
+
+if TYPE_CHECKING:  # record.py runs the cells: at run time, only it imports the other
+    from .record import CellRecord, CellStatus
 
 __all__ = ["Cell", "CellResult", "is_missing_api", "run_cells", "split_cells"]
 
@@ -59,11 +62,11 @@ class CellResult:
     last: int
     output: list[str] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
-    status: str = "ran"
+    status: CellStatus = "ran"
     """``ran``; ``failed`` (an undocumented exception); ``unavailable`` (it failed because an
     API does not exist in this PyTorch, :func:`is_missing_api`); ``not run`` (after either)."""
 
-    def as_record(self) -> dict[str, Any]:
+    def as_record(self) -> CellRecord:
         """Return the cell as stored in a record file."""
         return {
             "lines": [self.first, self.last],

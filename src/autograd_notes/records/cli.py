@@ -21,6 +21,7 @@ from .compare import compare_records
 from .notes import NOTES_FILE, build_notes, render_notes, site_address
 from .record import (
     RUNNERS,
+    Record,
     RecordError,
     capture_example,
     load_record,
@@ -30,17 +31,13 @@ from .record import (
 )
 from .releases import PIN_FILE, RELEASES, pinned_torch, release_of, release_records
 from .report import (
-    ACCEPTED,
-    DRIFT,
-    NO_RECORD,
-    RECORDED,
-    SAME,
     ExampleResult,
     RunnerSkip,
     exit_status,
     render_json,
     render_text,
 )
+from .status import DriftStatus
 from .timeline import load_timelines
 
 __all__ = ["main"]
@@ -179,21 +176,28 @@ def compare_example(
     old = load_record(path)
     with on_runner(runner):
         new = capture_example(root / "gallery", example, root)
-    result = ExampleResult(example, runner, SAME, now=new["runner"])
+    result = ExampleResult(example, runner, DriftStatus.SAME, now=new["runner"])
     if old is None:
-        result.status = RECORDED if (write_missing or accept) else NO_RECORD
-        if result.status == RECORDED:
+        result.status = DriftStatus.RECORDED if (write_missing or accept) else DriftStatus.NO_RECORD
+        if result.status == DriftStatus.RECORDED:
             write_record(path, new)
         return result
     result.before, result.recorded = old["runner"], old["recorded"]
     if same_behaviour(old, new):
         if "seconds" not in old and (write_missing or accept):
             # a record from before running times (capture): add it, change nothing else
-            head = {key: value for key, value in old.items() if key != "cells"}
-            write_record(path, {**head, "seconds": new["seconds"], "cells": old["cells"]})
+            timed = Record(
+                format=old["format"],
+                example=old["example"],
+                runner=old["runner"],
+                recorded=old["recorded"],
+                seconds=new["seconds"],
+                cells=old["cells"],
+            )
+            write_record(path, timed)
         return result
     result.differences = compare_records(old, new)
-    result.status = ACCEPTED if accept else DRIFT
+    result.status = DriftStatus.ACCEPTED if accept else DriftStatus.DRIFT
     if accept:
         write_record(path, new)
     return result
@@ -294,8 +298,8 @@ def main(argv: list[str] | None = None) -> int:
         print(against)
     print(render_text(results, skips))
     for result in results:
-        if result.status in (RECORDED, ACCEPTED):
-            verb = "wrote" if result.status == RECORDED else "overwrote"
+        if result.status in (DriftStatus.RECORDED, DriftStatus.ACCEPTED):
+            verb = "wrote" if result.status == DriftStatus.RECORDED else "overwrote"
             path = record_path(records, result.runner, result.example)
             print(f"{verb} {(path.relative_to(root) if path.is_relative_to(root) else path).as_posix()}")
     if getattr(args, "json", None):
@@ -303,12 +307,12 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(
             json.dumps(render_json(results, skips), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
         )
-    if against and records.parent.name == RELEASES and any(r.status == DRIFT for r in results):
+    if against and records.parent.name == RELEASES and any(r.status == DriftStatus.DRIFT for r in results):
         print(
             f"These are the release records of PyTorch {records.name}, not the pinned release's: "
             "to record what it does now, run `python -m autograd_notes capture --release --accept` with it.",
             file=sys.stderr,
         )
-    if args.command == "capture" and any(r.status == DRIFT for r in results):
+    if args.command == "capture" and any(r.status == DriftStatus.DRIFT for r in results):
         print("capture: records that differ were kept; pass --accept to overwrite them", file=sys.stderr)
     return exit_status(results)

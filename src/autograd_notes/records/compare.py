@@ -1,23 +1,73 @@
-"""Compare a new capture with the recorded one: every difference, in words."""
+"""Compare a new capture with the recorded one: every difference, as data.
+
+A difference has a kind (:class:`DifferenceKind`); a changed message is a
+word diff (:data:`WordDiff`, segments kept, removed and added); why two
+runners printed otherwise is a reason code (:class:`OutputReason`). Putting
+them in words is for the reader's layer: the drift report for the terminal,
+the site in the page's language.
+"""
 
 from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import asdict, dataclass
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple
 
-from .record import Record
+from .._events import Event, WarningEvent
+from .record import CellRecord, Record
+from .status import Word
 
 __all__ = [
+    "Change",
     "Difference",
+    "DifferenceKind",
+    "OutputReason",
+    "Segment",
+    "WordDiff",
     "comparable_output",
     "compare_live",
     "compare_records",
-    "explain_output_difference",
+    "output_difference_reason",
     "record_cell",
+    "render_word_diff",
     "word_diff",
 ]
+
+
+class DifferenceKind(Word):
+    """What differs in one cell between a record and a new capture."""
+
+    NO_LONGER_RAISES = "no longer raises"
+    NOW_RAISES = "now raises"
+    MESSAGE_CHANGED = "message changed"
+    NO_LONGER_WARNS = "no longer warns"
+    NOW_WARNS = "now warns"
+    WARNING_CHANGED = "warning changed"
+    VALUE_CHANGED = "value changed"
+    OUTPUT_CHANGED = "output changed"
+    STATUS_CHANGED = "status changed"
+    CELLS_CHANGED = "cells changed"
+
+
+class Change(Word):
+    """What a segment of a word diff is: words both texts have, or only the old or the new one."""
+
+    KEPT = "kept"
+    REMOVED = "removed"
+    ADDED = "added"
+
+
+class Segment(NamedTuple):
+    """Words of a word diff that are kept, removed or added (joined by single spaces)."""
+
+    change: Change
+    text: str
+
+
+WordDiff = tuple[Segment, ...]
+"""The words of two texts, in order: a replacement is a removed segment and the added one after it."""
 
 
 @dataclass(frozen=True)
@@ -26,43 +76,77 @@ class Difference:
 
     cell: int
     lines: tuple[int, int]
-    kind: str
-    """``no longer raises``, ``now raises``, ``message changed``, ``no longer warns``,
-    ``now warns``, ``warning changed``, ``value changed``, ``output changed``,
-    ``status changed``, ``cells changed``."""
+    kind: DifferenceKind
     line: int | None
     old: str | None
     new: str | None
     detail: str = ""
+    """What else there is to say: the documented pattern, a value's label, the output's diff."""
     breaks: bool = False
     """Whether the page is wrong now: a documented check no longer holds, or the cell fails.
     Otherwise the difference is cosmetic: what the page documents still holds (a reworded
     message its pattern still matches, other printed digits)."""
+    words: WordDiff = ()
+    """For a changed message or warning: the words that changed (:func:`word_diff`)."""
 
-    def as_dict(self) -> dict[str, Any]:
-        """Return a JSON-ready form."""
-        data = asdict(self)
-        data["lines"] = list(self.lines)
-        return data
+    def as_dict(self) -> dict[str, object]:
+        """Return a JSON-ready form (a word diff as ``[change, text]`` pairs)."""
+        return {
+            "cell": self.cell,
+            "lines": list(self.lines),
+            "kind": self.kind.value,
+            "line": self.line,
+            "old": self.old,
+            "new": self.new,
+            "detail": self.detail,
+            "breaks": self.breaks,
+            "words": [[segment.change.value, segment.text] for segment in self.words],
+        }
 
 
-def word_diff(old: str, new: str, *, context: int = 4) -> str:
-    """Mark the changed words: ``… of [-AddBackward0,-]{+Add,+} is at …``."""
+def word_diff(old: str, new: str, *, context: int = 4) -> WordDiff:
+    """The changed words of two texts, with at most ``context`` unchanged words around each change.
+
+    >>> render_word_diff(word_diff("output 0 of AddBackward0, is at", "output 0 of Add, is at"))
+    'output 0 of [-AddBackward0,-]{+Add,+} is at'
+    """
     a, b = old.split(), new.split()
-    parts: list[str] = []
+    segments: list[Segment] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
         if tag == "equal":
             same = a[i1:i2]
             if len(same) > 2 * context:
-                head = same[:context] if parts else []
+                head = same[:context] if segments else []
                 tail = same[-context:] if i2 < len(a) or j2 < len(b) else []
                 same = [*head, "…", *tail]
-            parts.extend(same)
+            segments.append(Segment(Change.KEPT, " ".join(same)))
             continue
-        removed = "[-" + " ".join(a[i1:i2]) + "-]" if i2 > i1 else ""
-        added = "{+" + " ".join(b[j1:j2]) + "+}" if j2 > j1 else ""
-        parts.append(removed + added)  # a replacement reads as one word: [-old-]{+new+}
-    return " ".join(parts)
+        if i2 > i1:
+            segments.append(Segment(Change.REMOVED, " ".join(a[i1:i2])))
+        if j2 > j1:
+            segments.append(Segment(Change.ADDED, " ".join(b[j1:j2])))
+    return tuple(segments)
+
+
+def _marked(segment: Segment) -> str:
+    if segment.change is Change.REMOVED:
+        return f"[-{segment.text}-]"
+    if segment.change is Change.ADDED:
+        return f"{{+{segment.text}+}}"
+    return segment.text
+
+
+def render_word_diff(diff: WordDiff, show: Callable[[Segment], str] = _marked) -> str:
+    """A word diff as one line: each segment as ``show`` writes it (``[-old-]{+new+}`` by default).
+
+    Segments are separated by a space, except a replacement: its removed and added
+    words read as one word.
+    """
+    parts: list[str] = []
+    for index, segment in enumerate(diff):
+        replaced = index > 0 and segment.change is Change.ADDED and diff[index - 1].change is Change.REMOVED
+        parts.append(("" if replaced or index == 0 else " ") + show(segment))
+    return "".join(parts)
 
 
 # Where PyTorch's own code sits moves with every release: the line of a warning's
@@ -88,52 +172,78 @@ def _output_diff(old: list[str], new: list[str]) -> str:
     return "\n".join(difflib.unified_diff(old, new, "recorded", "now", n=1, lineterm=""))
 
 
-def _error_differences(
-    old: dict[str, Any], new: dict[str, Any]
-) -> list[tuple[str, str | None, str | None, str]]:
+@dataclass(frozen=True)
+class _CheckDifference:
+    """A difference of one check, before it is placed in its cell."""
+
+    kind: DifferenceKind
+    old: str | None
+    new: str | None
+    detail: str = ""
+    words: WordDiff = ()
+
+
+def _error_differences(old: Event, new: Event) -> list[_CheckDifference]:
+    if old["kind"] != "error" or new["kind"] != "error":
+        return []
     if old["raised"] and not new["raised"]:
-        return [("no longer raises", old["raised"], None, f"documented: {old['documented']}")]
-    if new["raised"] and not old["raised"]:
-        return [("now raises", None, new["raised"], new["message"] or "")]
-    if old["raised"] != new["raised"]:
-        return [("now raises", old["raised"], new["raised"], new["message"] or "")]
-    if old["message"] != new["message"]:
         return [
-            ("message changed", old["message"], new["message"], word_diff(old["message"], new["message"]))
+            _CheckDifference(
+                DifferenceKind.NO_LONGER_RAISES, old["raised"], None, f"documented: {old['documented']}"
+            )
         ]
+    if new["raised"] and not old["raised"]:
+        return [_CheckDifference(DifferenceKind.NOW_RAISES, None, new["raised"], new["message"] or "")]
+    if old["raised"] != new["raised"]:
+        return [
+            _CheckDifference(DifferenceKind.NOW_RAISES, old["raised"], new["raised"], new["message"] or "")
+        ]
+    if old["message"] != new["message"]:
+        words = word_diff(old["message"] or "", new["message"] or "")
+        return [_CheckDifference(DifferenceKind.MESSAGE_CHANGED, old["message"], new["message"], words=words)]
     return []
 
 
-def _warning_text(event: dict[str, Any]) -> str:
+def _warning_text(event: WarningEvent) -> str:
     return "; ".join(f"{w['category']}: {w['message']}" for w in event["warnings"])
 
 
-def _warning_differences(
-    old: dict[str, Any], new: dict[str, Any]
-) -> list[tuple[str, str | None, str | None, str]]:
+def _warning_differences(old: Event, new: Event) -> list[_CheckDifference]:
+    if old["kind"] != "warning" or new["kind"] != "warning":
+        return []
     before, after = _warning_text(old), _warning_text(new)
     if before == after:
         return []
     if not new["warnings"]:
-        return [("no longer warns", before, None, f"documented: {old['documented']}")]
+        return [
+            _CheckDifference(DifferenceKind.NO_LONGER_WARNS, before, None, f"documented: {old['documented']}")
+        ]
     if not old["warnings"]:
-        return [("now warns", None, after, "")]
-    return [("warning changed", before, after, word_diff(before, after))]
+        return [_CheckDifference(DifferenceKind.NOW_WARNS, None, after)]
+    return [_CheckDifference(DifferenceKind.WARNING_CHANGED, before, after, words=word_diff(before, after))]
 
 
-def _event_differences(
-    old: dict[str, Any], new: dict[str, Any]
-) -> list[tuple[str, str | None, str | None, str]]:
+def _event_differences(old: Event, new: Event) -> list[_CheckDifference]:
     if old["kind"] != new["kind"]:
-        return [("cells changed", old["kind"], new["kind"], "the checks of this cell changed")]
+        return [
+            _CheckDifference(
+                DifferenceKind.CELLS_CHANGED, old["kind"], new["kind"], "the checks of this cell changed"
+            )
+        ]
     if old["kind"] == "error":
         return _error_differences(old, new)
     if old["kind"] == "warning":
         return _warning_differences(old, new)
-    if old["value"] != new["value"]:
-        label = f"{old['label']}: " if old.get("label") else ""
-        return [("value changed", old["value"], new["value"], f"{label}{old['value']} -> {new['value']}")]
+    if new["kind"] == "value" and old["value"] != new["value"]:
+        label = f"{old['label']}: " if old["label"] else ""
+        detail = f"{label}{old['value']} -> {new['value']}"
+        return [_CheckDifference(DifferenceKind.VALUE_CHANGED, old["value"], new["value"], detail)]
     return []
+
+
+def _moved_only(old: Event, new: Event) -> bool:
+    """Whether two events differ in their line alone."""
+    return {**old, "line": None} == {**new, "line": None}
 
 
 def compare_records(old: Record, new: Record) -> list[Difference]:
@@ -148,53 +258,88 @@ def compare_records(old: Record, new: Record) -> list[Difference]:
     if [c["lines"] for c in old_cells] != [c["lines"] for c in new_cells]:
         differences.append(
             Difference(
-                0, (0, 0), "cells changed", None, None, None, "the example was edited since it was recorded"
+                0,
+                (0, 0),
+                DifferenceKind.CELLS_CHANGED,
+                None,
+                None,
+                None,
+                "the example was edited since it was recorded",
             )
         )
     for index, (before, after) in enumerate(zip(old_cells, new_cells, strict=False)):
         lines = (after["lines"][0], after["lines"][1])
-
-        def add(
-            kind: str,
-            line: int | None,
-            was: str | None,
-            now: str | None,
-            detail: str = "",
-            breaks: bool = False,
-        ) -> None:
-            differences.append(Difference(index, lines, kind, line, was, now, detail, breaks))  # noqa: B023
-
         if before["status"] != after["status"]:
-            add("status changed", None, before["status"], after["status"], breaks=after["status"] != "ran")
+            differences.append(
+                Difference(
+                    index,
+                    lines,
+                    DifferenceKind.STATUS_CHANGED,
+                    None,
+                    before["status"],
+                    after["status"],
+                    breaks=after["status"] != "ran",
+                )
+            )
         events_differ = False
         for old_event, new_event in zip(before["events"], after["events"], strict=False):
             found = _event_differences(old_event, new_event)
-            moved_only = {**old_event, "line": None} == {**new_event, "line": None}
-            if not found and not moved_only:  # same observation, but the check was edited
-                found = [("cells changed", old_event.get("documented"), new_event.get("documented"), "")]
+            if not found and not _moved_only(old_event, new_event):
+                # the same observation, but the check was edited
+                found = [
+                    _CheckDifference(
+                        DifferenceKind.CELLS_CHANGED, old_event["documented"], new_event["documented"]
+                    )
+                ]
             events_differ = events_differ or bool(found)
-            for kind, was, now, detail in found:
-                add(kind, new_event.get("line"), was, now, detail, breaks=not new_event.get("holds", True))
+            for item in found:
+                differences.append(
+                    Difference(
+                        index,
+                        lines,
+                        item.kind,
+                        new_event["line"],
+                        item.old,
+                        item.new,
+                        item.detail,
+                        breaks=not new_event["holds"],
+                        words=item.words,
+                    )
+                )
         if len(before["events"]) != len(after["events"]):
-            add(
-                "cells changed",
-                None,
-                str(len(before["events"])),
-                str(len(after["events"])),
-                "checks added or removed",
+            differences.append(
+                Difference(
+                    index,
+                    lines,
+                    DifferenceKind.CELLS_CHANGED,
+                    None,
+                    str(len(before["events"])),
+                    str(len(after["events"])),
+                    "checks added or removed",
+                )
             )
         # a changed message or value is printed too: the output diff would say it twice
         if not events_differ and comparable_output(before["output"]) != comparable_output(after["output"]):
-            add("output changed", None, None, None, _output_diff(before["output"], after["output"]))
+            differences.append(
+                Difference(
+                    index,
+                    lines,
+                    DifferenceKind.OUTPUT_CHANGED,
+                    None,
+                    None,
+                    None,
+                    _output_diff(before["output"], after["output"]),
+                )
+            )
     return differences
 
 
-def record_cell(record: Record, line: int) -> dict[str, Any] | None:
-    """Return the cell of ``record`` that holds source line ``line``."""
+def record_cell(record: Record, line: int) -> CellRecord | None:
+    """Return (a copy of) the cell of ``record`` that holds source line ``line``."""
     for cell in record["cells"]:
         first, last = cell["lines"]
         if first <= line <= last:
-            return dict(cell)
+            return cell.copy()
     return None
 
 
@@ -207,28 +352,41 @@ def compare_live(live: list[tuple[int, list[str]]], record: Record) -> list[Diff
         if comparable_output(recorded) != comparable_output(output):
             lines = (cell["lines"][0], cell["lines"][1]) if cell is not None else (line, line)
             differences.append(
-                Difference(index, lines, "output changed", None, None, None, _output_diff(recorded, output))
+                Difference(
+                    index,
+                    lines,
+                    DifferenceKind.OUTPUT_CHANGED,
+                    None,
+                    None,
+                    None,
+                    _output_diff(recorded, output),
+                )
             )
     return differences
+
+
+class OutputReason(Word):
+    """Why two runners printed otherwise in a cell (the site says it in the page's language)."""
+
+    TENSOR_TYPE = "tensor type"
+    """Only the tensor type named differs: ``torch.cuda.FloatTensor`` against ``torch.FloatTensor``."""
+    NUMBERS = "numbers"
+    """Only numbers differ: CPU and GPU kernels round floating-point operations otherwise."""
+    BEHAVIOUR = "behaviour"
+    """The runners behave differently: the page's own text says why."""
 
 
 _NUMBER = re.compile(r"-?\d+(\.\d+)?(e[-+]?\d+)?")
 
 
-def explain_output_difference(first: list[str], second: list[str]) -> str:
-    """Say, in one sentence, why two runners printed ``first`` and ``second``."""
+def output_difference_reason(first: list[str], second: list[str]) -> OutputReason:
+    """Why two runners printed ``first`` and ``second``."""
 
     def strip_cuda(lines: list[str]) -> list[str]:
         return [line.replace("torch.cuda.", "torch.") for line in lines]
 
     if strip_cuda(first) == strip_cuda(second):
-        return (
-            "Only the tensor type named in the message differs: PyTorch calls a CUDA tensor "
-            "torch.cuda.FloatTensor and a CPU tensor torch.FloatTensor."
-        )
+        return OutputReason.TENSOR_TYPE
     if [_NUMBER.sub("#", line) for line in first] == [_NUMBER.sub("#", line) for line in second]:
-        return (
-            "Only numbers differ: CPU and GPU kernels order and round floating-point operations "
-            "differently, so results agree to a tolerance, not to the last digit."
-        )
-    return "The runners behave differently in this cell; the text around it explains why."
+        return OutputReason.NUMBERS
+    return OutputReason.BEHAVIOUR

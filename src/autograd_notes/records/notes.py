@@ -19,7 +19,8 @@ from typing import Any
 import tomllib
 
 from .releases import release_of, version_key
-from .timeline import NO_RECORD, SAME, CheckTimeline, ExampleTimeline, observation_runs
+from .status import Mark
+from .timeline import CheckTimeline, ExampleTimeline, observation_runs
 
 __all__ = ["NOTES_FILE", "build_notes", "render_notes", "site_address"]
 
@@ -37,7 +38,12 @@ def _runs(check: CheckTimeline) -> list[list[str]]:
     """``[first, last, mark, text]`` for each run of releases that observed the same."""
     # what a release that behaves as documented observed is on the page; the notes keep the rest
     return [
-        [releases[0], releases[-1], seen.mark, "" if seen.mark == SAME else (seen.text or seen.reason)]
+        [
+            releases[0],
+            releases[-1],
+            seen.mark.value,
+            "" if seen.mark == Mark.SAME else (seen.text or seen.reason),
+        ]
         for releases, seen in observation_runs(check)
     ]
 
@@ -52,7 +58,7 @@ def build_notes(timelines: dict[str, ExampleTimeline], site: str) -> dict[str, A
         releases.update(timeline.recorded_releases())
         for row in timeline.rows:
             for check in row.checks:
-                if all(seen.mark in (SAME, NO_RECORD) for seen in check.releases.values()):
+                if all(seen.mark in (Mark.SAME, Mark.NO_RECORD) for seen in check.releases.values()):
                     continue
                 checks.append(
                     {

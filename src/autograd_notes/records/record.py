@@ -16,16 +16,20 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Literal, TypedDict, cast
 
 import torch
 
+from .._events import Event
 from .._runner import runner_info
 from .cells import run_cells
 
 __all__ = [
     "RUNNERS",
+    "CellRecord",
+    "CellStatus",
     "Record",
+    "Runner",
     "capture_example",
     "load_all_records",
     "load_record",
@@ -38,7 +42,48 @@ __all__ = [
 RUNNERS = ("cpu", "cuda")
 FORMAT = 1
 
-Record = dict[str, Any]
+CellStatus = Literal["ran", "failed", "unavailable", "not run"]
+"""How a cell's run ended (:class:`~.cells.CellResult`)."""
+
+
+class Runner(TypedDict):
+    """The runner of a capture (:func:`runner_metadata`)."""
+
+    device: str
+    device_name: str
+    torch: str
+    variant: str
+    cuda: str | None
+    python: str
+
+
+class CellRecord(TypedDict):
+    """One cell of a record: its lines, how its run ended, what it printed and what its checks saw."""
+
+    lines: list[int]
+    """``[first, last]``, 1-based and inclusive."""
+    status: CellStatus
+    output: list[str]
+    events: list[Event]
+
+
+class _Timed(TypedDict, total=False):
+    seconds: float
+    """The running time, to a tenth of a second (records from before it lack it)."""
+
+
+class Record(_Timed):
+    """A record file's content, in the order the file holds it."""
+
+    format: int
+    example: str
+    runner: Runner
+    recorded: str
+    """The date of the capture, ``YYYY-MM-DD``."""
+    cells: list[CellRecord]
+
+
+_IGNORED = ("recorded", "runner", "seconds")
 
 
 @dataclass(frozen=True)
@@ -52,7 +97,7 @@ class RecordError(Exception):
         return f"{self.path}: {self.reason}"
 
 
-def runner_metadata() -> dict[str, Any]:
+def runner_metadata() -> Runner:
     """Describe the runner of a capture: PyTorch, its build, device and Python."""
     info = runner_info()
     return {
@@ -91,8 +136,9 @@ def same_behaviour(old: Record, new: Record) -> bool:
     A new PyTorch or Python that behaves the same is no drift: only what the
     example did (its cells) counts.
     """
-    ignored = {"recorded": None, "runner": None, "seconds": None}
-    return {**old, **ignored} == {**new, **ignored}
+    kept_old = {key: value for key, value in old.items() if key not in _IGNORED}
+    kept_new = {key: value for key, value in new.items() if key not in _IGNORED}
+    return kept_old == kept_new
 
 
 def load_record(path: Path) -> Record | None:
@@ -100,14 +146,14 @@ def load_record(path: Path) -> Record | None:
     if not path.exists():
         return None
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
+        record: object = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
         raise RecordError(
             path, f"not valid JSON: line {error.lineno} column {error.colno}: {error.msg}"
         ) from None
     if not isinstance(record, dict) or record.get("format") != FORMAT or "cells" not in record:
         raise RecordError(path, f"not a record of format {FORMAT}")
-    return record
+    return cast("Record", record)
 
 
 def write_record(path: Path, record: Record) -> None:

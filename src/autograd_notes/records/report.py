@@ -4,18 +4,12 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass, field
-from typing import Any
 
-from .compare import Difference
+from .compare import Difference, DifferenceKind, render_word_diff
+from .record import Runner
+from .status import DriftStatus
 
 __all__ = ["ExampleResult", "RunnerSkip", "exit_status", "render_json", "render_text"]
-
-# what an example's comparison can end as
-SAME = "same"
-DRIFT = "drift"
-NO_RECORD = "no record"
-RECORDED = "recorded"
-ACCEPTED = "accepted"
 
 
 @dataclass
@@ -24,9 +18,9 @@ class ExampleResult:
 
     example: str
     runner: str
-    status: str
-    now: dict[str, Any]
-    before: dict[str, Any] | None = None
+    status: DriftStatus
+    now: Runner
+    before: Runner | None = None
     recorded: str | None = None
     differences: list[Difference] = field(default_factory=list)
 
@@ -39,7 +33,7 @@ class RunnerSkip:
     reason: str
 
 
-def _torch(runner: dict[str, Any] | None) -> str:
+def _torch(runner: Runner | None) -> str:
     if runner is None:
         return "-"
     return f"torch {runner['torch']} on {runner['device']} ({runner['device_name']})"
@@ -56,32 +50,33 @@ def _severity(difference: Difference) -> str:
 def _difference_text(difference: Difference) -> str:
     where = f" at line {difference.line}" if difference.line else ""
     head = f"{difference.kind}{where} [{_severity(difference)}]"
-    if difference.kind in ("no longer raises", "no longer warns"):
+    if difference.kind in (DifferenceKind.NO_LONGER_RAISES, DifferenceKind.NO_LONGER_WARNS):
         body = f"recorded: {difference.old}\n{difference.detail}"
-    elif difference.kind in ("now raises", "now warns"):
+    elif difference.kind in (DifferenceKind.NOW_RAISES, DifferenceKind.NOW_WARNS):
         was = f"recorded: {difference.old}\n" if difference.old else ""
         body = f"{was}now: {difference.new}" + (f"\n{difference.detail}" if difference.detail else "")
-    elif difference.kind == "status changed":
+    elif difference.kind == DifferenceKind.STATUS_CHANGED:
         body = f"the cell {difference.old} before and {difference.new} now"
     else:
-        body = difference.detail or f"recorded: {difference.old}\nnow:      {difference.new}"
+        shown = render_word_diff(difference.words) if difference.words else difference.detail
+        body = shown or f"recorded: {difference.old}\nnow:      {difference.new}"
     return head + ":\n" + textwrap.indent(body.strip(), "    ")
 
 
 def render_text(results: list[ExampleResult], skips: list[RunnerSkip]) -> str:
     """Render the report a maintainer reads: each difference, then a summary."""
     lines: list[str] = []
-    drifted = [r for r in results if r.status == DRIFT]
+    drifted = [r for r in results if r.status == DriftStatus.DRIFT]
     for result in results:
-        if result.status in (SAME, RECORDED):
+        if result.status in (DriftStatus.SAME, DriftStatus.RECORDED):
             continue
         lines.append(f"{result.example} [{result.runner}]: {result.status}")
-        if result.status == NO_RECORD:
+        if result.status == DriftStatus.NO_RECORD:
             lines.append("  no record yet: run `python -m autograd_notes capture` and commit it")
             continue
         lines.append(f"  recorded: {_torch(result.before)}, {result.recorded}")
         lines.append(f"  now:      {_torch(result.now)}")
-        was, now = (result.before or {}).get("variant"), result.now.get("variant")
+        was, now = result.before.get("variant") if result.before else None, result.now.get("variant")
         if was and now and was != now:
             # e.g. the CPU build's records checked on a CUDA build: a build-specific message
             # (pin_memory's) differs for that reason alone, whatever the release
@@ -97,10 +92,7 @@ def render_text(results: list[ExampleResult], skips: list[RunnerSkip]) -> str:
         lines.append("")
     for runner in sorted({r.runner for r in results}):
         mine = [r for r in results if r.runner == runner]
-        counts = {
-            status: sum(r.status == status for r in mine)
-            for status in (SAME, DRIFT, NO_RECORD, RECORDED, ACCEPTED)
-        }
+        counts = {status: sum(r.status == status for r in mine) for status in DriftStatus}
         now = _torch(mine[0].now) if mine else "-"
         summary = ", ".join(f"{n} {status}" for status, n in counts.items() if n)
         lines.append(f"{runner}: compared {len(mine)} examples, {now}, with their records: {summary}")
@@ -108,7 +100,7 @@ def render_text(results: list[ExampleResult], skips: list[RunnerSkip]) -> str:
         lines.append(f"{skip.runner}: skipped: {skip.reason}")
     if drifted:
         lines.extend(_summary(drifted))
-    if not drifted and not any(r.status == NO_RECORD for r in results):
+    if not drifted and not any(r.status == DriftStatus.NO_RECORD for r in results):
         lines.append("No behaviour drift.")
     else:
         lines.append(
@@ -122,7 +114,7 @@ def render_text(results: list[ExampleResult], skips: list[RunnerSkip]) -> str:
 
 def _kinds(results: list[ExampleResult]) -> tuple[list[str], list[str]]:
     """The drifted examples whose page breaks, and those whose differences are all cosmetic."""
-    drifted = [r for r in results if r.status == DRIFT]
+    drifted = [r for r in results if r.status == DriftStatus.DRIFT]
     breaking = sorted({r.example for r in drifted if any(d.breaks for d in r.differences)})
     cosmetic = sorted({r.example for r in drifted} - set(breaking))
     return breaking, cosmetic
@@ -145,23 +137,23 @@ def _summary(drifted: list[ExampleResult]) -> list[str]:
     return lines
 
 
-def render_json(results: list[ExampleResult], skips: list[RunnerSkip]) -> dict[str, Any]:
+def render_json(results: list[ExampleResult], skips: list[RunnerSkip]) -> dict[str, object]:
     """Render the same report for tools."""
     breaking, cosmetic = _kinds(results)
     return {
-        "drift": any(r.status in (DRIFT, NO_RECORD) for r in results),
+        "drift": any(r.status in (DriftStatus.DRIFT, DriftStatus.NO_RECORD) for r in results),
         "summary": {
             "compared": len(results),
             BREAKS: breaking,
             COSMETIC: cosmetic,
-            "no record": sorted({r.example for r in results if r.status == NO_RECORD}),
+            "no record": sorted({r.example for r in results if r.status == DriftStatus.NO_RECORD}),
         },
         "skipped": [{"runner": s.runner, "reason": s.reason} for s in skips],
         "examples": [
             {
                 "example": r.example,
                 "runner": r.runner,
-                "status": r.status,
+                "status": r.status.value,
                 "recorded": r.recorded,
                 "before": r.before,
                 "now": r.now,
@@ -174,4 +166,4 @@ def render_json(results: list[ExampleResult], skips: list[RunnerSkip]) -> dict[s
 
 def exit_status(results: list[ExampleResult]) -> int:
     """1 when any example drifted or has no record, else 0."""
-    return int(any(r.status in (DRIFT, NO_RECORD) for r in results))
+    return int(any(r.status in (DriftStatus.DRIFT, DriftStatus.NO_RECORD) for r in results))

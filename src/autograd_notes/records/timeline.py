@@ -7,21 +7,21 @@ matched across records by what it documents (its kind and documented
 pattern or value, and which occurrence of those it is), not by its line, so
 that an edit of an example's prose does not orphan the older records.
 
-For one check on one release the mark is one of:
+For one check on one release the mark (:class:`~.status.Mark`) is one of:
 
-* :data:`SAME`: it holds and says exactly what it says today;
-* :data:`WORDS`: it holds, but the message or printed value differs
+* ``SAME``: it holds and says exactly what it says today;
+* ``WORDS``: it holds, but the message or printed value differs
   (a node renamed, other digits);
-* :data:`OUTCOME`: it does not hold (another exception, no error, another
+* ``OUTCOME``: it does not hold (another exception, no error, another
   value), or its cell failed with an undocumented exception;
-* :data:`MISSING`: its cell, or one before it, calls an API this release
+* ``MISSING``: its cell, or one before it, calls an API this release
   does not have (:func:`~.cells.is_missing_api`);
-* :data:`BUILD`: it differs from today, but exactly as the pinned release
+* ``BUILD``: it differs from today, but exactly as the pinned release
   does in the build this release ran as (the registry's CUDA build, where
   today's records are the CPU build's): a difference of the build, not of
   the release (pin_memory's message). It needs the pinned release's registry
   build recorded with the releases (``records/releases/<pinned>``);
-* :data:`NO_RECORD`: this release has no record of the example, or its
+* ``NO_RECORD``: this release has no record of the example, or its
   record has no such check (the example gained it later).
 
 Nothing here imports Sphinx: the site layer renders these, and the helper's
@@ -35,21 +35,15 @@ import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from .._events import Event, EventKind
 from .cells import is_missing_api
-from .compare import word_diff
-from .record import Record, load_all_records
+from .compare import WordDiff, word_diff
+from .record import CellStatus, Record, load_all_records
 from .releases import load_releases, release_of, version_key
+from .status import Mark
 
 __all__ = [
-    "BUILD",
-    "MARKS",
-    "MISSING",
-    "NO_RECORD",
-    "OUTCOME",
-    "SAME",
-    "WORDS",
     "Change",
     "CheckTimeline",
     "ExampleTimeline",
@@ -66,29 +60,26 @@ __all__ = [
     "worst",
 ]
 
-SAME = "same"
-WORDS = "message differs"
-OUTCOME = "different outcome"
-MISSING = "not available"
-NO_RECORD = "no record"
-BUILD = "differs by build"
-MARKS = (SAME, BUILD, WORDS, OUTCOME, MISSING, NO_RECORD)
-"""The marks; a row's mark is the worst of its checks' (:func:`worst`)."""
+_RANK = {Mark.SAME: 0, Mark.NO_RECORD: 1, Mark.BUILD: 2, Mark.WORDS: 3, Mark.OUTCOME: 4, Mark.MISSING: 5}
+"""A row's mark is the worst of its checks' (:func:`worst`)."""
 
-_RANK = {SAME: 0, NO_RECORD: 1, BUILD: 2, WORDS: 3, OUTCOME: 4, MISSING: 5}
+_Keyed = dict[tuple[str, str, int], tuple[int, Event]]
+"""A record's events by (kind, documented, occurrence), with their cell's index."""
+_Found = tuple[int, Event]
+"""An event of a record with its cell's index."""
 
 
-def worst(marks: list[str]) -> str:
+def worst(marks: list[Mark]) -> Mark:
     """The mark that says most: not available > different outcome > message differs > ... > same.
 
     Checks a release has no record of (added to the example since) do not hide
     what the others did there; only when none was recorded is it "no record".
     """
-    recorded = [mark for mark in marks if mark != NO_RECORD]
-    return max(recorded, key=_RANK.__getitem__) if recorded else NO_RECORD
+    recorded = [mark for mark in marks if mark != Mark.NO_RECORD]
+    return max(recorded, key=_RANK.__getitem__) if recorded else Mark.NO_RECORD
 
 
-def check_text(event: dict[str, Any]) -> str:
+def check_text(event: Event) -> str:
     """What a check observed, as one line: ``RuntimeError: ...``, the value, or the warnings."""
     if event["kind"] == "error":
         return f"{event['raised']}: {event['message']}" if event["raised"] else "no error"
@@ -100,14 +91,24 @@ def check_text(event: dict[str, Any]) -> str:
     return str(event["value"])
 
 
-def _key(event: dict[str, Any]) -> tuple[str, str]:
+def _key(event: Event) -> tuple[str, str]:
     return event["kind"], str(event["documented"])
 
 
-def _keyed(record: Record) -> dict[tuple[str, str, int], tuple[int, dict[str, Any]]]:
+def _raised(event: Event) -> str | None:
+    """The exception an error check saw (``None`` for none, and for other checks)."""
+    return event["raised"] if event["kind"] == "error" else None
+
+
+def _label(event: Event) -> str | None:
+    """A value check's label (``None`` for other checks)."""
+    return event["label"] if event["kind"] == "value" else None
+
+
+def _keyed(record: Record) -> _Keyed:
     """Every event of a record by (kind, documented, occurrence), with its cell index."""
     seen: Counter[tuple[str, str]] = Counter()
-    found = {}
+    found: _Keyed = {}
     for index, cell in enumerate(record["cells"]):
         for event in cell["events"]:
             kind, documented = _key(event)
@@ -116,7 +117,7 @@ def _keyed(record: Record) -> dict[tuple[str, str, int], tuple[int, dict[str, An
     return found
 
 
-def _stopped(record: Record) -> tuple[str, str] | None:
+def _stopped(record: Record) -> tuple[CellStatus, str] | None:
     """Why a record's run stopped early: (``unavailable`` or ``failed``, the exception's last line)."""
     for cell in record["cells"]:
         if cell["status"] in ("unavailable", "failed"):
@@ -129,14 +130,14 @@ def _stopped(record: Record) -> tuple[str, str] | None:
 class Observation:
     """One check on one release: its mark, what it observed, and a word diff with today."""
 
-    mark: str
+    mark: Mark
     text: str | None = None
     """What the release observed (``None`` when it has no observation)."""
     holds: bool | None = None
-    diff: str = ""
-    """``[-old-]{+new+}`` against today's text, for :data:`WORDS` and :data:`OUTCOME`."""
+    diff: WordDiff = ()
+    """The words that differ from today's text, for ``WORDS`` and ``OUTCOME`` (and ``BUILD``)."""
     reason: str = ""
-    """For :data:`MISSING` and a failed cell: the exception that stopped the example."""
+    """For ``MISSING`` and a failed cell: the exception that stopped the example."""
 
 
 @dataclass
@@ -144,7 +145,7 @@ class CheckTimeline:
     """One documented check: where it is today, and what every release did."""
 
     line: int
-    kind: str
+    kind: EventKind
     label: str
     documented: str
     today: str
@@ -155,7 +156,7 @@ def observation_runs(check: CheckTimeline) -> list[tuple[list[str], Observation]
     """Runs of consecutive recorded releases that observed the same, oldest first, each with its releases."""
     runs: list[tuple[list[str], Observation]] = []
     for release, seen in check.releases.items():
-        if seen.mark == NO_RECORD:
+        if seen.mark == Mark.NO_RECORD:
             continue
         last = runs[-1][1] if runs else None
         if last is not None and (last.mark, last.text, last.reason) == (seen.mark, seen.text, seen.reason):
@@ -172,7 +173,7 @@ class RowTimeline:
     first_line: int
     checks: list[CheckTimeline] = field(default_factory=list)
 
-    def mark(self, release: str) -> str:
+    def mark(self, release: str) -> Mark:
         """The worst mark of this cell's checks on ``release``."""
         return worst([check.releases[release].mark for check in self.checks])
 
@@ -188,25 +189,25 @@ class ExampleTimeline:
     recorded: set[str] = field(default_factory=set)
     """The releases with a record of the example (the pinned one always)."""
 
-    def mark(self, release: str) -> str:
-        """The worst mark of every check on ``release``; :data:`NO_RECORD` where it has no record."""
+    def mark(self, release: str) -> Mark:
+        """The worst mark of every check on ``release``; ``NO_RECORD`` where it has no record."""
         if release not in self.recorded:
-            return NO_RECORD
-        return worst([row.mark(release) for row in self.rows]) if self.rows else SAME
+            return Mark.NO_RECORD
+        return worst([row.mark(release) for row in self.rows]) if self.rows else Mark.SAME
 
     def recorded_releases(self) -> list[str]:
         """The releases, oldest first, whose record has some of today's checks (the pinned one too)."""
-        return [release for release in self.releases if self.mark(release) != NO_RECORD]
+        return [release for release in self.releases if self.mark(release) != Mark.NO_RECORD]
 
     def holds_in(self, release: str) -> bool:
         """Whether every check held as documented there (the same words, other ones, or the build's)."""
-        return self.mark(release) in (SAME, WORDS, BUILD)
+        return self.mark(release) in (Mark.SAME, Mark.WORDS, Mark.BUILD)
 
     def holds_since(self) -> str | None:
         """The oldest release from which every later recorded release holds as documented."""
         since = None
         for release in reversed(self.releases):
-            if self.mark(release) == NO_RECORD:
+            if self.mark(release) == Mark.NO_RECORD:
                 continue
             if not self.holds_in(release):
                 break
@@ -214,29 +215,26 @@ class ExampleTimeline:
         return since
 
 
-def _observe(
-    event: dict[str, Any] | None, today: dict[str, Any], stopped: tuple[str, str] | None
-) -> Observation:
+def _observe(event: Event | None, today: Event, stopped: tuple[CellStatus, str] | None) -> Observation:
     if event is None:
         if stopped is None:
-            return Observation(NO_RECORD)
+            return Observation(Mark.NO_RECORD)
         status, reason = stopped
-        return Observation(MISSING if status == "unavailable" else OUTCOME, reason=reason)
+        return Observation(Mark.MISSING if status == "unavailable" else Mark.OUTCOME, reason=reason)
     text, now = check_text(event), check_text(today)
-    missing = event["kind"] == "error" and not event["holds"] and event["raised"] != today["raised"]
-    if missing and event["raised"] and is_missing_api(event["raised"], event["message"] or ""):
+    raised = _raised(event)
+    missing = event["kind"] == "error" and not event["holds"] and raised != _raised(today)
+    if missing and raised and event["kind"] == "error" and is_missing_api(raised, event["message"] or ""):
         # the documented error did not happen: an API this release lacks raised instead
-        return Observation(MISSING, text, event["holds"], reason=text)
-    if event["holds"] != today["holds"] or (event["kind"] == "error" and event["raised"] != today["raised"]):
-        return Observation(OUTCOME, text, event["holds"], word_diff(text, now))
+        return Observation(Mark.MISSING, text, event["holds"], reason=text)
+    if event["holds"] != today["holds"] or (event["kind"] == "error" and raised != _raised(today)):
+        return Observation(Mark.OUTCOME, text, event["holds"], word_diff(text, now))
     if text != now:
-        return Observation(WORDS, text, event["holds"], word_diff(text, now))
-    return Observation(SAME, text, event["holds"])
+        return Observation(Mark.WORDS, text, event["holds"], word_diff(text, now))
+    return Observation(Mark.SAME, text, event["holds"])
 
 
-def _other_branch(
-    old: tuple[int, dict[str, Any]] | None, build: tuple[int, dict[str, Any]] | None, other_build: bool
-) -> tuple[int, dict[str, Any]] | None:
+def _other_branch(old: _Found | None, build: _Found | None, other_build: bool) -> _Found | None:
     """The release's check at today's place, where the example documents it otherwise on that build.
 
     An example may document another pattern on a CUDA build (``if torch.version.cuda``):
@@ -247,20 +245,18 @@ def _other_branch(
     if not other_build or old is None or build is None:
         return None
     return (
-        old
-        if (old[1]["documented"], old[1].get("label")) == (build[1]["documented"], build[1].get("label"))
-        else None
+        old if (old[1]["documented"], _label(old[1])) == (build[1]["documented"], _label(build[1])) else None
     )
 
 
-def _by_build(seen: Observation, build: tuple[int, dict[str, Any]] | None, other_build: bool) -> Observation:
-    """``seen``, or :data:`BUILD` when the pinned release's registry build did exactly the same."""
-    if not other_build or build is None or seen.mark not in (WORDS, OUTCOME) or seen.text is None:
+def _by_build(seen: Observation, build: _Found | None, other_build: bool) -> Observation:
+    """``seen``, or ``BUILD`` when the pinned release's registry build did exactly the same."""
+    if not other_build or build is None or seen.mark not in (Mark.WORDS, Mark.OUTCOME) or seen.text is None:
         return seen
     event = build[1]
     if check_text(event) != seen.text or event["holds"] != seen.holds:
         return seen
-    return Observation(BUILD, seen.text, seen.holds, seen.diff, seen.reason)
+    return Observation(Mark.BUILD, seen.text, seen.holds, seen.diff, seen.reason)
 
 
 def example_timeline(
@@ -288,15 +284,15 @@ def example_timeline(
         check = CheckTimeline(
             line=event["line"],
             kind=event["kind"],
-            label=str(event.get("label") or ""),
+            label=str(_label(event) or ""),
             documented=str(event["documented"]),
             today=check_text(event),
         )
         for release in order:
             if release == pinned:
-                check.releases[release] = Observation(SAME, check.today, event["holds"])
+                check.releases[release] = Observation(Mark.SAME, check.today, event["holds"])
             elif releases.get(release) is None:
-                check.releases[release] = Observation(NO_RECORD)
+                check.releases[release] = Observation(Mark.NO_RECORD)
             else:
                 record = releases[release]
                 other_build = record is not None and record["runner"].get("variant") != today["runner"].get(
@@ -334,9 +330,9 @@ def release_changes(timelines: list[ExampleTimeline]) -> list[Change]:
             for row in timeline.rows:
                 for check in row.checks:
                     before, after = check.releases[previous], check.releases[release]
-                    if NO_RECORD in (before.mark, after.mark):
+                    if Mark.NO_RECORD in (before.mark, after.mark):
                         continue
-                    if {before.mark, after.mark} == {SAME, BUILD}:
+                    if {before.mark, after.mark} == {Mark.SAME, Mark.BUILD}:
                         continue  # from the pinned CPU build to a CUDA build: the build's, not a release's
                     if (before.mark, before.text) != (after.mark, after.text):
                         changes.append(Change(timeline.example, release, previous, check, before, after))
@@ -362,8 +358,8 @@ class Summary:
     """The newest release with a record."""
     holds_since: str | None
     """The oldest release from which all later ones hold as documented (``None``: the newest does not)."""
-    before: str
-    """The mark of the release before ``holds_since`` (:data:`OUTCOME` or :data:`MISSING`), "" if none."""
+    before: Mark | None
+    """The mark of the release before ``holds_since`` (``OUTCOME`` or ``MISSING``), ``None`` if none."""
     failing: list[str]
     """The recorded releases where some check does not hold."""
     wording: tuple[str, str, str, int] | None
@@ -375,7 +371,7 @@ def summarise(timeline: ExampleTimeline) -> Summary:
     """The facts of an example's one-sentence summary."""
     recorded = timeline.recorded_releases()
     since = timeline.holds_since()
-    before = ""
+    before = None
     if since is not None and recorded.index(since) > 0:
         before = timeline.mark(recorded[recorded.index(since) - 1])
     failing = [r for r in recorded if not timeline.holds_in(r)]

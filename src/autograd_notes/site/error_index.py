@@ -20,6 +20,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+from .._events import Event
 from ..records.record import Record
 
 __all__ = [
@@ -157,12 +158,12 @@ def message_head(text: str) -> str:
     return f"{kind}: {message_summary(text)}" if kind else message_summary(text)
 
 
-def event_messages(event: dict[str, object]) -> list[tuple[str, str]]:
+def event_messages(event: Event) -> list[tuple[str, str]]:
     """The (kind, exact text) of each error or warning an event observed."""
-    if event["kind"] == "error" and event.get("raised"):
+    if event["kind"] == "error" and event["raised"]:
         return [("error", f"{event['raised']}: {event['message']}")]
     if event["kind"] == "warning":
-        return [("warning", f"{w['category']}: {w['message']}") for w in event["warnings"]]  # type: ignore[attr-defined]
+        return [("warning", f"{w['category']}: {w['message']}") for w in event["warnings"]]
     return []
 
 

@@ -29,6 +29,7 @@ from docutils import nodes
 from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
+from .._events import Event
 from ..records.record import RUNNERS, Record, load_all_records
 from .error_index import (
     PLACEHOLDER,
@@ -59,7 +60,7 @@ def _language(env: Any) -> str:
     return str(env.config.language or "en")
 
 
-def error_links(env: Any, events: list[dict[str, Any]]) -> list[nodes.Node]:
+def error_links(env: Any, events: list[Event]) -> list[nodes.Node]:
     """A line linking each documented message of a cell to its index entry."""
     if ERROR_INDEX_DOC not in env.found_docs:
         return []

@@ -30,14 +30,10 @@ from sphinx.application import Sphinx
 from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
+from ..records.compare import Change, Segment, WordDiff, render_word_diff
 from ..records.releases import version_key
+from ..records.status import Mark
 from ..records.timeline import (
-    BUILD,
-    MISSING,
-    NO_RECORD,
-    OUTCOME,
-    SAME,
-    WORDS,
     CheckTimeline,
     ExampleTimeline,
     Observation,
@@ -70,26 +66,33 @@ __all__ = [
 SECTION_ID = "across-pytorch-releases"
 TIMELINE_DOC = "timeline"
 
-SYMBOLS = {SAME: "✓", BUILD: "◇", WORDS: "≈", OUTCOME: "✗", MISSING: "∅", NO_RECORD: "·"}
+SYMBOLS = {
+    Mark.SAME: "✓",
+    Mark.BUILD: "◇",
+    Mark.WORDS: "≈",
+    Mark.OUTCOME: "✗",
+    Mark.MISSING: "∅",
+    Mark.NO_RECORD: "·",
+}
 _CLASSES = {
-    SAME: "same",
-    BUILD: "build",
-    WORDS: "words",
-    OUTCOME: "outcome",
-    MISSING: "missing",
-    NO_RECORD: "none",
+    Mark.SAME: "same",
+    Mark.BUILD: "build",
+    Mark.WORDS: "words",
+    Mark.OUTCOME: "outcome",
+    Mark.MISSING: "missing",
+    Mark.NO_RECORD: "none",
 }
 
 
-def mark_names() -> dict[str, str]:
+def mark_names() -> dict[Mark, str]:
     """Each mark's name in this build's language."""
     return {
-        SAME: _("same as today"),
-        BUILD: _("differs by build only: today's release does the same in that build"),
-        WORDS: _("message differs"),
-        OUTCOME: _("different outcome"),
-        MISSING: _("not available in this release"),
-        NO_RECORD: _("no record"),
+        Mark.SAME: _("same as today"),
+        Mark.BUILD: _("differs by build only: today's release does the same in that build"),
+        Mark.WORDS: _("message differs"),
+        Mark.OUTCOME: _("different outcome"),
+        Mark.MISSING: _("not available in this release"),
+        Mark.NO_RECORD: _("no record"),
     }
 
 
@@ -129,10 +132,10 @@ def summary_sentence(timeline: ExampleTimeline) -> str:
     elif summary.holds_since is not None:
         previous = recorded[recorded.index(summary.holds_since) - 1]
         checks = [check for row in timeline.rows for check in row.checks]
-        failing = [check for check in checks if check.releases[previous].mark in (OUTCOME, MISSING)]
+        failing = [check for check in checks if check.releases[previous].mark in (Mark.OUTCOME, Mark.MISSING)]
         before = (
             _("before it, part of it is not available")
-            if summary.before == MISSING
+            if summary.before == Mark.MISSING
             else _("in {release}, the release before it, {count} of {total} checks differ")
         )
         clause = before.format(release=previous, count=len(failing), total=len(checks))
@@ -179,7 +182,7 @@ def held_sentence(timeline: ExampleTimeline) -> str:
     )
 
 
-def _marks_row(marks: dict[str, str], names: dict[str, str]) -> str:
+def _marks_row(marks: dict[str, Mark], names: dict[Mark, str]) -> str:
     cells = []
     for release, mark in marks.items():
         label = f"{release}: {names[mark]}"
@@ -210,7 +213,7 @@ def legend() -> str:
     items = "".join(
         f'<li><span class="tl-mark tl-{_CLASSES[mark]}">{SYMBOLS[mark]}</span> '
         f"{html.escape(names[mark])}</li>"
-        for mark in (SAME, BUILD, WORDS, OUTCOME, MISSING, NO_RECORD)
+        for mark in Mark
     )
     return f'<ul class="tl-legend">{items}</ul>'
 
@@ -225,7 +228,7 @@ def _shorten(text: str, limit: int = 100) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
 
 
-def _change_words(before: Observation, after: Observation, names: dict[str, str]) -> str:
+def _change_words(before: Observation, after: Observation, names: dict[Mark, str]) -> str:
     """How a check changed between two releases: the marks, and the first words that differ."""
     words = ""
     if before.text and after.text and before.text != after.text:
@@ -251,9 +254,9 @@ def _observations(check: CheckTimeline, pinned: str) -> str:
     for releases, seen in observation_runs(check):
         today = pinned in releases
         head = html.escape(_span(releases)) + (" " + html.escape(_("(today)")) if today else "")
-        if seen.mark == SAME:
+        if seen.mark == Mark.SAME:
             body = f'<pre class="tl-text">{html.escape(seen.text or "")}</pre>'
-        elif seen.mark == MISSING or (seen.mark == OUTCOME and seen.text is None):
+        elif seen.mark == Mark.MISSING or (seen.mark == Mark.OUTCOME and seen.text is None):
             body = f'<pre class="tl-text">{html.escape(seen.reason)}</pre>'
         else:
             body = f'<pre class="tl-text tl-diff">{_diff_html(seen.diff)}</pre>'
@@ -265,21 +268,18 @@ def _observations(check: CheckTimeline, pinned: str) -> str:
     return f'<ul class="tl-observations">{"".join(items)}</ul>'
 
 
-_DIFF = re.compile(r"\[-(.*?)-\]|\{\+(.*?)\+\}", re.S)
+def _segment_html(segment: Segment) -> str:
+    text = html.escape(segment.text)
+    if segment.change is Change.REMOVED:
+        return f"<del>{text}</del>"
+    if segment.change is Change.ADDED:
+        return f"<ins>{text}</ins>"
+    return text
 
 
-def _diff_html(diff: str) -> str:
-    """``[-old-]{+new+}`` as ``<del>old</del><ins>new</ins>`` (the rest escaped)."""
-    parts, cursor = [], 0
-    for match in _DIFF.finditer(diff):
-        parts.append(html.escape(diff[cursor : match.start()]))
-        if match.group(1) is not None:
-            parts.append(f"<del>{html.escape(match.group(1))}</del>")
-        else:
-            parts.append(f"<ins>{html.escape(match.group(2))}</ins>")
-        cursor = match.end()
-    parts.append(html.escape(diff[cursor:]))
-    return "".join(parts)
+def _diff_html(diff: WordDiff) -> str:
+    """A word diff as HTML: removed words in ``<del>``, added ones in ``<ins>``, the rest escaped."""
+    return render_word_diff(diff, _segment_html)
 
 
 def timeline_html(timeline: ExampleTimeline, first_lines: list[int]) -> str:
@@ -309,11 +309,15 @@ def timeline_html(timeline: ExampleTimeline, first_lines: list[int]) -> str:
             f"{_marks_row(marks, names)}</tr>"
         )
         for check in checks:
-            if all(seen.mark in (SAME, NO_RECORD) for seen in check.releases.values()):
+            if all(seen.mark in (Mark.SAME, Mark.NO_RECORD) for seen in check.releases.values()):
                 continue
             line = html.escape(_("line {line}").format(line=check.line))
             worst_marks = sorted(
-                {seen.mark for seen in check.releases.values() if seen.mark not in (SAME, NO_RECORD)}
+                {
+                    seen.mark
+                    for seen in check.releases.values()
+                    if seen.mark not in (Mark.SAME, Mark.NO_RECORD)
+                }
             )
             what = ", ".join(html.escape(names[m]) for m in worst_marks)
             details.append(
@@ -382,7 +386,7 @@ class TimelineMatrixDirective(SphinxDirective):
             self.env.note_dependency(
                 str(gallery_folders(self.env.config, self.env.srcdir)[0].source / example)
             )
-            marks = {r: timeline.mark(r) if r in timeline.releases else NO_RECORD for r in releases}
+            marks = {r: timeline.mark(r) if r in timeline.releases else Mark.NO_RECORD for r in releases}
             link = f'<a href="⟦doc:{docname}⟧#{SECTION_ID}">⟦title:{docname}⟧</a>'
             rows.append(f'<tr><th scope="row">{link}</th>{_marks_row(marks, names)}</tr>')
         table = (

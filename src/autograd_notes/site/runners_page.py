@@ -31,8 +31,9 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from .._runner import runner_info
-from ..records.compare import Difference, compare_live, explain_output_difference, record_cell
+from ..records.compare import Difference, OutputReason, compare_live, output_difference_reason, record_cell
 from ..records.record import RUNNERS, Record, load_record, record_path
+from ..records.status import RecordMatch
 from .errors_page import ErrorIndexDirective, SourceStatusDirective, error_links
 from .gallery_rst import code_cells
 from .links import cell_anchor, cell_label, title_link
@@ -47,6 +48,7 @@ __all__ = [
     "RunnerOutputsDirective",
     "RunnerSummaryDirective",
     "coverage_sentence",
+    "reason_sentence",
     "record_status",
     "runner_kind",
 ]
@@ -57,8 +59,31 @@ CodeCellOutput = tuple[int, list[str]]
 _READ_RECORDS = "autograd_notes_records"  # env.temp_data key: the records this page read
 _PAGE_CELLS = "autograd_notes_page_cells"  # env.temp_data key: the first line of each code cell
 
-MARKS = {"same": "✓", "differs": "≠", "none": "–"}
+MARKS = {RecordMatch.SAME: "✓", RecordMatch.DIFFERS: "≠", RecordMatch.NONE: "–"}
 """The mark of each status in the runners matrix."""
+
+
+def reason_sentence(reason: OutputReason) -> str:
+    """Why two runners printed otherwise, in a sentence of this build's language.
+
+    The records layer says why as a code
+    (:func:`~autograd_notes.records.compare.output_difference_reason`); the words
+    are here, in the ``sphinx`` catalog, one message per code.
+    """
+    sentences = {
+        OutputReason.TENSOR_TYPE: _(
+            "Only the tensor type named in the message differs: PyTorch calls a CUDA tensor "
+            "torch.cuda.FloatTensor and a CPU tensor torch.FloatTensor."
+        ),
+        OutputReason.NUMBERS: _(
+            "Only numbers differ: CPU and GPU kernels order and round floating-point operations "
+            "differently, so results agree to a tolerance, not to the last digit."
+        ),
+        OutputReason.BEHAVIOUR: _(
+            "The runners behave differently in this cell; the text around it explains why."
+        ),
+    }
+    return sentences[reason]
 
 
 def runner_kind(runner: str) -> str:
@@ -70,7 +95,7 @@ def runner_kind(runner: str) -> str:
 class RecordStatus:
     """How a runner's record of an example compares with what this build printed."""
 
-    status: str  # "same", "differs" or "none" (no record)
+    status: RecordMatch
     differences: tuple[Difference, ...] = ()
     outputs: tuple[tuple[list[str], list[str]], ...] = ()  # (this build's, the record's) where they differ
 
@@ -83,16 +108,16 @@ class RecordStatus:
 def record_status(live: list[tuple[int, list[str]]], record: Record | None) -> RecordStatus:
     """Compare this build's outputs (first line, output of each code cell) with a record."""
     if record is None:
-        return RecordStatus("none")
+        return RecordStatus(RecordMatch.NONE)
     differences = compare_live(live, record)
     if not differences:
-        return RecordStatus("same")
+        return RecordStatus(RecordMatch.SAME)
     outputs = []
     for line, output in live:
         cell = record_cell(record, line)
         if cell is not None and cell["output"] != output:
             outputs.append((output, list(cell["output"])))
-    return RecordStatus("differs", tuple(differences), tuple(outputs))
+    return RecordStatus(RecordMatch.DIFFERS, tuple(differences), tuple(outputs))
 
 
 def coverage_sentence(runner: str, count: int, total: int) -> str:
@@ -273,7 +298,9 @@ class RunnerOutputsDirective(_RunnerDirective):
             panel = nodes.container(classes=["runner-tab-panel"])
             panel += _output_block(lines) if lines else nodes.paragraph("", _("(no output)"))
             container += panel
-        why = " ".join(sorted({_(explain_output_difference(live, output)) for _r, _c, output in differing}))
+        why = " ".join(
+            sorted({reason_sentence(output_difference_reason(live, output)) for _r, _c, output in differing})
+        )
         container += nodes.paragraph(
             "", _("Why the runners differ: {why}").format(why=why), classes=["runner-why"]
         )
@@ -412,9 +439,9 @@ class RunnerMatrixDirective(_RunnerDirective):
     def _legend(self) -> nodes.Node:
         legend = nodes.bullet_list(classes=["runner-legend"])
         for status, text in (
-            ("same", _("{mark} same: this build printed what the record holds")),
-            ("differs", _("{mark} differs: this build printed something else in some cells")),
-            ("none", _("{mark} no record yet")),
+            (RecordMatch.SAME, _("{mark} same: this build printed what the record holds")),
+            (RecordMatch.DIFFERS, _("{mark} differs: this build printed something else in some cells")),
+            (RecordMatch.NONE, _("{mark} no record yet")),
         ):
             mark = nodes.inline(MARKS[status], MARKS[status], classes=["runner-mark", f"runner-{status}"])
             legend += nodes.list_item("", nodes.paragraph("", "", *compose(text, mark=mark)))
@@ -423,7 +450,11 @@ class RunnerMatrixDirective(_RunnerDirective):
 
     def _cell(self, example: str, runner: str, record: Record | None, status: RecordStatus) -> nodes.Node:
         """One mark, its details (the record, what differs and why) on demand."""
-        label = {"same": _("same"), "differs": _("differs"), "none": _("no record yet")}[status.status]
+        label = {
+            RecordMatch.SAME: _("same"),
+            RecordMatch.DIFFERS: _("differs"),
+            RecordMatch.NONE: _("no record yet"),
+        }[status.status]
         mark = (
             f'<span class="runner-mark" aria-hidden="true">{MARKS[status.status]}</span>'
             f'<span class="runner-mark-label">{html.escape(label)}</span>'
@@ -435,7 +466,7 @@ class RunnerMatrixDirective(_RunnerDirective):
                 format="html",
             )
         lines = [html.escape(self.describe(record))]
-        if status.status == "same":
+        if status.status == RecordMatch.SAME:
             lines.append(html.escape(_("This build printed the same.")))
         else:
             cells = list_of([str(cell) for cell in status.cells], self.config.language or "en")
@@ -450,7 +481,9 @@ class RunnerMatrixDirective(_RunnerDirective):
                 below = html.escape(_("The differences follow the table."))
                 lines.append(f'<a href="#{_drift_id(example)}">{below}</a>')
             else:
-                why = {_(explain_output_difference(live, other)) for live, other in status.outputs}
+                why = {
+                    reason_sentence(output_difference_reason(live, other)) for live, other in status.outputs
+                }
                 lines += [html.escape(reason) for reason in sorted(why)]
         shown = record_path(self.records_dir(), runner, example).relative_to(self.records_dir().parent)
         lines.append(f"<code>{html.escape(shown.as_posix())}</code>")
