@@ -17,7 +17,7 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
 
-from .upstream import is_card_opening, is_card_title, set_card_title, set_card_tooltip
+from .upstream import is_card_link, is_card_opening, is_card_title, set_card_title, set_card_tooltip
 
 __all__ = ["setup", "translate_cards"]
 
@@ -29,7 +29,7 @@ def _mark_cards(app: Sphinx, doctree: nodes.document) -> None:
     current: str | None = None  # the example of the card being read
     opening: nodes.raw | None = None  # the card's opening raw node, which comes before its link
     for node in doctree.findall(lambda n: isinstance(n, (nodes.raw, addnodes.pending_xref))):
-        is_doc_link = node.get("refdomain") == "std" and node.get("reftype") == "doc"
+        is_doc_link = is_card_link(node.get("refdomain"), node.get("reftype"))
         if isinstance(node, addnodes.pending_xref) and is_doc_link:
             current = str(node["reftarget"]).lstrip("/")
             if opening is not None:

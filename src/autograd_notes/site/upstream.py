@@ -16,7 +16,8 @@ tiny fixture and fails, naming the function here, when a format moves.
 * **sphinx-gallery's thumbnail cards** (a gallery index,
   :mod:`autograd_notes.site.thumbnails`): raw HTML with the example's
   opening paragraph in the ``tooltip`` attribute of a
-  ``sphx-glr-thumbcontainer`` and its title in a ``sphx-glr-thumbnail-title``.
+  ``sphx-glr-thumbcontainer``, then a ``:doc:`` link to the example, then
+  its title in a ``sphx-glr-thumbnail-title``.
 * **sphinx-gallery's execution cache**: an example runs again only when its
   script's md5 changed. :func:`rerun_if_runner_changed` makes it run every
   example again when the runner changed, with sphinx-gallery's own
@@ -51,6 +52,7 @@ __all__ = [
     "RUNNER_KEY_FILE",
     "furo_page_sha256",
     "generated_block_first_line",
+    "is_card_link",
     "is_card_opening",
     "is_card_title",
     "is_code_block",
@@ -117,6 +119,11 @@ _CARD_TOOLTIP = re.compile(r'(<div class="sphx-glr-thumbcontainer" tooltip=")([^
 def is_card_opening(raw_html: str) -> bool:
     """Whether a raw HTML node opens a card (it comes before the card's ``:doc:`` link)."""
     return _CARD_OPENING in raw_html
+
+
+def is_card_link(domain: str | None, role: str | None) -> bool:
+    """Whether a reference (its domain and role) is a card's link to its example: a ``:doc:``."""
+    return (domain, role) == ("std", "doc")
 
 
 def is_card_title(raw_html: str) -> bool:
