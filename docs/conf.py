@@ -76,7 +76,7 @@ myst_heading_anchors = 3
 # Executed once per runner and notebook version; the environment is rebuilt
 # when the runner changes (autograd_notes_runner).
 nb_execution_mode = "cache"
-# autograd_notes.site.sphinxext adds the runner key to this path: one execution
+# autograd_notes.site.runner_key adds the runner key to this path: one execution
 # per runner, shared by every language of a build
 nb_execution_cache_path = "../build/jupyter_cache"
 nb_execution_timeout = 120

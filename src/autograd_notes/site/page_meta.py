@@ -1,6 +1,6 @@
 """What every page carries for the web: its address, its other languages, its source.
 
-Computed per page in ``html-page-context`` (by :mod:`autograd_notes.site.sphinxext`):
+Computed per page in ``html-page-context``, an extension of its own (:func:`setup`):
 
 * **Addresses.** The site is published at ``autograd_notes_site_url``
   (``<url>/<language>/<page>.html``); each language's ``html_baseurl``
@@ -32,7 +32,7 @@ from sphinx.config import Config
 from .._runner import runner_info
 from .gallery_conf import gallery_folders
 from .runners_page import RUNNER_NAMES
-from .sitemap import hreflang, page_address, site_root
+from .sitemap import DEFAULT_SITE_URL, hreflang, page_address, site_root
 
 __all__ = [
     "absolute_links_on_not_found",
@@ -42,6 +42,7 @@ __all__ = [
     "og_locale",
     "page_url",
     "set_site_addresses",
+    "setup",
     "site_url",
 ]
 
@@ -190,3 +191,15 @@ def add_page_meta(
         "runner": RUNNER_NAMES[info.device],
         "python": info.python,
     }
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register the site's address, repository and branch, and the hooks that use them."""
+    app.add_config_value("autograd_notes_site_url", DEFAULT_SITE_URL, "html", types=frozenset({str}))
+    app.add_config_value("autograd_notes_repository", "", "html", types=frozenset({str}))
+    app.add_config_value("autograd_notes_branch", "main", "html", types=frozenset({str}))
+    app.connect("config-inited", set_site_addresses, priority=400)
+    app.connect("html-page-context", add_page_meta)
+    app.connect("doctree-resolved", absolute_links_on_not_found)
+    app.setup_extension("autograd_notes.site.language_links")  # autograd_notes_languages
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

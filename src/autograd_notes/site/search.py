@@ -5,17 +5,20 @@ then assigns ``window.Stemmer = ChineseStemmer``, which is not defined: the
 search page throws and finds nothing (sphinx-doc/sphinx#14229). This
 subclass inlines the same English stemmer and names it correctly. Words are
 still split by jieba, as in Sphinx (without jieba installed, the Chinese
-index is empty: jieba is a dependency of the docs build).
+index is empty: jieba is a dependency of the docs build). :func:`setup`
+registers it for ``zh``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import sphinx.search
+from sphinx.application import Sphinx
 from sphinx.search.zh import SearchChinese
 
-__all__ = ["SearchChineseWithStemmer"]
+__all__ = ["SearchChineseWithStemmer", "setup"]
 
 _MINIFIED = Path(sphinx.search.__file__).parent / "minified-js"
 
@@ -32,3 +35,9 @@ class SearchChineseWithStemmer(SearchChinese):
 
     js_stemmer_rawcode = ""  # no file to copy: the code is inlined below
     js_stemmer_code = _english_stemmer()
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register the Chinese search in place of Sphinx's."""
+    app.add_search_language(SearchChineseWithStemmer)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

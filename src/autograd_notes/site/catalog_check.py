@@ -1,0 +1,49 @@
+"""The translation catalogs of the build's language, read strictly before anything is built.
+
+A syntax error stops the build naming file and line
+(:func:`~autograd_notes.site.catalogs.read_catalog`); a message whose markup
+differs from the English is a warning
+(:func:`~autograd_notes.site.catalogs.markup_problems`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+from sphinx.util import logging
+
+from .catalogs import CatalogError, markup_problems, read_catalog
+
+__all__ = ["setup"]
+
+logger = logging.getLogger(__name__)
+
+
+def _check_catalogs(app: Sphinx) -> None:
+    language = app.config.language or "en"
+    if language == "en":
+        return
+    for locale_dir in app.config.locale_dirs:
+        folder = Path(app.srcdir, locale_dir, language, "LC_MESSAGES")
+        for path in sorted(folder.rglob("*.po")):
+            try:
+                catalog = read_catalog(path)
+            except CatalogError as error:
+                raise ExtensionError(f"broken translation catalog: {error}") from None
+            for problem in markup_problems(catalog):
+                logger.warning(
+                    "%s %s",
+                    path.relative_to(app.srcdir).as_posix(),
+                    problem,
+                    type="autograd_notes",
+                    subtype="i18n",
+                )
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Check the catalogs once the builder is ready, before sphinx-gallery runs the examples."""
+    app.connect("builder-inited", _check_catalogs)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
