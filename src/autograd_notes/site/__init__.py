@@ -1,8 +1,8 @@
 """The Sphinx site: pages built from the examples, their records and the catalogs.
 
 The last layer of the flow *script → helper checks → record → page*.
-:mod:`.sphinxext` is the Sphinx extension (``docs/conf.py`` lists it) and
-wires the rest: directives that show records on the pages
+:mod:`.sphinxext` is the Sphinx extension (``docs/conf.py`` lists it); it
+loads the site's extensions, one per job (listed in its docstring): directives that show records on the pages
 (:mod:`.runners_page`, :mod:`.errors_page`), page metadata and the sitemap
 (:mod:`.page_meta`, :mod:`.sitemap`), MathML, Chinese search, catalogs
 (:mod:`.catalogs`), the reader's downloads (:mod:`.downloads`) and the

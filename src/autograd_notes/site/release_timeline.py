@@ -1,6 +1,6 @@
 """Behaviour across PyTorch releases, on the pages: computed from the release records.
 
-Three directives, registered by :mod:`autograd_notes.site.sphinxext`:
+Three directives, registered by this module's :func:`setup` (an extension of its own):
 
 * ``release-timeline:: <section>/plot_x.py`` (inserted into every example page
   by :func:`~autograd_notes.site.gallery_rst.timeline_directive`): a section

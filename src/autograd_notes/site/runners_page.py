@@ -1,6 +1,6 @@
 """Runner-aware pages: recorded outputs of every runner beside this build's.
 
-Three directives, registered by :mod:`autograd_notes.site.sphinxext`:
+Three directives, registered by :mod:`autograd_notes.site.runner_directives`:
 
 * ``runner-outputs`` (inserted by the extension into every generated example
   page, one per code cell, holding that cell's live output): the output of
@@ -143,7 +143,7 @@ class _RunnerDirective(SphinxDirective):
     def records(self, example: str) -> dict[str, Record | None]:
         """Every runner's record of ``example``, read once per page (its summary and each cell ask)."""
         # no note_dependency: records are hashed into a config value that
-        # rebuilds the environment when any of them changes (see sphinxext)
+        # rebuilds the environment when any of them changes (see runner_key)
         read = cast("dict[str, dict[str, Record | None]]", self.env.temp_data.setdefault(_READ_RECORDS, {}))
         if example not in read:
             read[example] = {
