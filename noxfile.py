@@ -17,7 +17,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import re
 import shutil
 import sys
 import time
@@ -354,7 +353,7 @@ def _timeline_arguments(session: nox.Session) -> tuple[list[str], list[str], boo
             asked = arguments.pop(0) if arguments else ""
             if asked not in ("pip", "uv"):
                 session.error("--installer takes pip or uv")
-        elif re.fullmatch(r"\d+\.\d+\.\d+", argument):
+        elif RELEASES.is_release(argument):
             releases.append(argument)
         else:
             options.append(argument)
@@ -454,6 +453,14 @@ def benchmark(session: nox.Session) -> None:
     """Measure build times and example executions per build, as ratios."""
     _install(session, "docs")
     session.run("python", "benchmarks/build_speed.py", *session.posargs)
+
+
+@nox.session(name="benchmark-tests")
+def benchmark_tests(session: nox.Session) -> None:
+    """Measure the test suite against a clean build, and the inner loop (-m "not build")."""
+    _install(session, "test")
+    _ensure_chromium(session)
+    session.run("python", "benchmarks/suite_speed.py", *session.posargs)
 
 
 @nox.session(default=False)

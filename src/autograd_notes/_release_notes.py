@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from packaging.version import InvalidVersion, Version
 
 __all__ = ["recorded_note"]
 
@@ -36,8 +37,11 @@ def _notes() -> dict[str, Any] | None:
 
 def _key(release: str) -> tuple[int, ...]:
     """``2.13.0+cu130`` and ``2.13.0a0`` alike -> ``(2, 13, 0)``; () for no version."""
-    found = re.match(r"(\d+)\.(\d+)\.(\d+)", release)
-    return tuple(int(part) for part in found.groups()) if found else ()
+    try:
+        parts = Version(release).release
+    except InvalidVersion:
+        return ()
+    return parts[:3] if len(parts) >= 3 else ()
 
 
 def _described(check: dict[str, Any]) -> str:

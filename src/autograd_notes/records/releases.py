@@ -16,12 +16,12 @@ install (2.14.1: a machine-wide pip constraint caps torch there).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import tomllib
+from packaging.version import InvalidVersion, Version
 
 if TYPE_CHECKING:
     from .record import Record
@@ -30,6 +30,7 @@ __all__ = [
     "PIN_FILE",
     "RELEASES",
     "default_releases",
+    "is_release",
     "latest_patches",
     "load_releases",
     "pinned_torch",
@@ -67,21 +68,45 @@ def default_releases(pyproject: Path) -> list[str]:
     return releases
 
 
-_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
-_VERSION_START = re.compile(r"^(\d+)\.(\d+)\.(\d+)")
-
-
 def release_of(torch_version: str) -> str:
     """The release of a PyTorch version string: ``2.4.1+cu121`` -> ``2.4.1`` (the build variant dropped)."""
     return torch_version.partition("+")[0]
 
 
+def _parsed(version: str) -> Version | None:
+    try:
+        return Version(version)
+    except InvalidVersion:
+        return None
+
+
+def is_release(version: str) -> bool:
+    """Whether ``version`` is a final release as PyTorch writes it: ``2.4.1``.
+
+    Not a pre-release or development build (``2.5.0rc1``, ``2.13.0a0``), nor a
+    build variant (``2.4.1+cu121``: :func:`release_of` it first), nor another
+    spelling of a release (``v2.4.1``, ``2.4``).
+    """
+    parsed = _parsed(version)
+    return (
+        parsed is not None
+        and str(parsed) == version
+        and len(parsed.release) == 3
+        and not (parsed.is_prerelease or parsed.is_postrelease or parsed.local)
+    )
+
+
 def version_key(version: str) -> tuple[int, int, int]:
-    """``"2.10.0"`` -> ``(2, 10, 0)``; :class:`ValueError` naming the string if it is no release."""
-    match = _VERSION_START.match(release_of(version))  # a development build (2.13.0a0) too
-    if match is None:
+    """``"2.10.0"`` -> ``(2, 10, 0)``; :class:`ValueError` naming the string if it is no release.
+
+    A build variant or development build has the key of its release
+    (``2.13.0a0+git1234`` and ``2.15.0.dev20260101+cpu`` sort as ``2.13.0`` and ``2.15.0``).
+    """
+    parsed = _parsed(version)
+    if parsed is None or parsed.epoch or len(parsed.release) < 3:
         raise ValueError(f"{version!r} is not a PyTorch release (major.minor.patch, e.g. 2.4.1)")
-    return int(match[1]), int(match[2]), int(match[3])
+    major, minor, patch = parsed.release[:3]
+    return major, minor, patch
 
 
 def latest_patches(versions: Iterable[str], floor: str, newest: str) -> list[str]:
@@ -93,7 +118,7 @@ def latest_patches(versions: Iterable[str], floor: str, newest: str) -> list[str
     best: dict[tuple[int, int], tuple[int, int, int]] = {}
     low, high = version_key(floor)[:2], version_key(newest)
     for version in versions:
-        if not _VERSION.match(release_of(version)):
+        if not is_release(release_of(version)):
             continue
         key = version_key(version)
         if low <= key[:2] and key <= high and key > best.get(key[:2], (-1, -1, -1)):
@@ -110,7 +135,7 @@ def unknown_releases(requested: Iterable[str], installable: list[str], floor: st
     if not installable:
         return None
     offered = sorted(
-        {release_of(v) for v in installable if _VERSION.match(release_of(v))},
+        {release_of(v) for v in installable if is_release(release_of(v))},
         key=version_key,
     )
     unknown = [r for r in requested if r not in offered or version_key(r) < version_key(floor)]
@@ -137,9 +162,7 @@ def load_releases(records: Path, runner: str = "cpu") -> dict[str, dict[str, Rec
 
     found: dict[str, dict[str, Record]] = {}
     folder = records / RELEASES
-    releases = (
-        [p for p in folder.iterdir() if p.is_dir() and _VERSION.match(p.name)] if folder.exists() else []
-    )
+    releases = [p for p in folder.iterdir() if p.is_dir() and is_release(p.name)] if folder.exists() else []
     for release in sorted(releases, key=lambda p: version_key(p.name)):
         base = release / runner
         for path in sorted(base.rglob("*.json")):
