@@ -22,7 +22,8 @@ from ._charts import draw_matrix, draw_series, draw_spread
 from ._device import DEVICE_VARIABLE, runner_device
 from ._drift import BehaviourDrift
 from ._expect import expect_error, expect_warning
-from ._graph import AutogradGraph, autograd_graph, draw_graph
+from ._graph import AutogradGraph, autograd_graph
+from ._graph_drawing import draw_graph
 from ._runner import RunnerInfo, runner_info
 from ._state import show_state, state_table
 from ._tensors_picture import draw_tensors

@@ -1,33 +1,30 @@
-"""The autograd graph of a tensor: a model of what backward will read, its text and its picture.
+"""The autograd graph of a tensor: a model of what backward will read, and its text.
 
 :func:`autograd_graph` walks ``tensor.grad_fn`` through ``next_functions``
 and records, for every node, what it saved for backward and at which
 version, without running backward. A saved tensor that was modified in
 place since it was saved is marked, so the graph predicts the error that
 ``backward()`` would raise. :meth:`AutogradGraph.text` writes the graph as
-lines of text (what tests and ``check`` compare) and :func:`draw_graph`
-draws the same lines as a matplotlib figure, with matplotlib alone.
+lines of text (what tests and ``check`` compare); the nodes come numbered
+row by row in the order :mod:`._graph_layout` arranges them, and
+:func:`._graph_drawing.draw_graph` draws the same lines as a matplotlib
+figure.
 """
 
 from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from itertools import pairwise
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Literal
 
 import torch
 from torch.autograd.graph import Node
 
-from ._figure_style import CHAR, LEADING, MUTED, PLAIN, RED, TEXT, TITLE_SIZE, blank_figure, set_title
+from ._graph_layout import Slot, arrange, layers
 
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
-
-__all__ = ["AutogradGraph", "GraphNode", "SavedTensor", "autograd_graph", "draw_graph"]
+__all__ = ["AutogradGraph", "GraphNode", "SavedTensor", "Status", "autograd_graph"]
 
 _MODIFIED = "modified by an inplace operation"
 _FREED = "backward through the graph a second time"
@@ -148,10 +145,6 @@ class GraphNode:
         return any(s.status == "modified" for s in self.saved)
 
 
-Slot = int | tuple[int, int]
-"""A place in a row of the picture: a node's index, or an edge ``(from, to)`` passing through."""
-
-
 @dataclass(frozen=True)
 class AutogradGraph:
     """The graph below a tensor, root first, row by row (see :func:`autograd_graph`).
@@ -193,9 +186,6 @@ class AutogradGraph:
             out.extend(f"    {line}" for line in node.lines)
             out.extend(f"    → {target + 1} {self.nodes[target].title}" for target in node.next)
         return "\n".join(out)
-
-
-# -- The model ---------------------------------------------------------------
 
 
 def _same_tensor(saved: torch.Tensor, named: torch.Tensor) -> bool:
@@ -370,79 +360,6 @@ def _walk(root: Node) -> tuple[list[Node], list[list[int]]]:
     return nodes, edges
 
 
-def _layers(nodes: Sequence[Node], edges: Sequence[Sequence[int]]) -> list[int]:
-    """Each node's row: its longest path from the root, with every leaf on the bottom row."""
-    indegree = [0] * len(nodes)
-    for targets in edges:
-        for target in targets:
-            indegree[target] += 1
-    depth = [0] * len(nodes)
-    ready = deque([0])
-    while ready:
-        source = ready.popleft()
-        for target in edges[source]:
-            depth[target] = max(depth[target], depth[source] + 1)
-            indegree[target] -= 1
-            if indegree[target] == 0:
-                ready.append(target)
-    leaves = {i for i, node in enumerate(nodes) if _leaf(node) is not None}
-    bottom = max((d for i, d in enumerate(depth) if i not in leaves), default=-1) + 1
-    return [bottom if i in leaves else d for i, d in enumerate(depth)]
-
-
-def _hangs_from(slot: Slot, row_above: Sequence[Slot], targets: Callable[[int], Sequence[int]]) -> list[Slot]:
-    """The slots of the row above that ``slot`` is joined to (``targets(node)``: where a node's edges go).
-
-    A node hangs from the nodes with an edge to it and from the edges passing
-    through on their way to it; an edge passing through hangs from its
-    source, or from its own slot one row up.
-    """
-    if isinstance(slot, tuple):
-        return [other for other in row_above if other in (slot[0], slot)]
-    return [
-        other
-        for other in row_above
-        if (other[1] == slot if isinstance(other, tuple) else slot in targets(other))
-    ]
-
-
-def _arrange(layers: Sequence[int], edges: Sequence[Sequence[int]]) -> list[list[Slot]]:
-    """Order each row to keep crossings few (barycentre sweeps down, up, down), deterministically.
-
-    An edge that skips rows gets a slot in each row it crosses, so that it
-    is drawn between the nodes of that row instead of through them.
-    """
-    rows: list[list[Slot]] = [[] for _ in range(max(layers) + 1)]
-    for node, layer in enumerate(layers):
-        rows[layer].append(node)
-    for source, targets in enumerate(edges):
-        for target in targets:
-            for layer in range(layers[source] + 1, layers[target]):
-                rows[layer].append((source, target))
-
-    def above(slot: Slot, layer: int) -> list[Slot]:
-        return _hangs_from(slot, rows[layer - 1], edges.__getitem__)
-
-    def below(slot: Slot, layer: int) -> list[Slot]:
-        """The slots of ``layer + 1`` joined to ``slot``."""
-        return [candidate for candidate in rows[layer + 1] if slot in above(candidate, layer + 1)]
-
-    def place(row: list[Slot]) -> dict[Slot, float]:
-        return {slot: i - (len(row) - 1) / 2 for i, slot in enumerate(row)}
-
-    for sweep in ("down", "up", "down"):
-        order = range(1, len(rows)) if sweep == "down" else range(len(rows) - 2, -1, -1)
-        for layer in order:
-            neighbour = place(rows[layer - 1] if sweep == "down" else rows[layer + 1])
-            current = place(rows[layer])
-            keys: dict[Slot, float] = {}
-            for slot in rows[layer]:
-                joined = above(slot, layer) if sweep == "down" else below(slot, layer)
-                keys[slot] = sum(neighbour[j] for j in joined) / len(joined) if joined else current[slot]
-            rows[layer].sort(key=lambda slot: keys[slot])  # stable: ties keep their order
-    return rows
-
-
 def autograd_graph(tensor: torch.Tensor, names: Mapping[str, torch.Tensor] | None = None) -> AutogradGraph:
     """Return the autograd graph below ``tensor``, with what each node saved and at which version.
 
@@ -462,8 +379,8 @@ def autograd_graph(tensor: torch.Tensor, names: Mapping[str, torch.Tensor] | Non
             "there is no graph below it to draw"
         )
     found, edges = _walk(tensor.grad_fn)
-    layers = _layers(found, edges)
-    rows = _arrange(layers, edges)
+    row_of = layers(edges, {i for i, node in enumerate(found) if _leaf(node) is not None})
+    rows = arrange(row_of, edges)
     order = [slot for row in rows for slot in row if isinstance(slot, int)]
     renumber = {old: new for new, old in enumerate(order)}
     nodes = []
@@ -475,7 +392,7 @@ def autograd_graph(tensor: torch.Tensor, names: Mapping[str, torch.Tensor] | Non
             nodes.append(
                 GraphNode(
                     name=node.name(),
-                    layer=layers[old],
+                    layer=row_of[old],
                     is_leaf=True,
                     tensor=", ".join(n for n, t in names.items() if t is variable) or None,
                     shape=tuple(variable.shape),
@@ -488,7 +405,7 @@ def autograd_graph(tensor: torch.Tensor, names: Mapping[str, torch.Tensor] | Non
         nodes.append(
             GraphNode(
                 name=node.name(),
-                layer=layers[old],
+                layer=row_of[old],
                 tensor=", ".join(n for n, t in names.items() if t.grad_fn is node) or None,
                 saved=tuple(saved),
                 values=tuple(values),
@@ -505,166 +422,3 @@ def autograd_graph(tensor: torch.Tensor, names: Mapping[str, torch.Tensor] | Non
             for row in rows
         ),
     )
-
-
-# -- The picture -------------------------------------------------------------
-
-_PLAIN: dict[str, Any] = {**PLAIN, "va": "top", "zorder": 3}
-_TITLE_SIZE, _LINE_SIZE = 10.0, 8.5  # points
-_PAD, _GAP_X, _GAP_Y, _MARGIN, _PASS_WIDTH = 0.1, 0.3, 0.45, 0.2, 0.2  # inches
-_LEAF_COLOURS = ("#dbeafe", "#2563eb")  # face, edge
-_NODE_COLOURS = ("#f3f4f6", "#4b5563")
-_TEXT, _MODIFIED_COLOUR, _FREED_COLOUR, _ARROW = TEXT, RED, MUTED, "#4b5563"
-_WARNING = "⚠ "
-
-
-def _drawn_lines(node: GraphNode) -> list[tuple[str, str]]:
-    """The lines under a node's title as drawn, with their colours: a modified tensor red and marked."""
-    statuses: list[Status] = [] if node.is_leaf else [saved.status for saved in node.saved]
-    statuses += ["saved"] * (len(node.drawn_lines) - len(statuses))  # saved values, or a leaf's line
-    colours = {"saved": _TEXT, "modified": _MODIFIED_COLOUR, "freed": _FREED_COLOUR}
-    return [
-        ((_WARNING if status == "modified" else "") + line, colours[status])
-        for line, status in zip(node.drawn_lines, statuses, strict=True)
-    ]
-
-
-def _box_size(node: GraphNode) -> tuple[float, float]:
-    """Width and height of a node's box, in inches."""
-    lines = [line for line, _ in _drawn_lines(node)]
-    width = max(
-        [len(node.drawn_title) * _TITLE_SIZE * CHAR, *(len(line) * _LINE_SIZE * CHAR for line in lines)]
-    )
-    height = _TITLE_SIZE * LEADING + len(lines) * _LINE_SIZE * LEADING
-    return width + 2 * _PAD, height + 2 * _PAD
-
-
-def _draw_node(ax: Axes, node: GraphNode, x: float, top: float, size: tuple[float, float]) -> None:
-    """Draw a node's box at ``x`` (its centre) from ``top`` down, with its title and lines."""
-    from matplotlib.patches import FancyBboxPatch
-
-    width, height = size
-    face, edge = _LEAF_COLOURS if node.is_leaf else _NODE_COLOURS
-    ax.add_patch(
-        FancyBboxPatch(
-            (x - width / 2, top - height),
-            width,
-            height,
-            boxstyle="round,pad=0,rounding_size=0.06",
-            facecolor=face,
-            edgecolor=_MODIFIED_COLOUR if node.modified else edge,
-            linewidth=2.0 if node.modified else 1.0,
-            zorder=2,
-        )
-    )
-    y = top - _PAD
-    ax.text(
-        x, y, node.drawn_title, ha="center", fontsize=_TITLE_SIZE, fontweight="bold", color=_TEXT, **_PLAIN
-    )
-    y -= _TITLE_SIZE * LEADING
-    for line, colour in _drawn_lines(node):
-        ax.text(x - width / 2 + _PAD, y, line, ha="left", fontsize=_LINE_SIZE, color=colour, **_PLAIN)
-        y -= _LINE_SIZE * LEADING
-
-
-def _pack(wanted: Sequence[float], gaps: Sequence[float]) -> list[float]:
-    """Positions as close to ``wanted`` as they can be (least squares), in order, ``gaps`` apart at least.
-
-    With ``c`` the running sum of the gaps, ``x - c`` must not decrease: an
-    isotonic regression of ``wanted - c``, solved by pooling adjacent
-    violators. A slot that nothing pushes stays where it is wanted, so an
-    edge passing through several rows stays straight.
-    """
-    offsets = [0.0]
-    for gap in gaps:
-        offsets.append(offsets[-1] + gap)
-    blocks: list[tuple[float, int]] = []  # (sum, count) of pooled targets
-    for target in (w - c for w, c in zip(wanted, offsets, strict=True)):
-        total, count = target, 1
-        while blocks and blocks[-1][0] / blocks[-1][1] > total / count:
-            before, size = blocks.pop()
-            total, count = total + before, count + size
-        blocks.append((total, count))
-    levels = [total / count for total, count in blocks for _ in range(count)]
-    return [level + c for level, c in zip(levels, offsets, strict=True)]
-
-
-def _columns(model: AutogradGraph, slot_width: Callable[[Slot], float]) -> dict[tuple[int, Slot], float]:
-    """The x of each slot's centre, in inches: under what it hangs from, rows packed without overlap."""
-    x: dict[tuple[int, Slot], float] = {}  # by (row, slot): an edge has a slot in several rows
-    for layer, row in enumerate(model.rows):
-        wanted = []
-        for slot in row:
-            above = _hangs_from(slot, model.rows[layer - 1], lambda n: model.nodes[n].next) if layer else []
-            wanted.append(sum(x[layer - 1, other] for other in above) / len(above) if above else 0.0)
-        gaps = [(slot_width(left) + slot_width(right)) / 2 + _GAP_X for left, right in pairwise(row)]
-        placed = _pack(wanted, gaps)
-        x.update({(layer, slot): p for slot, p in zip(row, placed, strict=True)})
-    return x
-
-
-def draw_graph(
-    graph: torch.Tensor | AutogradGraph,
-    names: Mapping[str, torch.Tensor] | None = None,
-    *,
-    title: str | None = None,
-) -> Figure:
-    """Draw the autograd graph of a tensor (or an :func:`autograd_graph`) as a matplotlib figure.
-
-    The root is at the top and the leaves (``AccumulateGrad``, blue) at the
-    bottom; arrows go the way gradients flow. Under each node's name are the
-    tensors it saved for backward, with their shapes and versions
-    (``self (y) [3] v0``), and its other saved values (``alpha=1``); a saved
-    tensor modified in place since it was saved is red and marked ``⚠`` with
-    both versions (``v1 ≠ v0``), and its node framed in red: backward through
-    that node will raise. A saved tensor that backward freed is grey and
-    marked ``∅``. The picture has no words (see :mod:`._figure_style`); its
-    text form, :meth:`AutogradGraph.text`, says the same in words. The
-    figure's size follows from the graph; it is made with
-    :mod:`matplotlib.pyplot`, and not shown:
-    call ``plt.show()`` (sphinx-gallery captures the figure).
-    """
-    from matplotlib.patches import FancyArrowPatch
-    from matplotlib.path import Path
-
-    model = graph if isinstance(graph, AutogradGraph) else autograd_graph(graph, names)
-    sizes = [_box_size(node) for node in model.nodes]
-
-    def slot_width(slot: Slot) -> float:
-        return sizes[slot][0] if isinstance(slot, int) else _PASS_WIDTH
-
-    row_heights = [max((sizes[s][1] for s in row if isinstance(s, int)), default=0.0) for row in model.rows]
-    row_heights = [h or _PASS_WIDTH for h in row_heights]  # a row that edges only pass through
-    x_of = _columns(model, slot_width)
-    left = min(x - slot_width(slot) / 2 for (_, slot), x in x_of.items())
-    right = max(x + slot_width(slot) / 2 for (_, slot), x in x_of.items())
-    heading = 0.45 if title else 0.0
-    title_width = len(title or "") * TITLE_SIZE * CHAR
-    width = max(right - left, title_width) + 2 * _MARGIN
-    height = sum(row_heights) + _GAP_Y * (len(model.rows) - 1) + 2 * _MARGIN + heading
-    x_of = {key: x - (left + right) / 2 + width / 2 for key, x in x_of.items()}
-    tops = [height - _MARGIN - heading - sum(row_heights[:i]) - _GAP_Y * i for i in range(len(model.rows))]
-
-    figure, ax = blank_figure(width, height)
-    set_title(figure, title, height, _MARGIN)
-    for index, node in enumerate(model.nodes):
-        _draw_node(ax, node, x_of[node.layer, index], tops[node.layer], sizes[index])
-        for target in node.next:
-            points = [(x_of[node.layer, index], tops[node.layer] - sizes[index][1])]
-            for layer in range(node.layer + 1, model.nodes[target].layer):
-                x = x_of[layer, (index, target)]
-                points += [(x, tops[layer]), (x, tops[layer] - row_heights[layer])]
-            lower = model.nodes[target].layer
-            points.append((x_of[lower, target], tops[lower]))
-            codes = [Path.MOVETO] + [Path.LINETO] * (len(points) - 1)
-            ax.add_patch(
-                FancyArrowPatch(
-                    path=Path(points, codes),
-                    arrowstyle="-|>",
-                    mutation_scale=12,
-                    color=_ARROW,
-                    linewidth=1.0,
-                    zorder=1,
-                )
-            )
-    return figure

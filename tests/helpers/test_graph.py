@@ -20,7 +20,9 @@ from matplotlib.text import Text
 from torch import nn
 
 from autograd_notes import AutogradGraph, autograd_graph, draw_graph
-from autograd_notes._graph import _PASS_WIDTH, SavedTensor, _box_size, _columns
+from autograd_notes._graph import SavedTensor
+from autograd_notes._graph_drawing import _GAP_X, _PASS_WIDTH, _box_size
+from autograd_notes._graph_layout import columns
 
 
 @pytest.fixture(autouse=True)
@@ -416,7 +418,7 @@ def test_nodes_and_passing_edges_do_not_overlap_in_a_row() -> None:
     def width(slot: int | tuple[int, int]) -> float:
         return sizes[slot][0] if isinstance(slot, int) else _PASS_WIDTH
 
-    x = _columns(graph, width)
+    x = columns(graph.rows, lambda n: graph.nodes[n].next, width, _GAP_X)
     for layer, row in enumerate(graph.rows):
         spans = [(x[layer, slot] - width(slot) / 2, x[layer, slot] + width(slot) / 2) for slot in row]
         assert all(left[1] < right[0] for left, right in pairwise(spans)), layer
