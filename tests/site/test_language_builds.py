@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from autograd_notes.site.build_sync import GALLERY_MARKER, NOTEBOOKS_WAIT, READ_MARKER
+from autograd_notes.site.build_sync import GALLERY_LOCK, GALLERY_MARKER, NOTEBOOKS_WAIT, READ_MARKER
 from autograd_notes.site.language_builds import run_language_builds
 
 LANGUAGES = {"en": "English", "ru": "Русский", "zh_CN": "简体中文", "pt_BR": "Português (Brasil)"}
@@ -183,3 +184,28 @@ def test_a_translation_reads_its_notebooks_last_and_waits_for_english_to_have_ru
     build_sync._wait_for_english_notebooks(app, "nb", [""])  # type: ignore[arg-type]
     assert time.monotonic() - start >= 0.5
     assert marker.exists()
+
+
+def test_a_translation_holds_the_gallery_lock_from_before_sphinx_gallery_starts_until_it_is_done(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from types import SimpleNamespace
+
+    from autograd_notes.site import build_sync
+
+    lock = tmp_path / "gallery.lock"
+    monkeypatch.setenv(GALLERY_LOCK, str(lock))
+    app = SimpleNamespace()
+    other_build = [
+        sys.executable,
+        "-c",
+        f"import filelock; filelock.FileLock({str(lock)!r}).acquire(timeout=0.2)",
+    ]
+    build_sync._lock_gallery(app)  # type: ignore[arg-type]
+    try:
+        waited = subprocess.run(other_build, capture_output=True, text=True, check=False)
+        assert waited.returncode != 0  # another build waits its turn
+        assert "Timeout" in waited.stderr
+    finally:
+        build_sync._unlock_gallery(app)  # type: ignore[arg-type]
+    assert subprocess.run(other_build, check=False).returncode == 0  # and then takes it

@@ -16,9 +16,13 @@ Environment variables, set by the site build for its Sphinx processes:
   rewrites the gallery's index files in the source folder at start-up
   (the same content, through temporary files of fixed names); one build
   at a time does so, holding a lock on this file from before
-  sphinx-gallery starts until it is done.
+  sphinx-gallery starts until it is done (a :class:`filelock.FileLock`).
 
 A plain ``sphinx-build`` sets none of them and is unaffected.
+
+The markers are files that appear, and the side that waits for one polls
+for it: a lock cannot stand for them, since the side that waits may look
+before the English build has started and could have taken the lock.
 """
 
 from __future__ import annotations
@@ -27,8 +31,9 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+from filelock import FileLock
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
@@ -45,7 +50,7 @@ WAIT_LIMIT = 900.0  # seconds: the site build stops a translation whose English 
 class _Sync:
     """What the hooks of one build share: kept on its Sphinx application, not in this module."""
 
-    held: list[IO[bytes]] = field(default_factory=list)
+    held: list[FileLock] = field(default_factory=list)
     waiting: set[str] = field(default_factory=set)  # English: the notebooks still to read before the marker
     notebooks: set[str] = field(default_factory=set)  # the notebooks among the pages this build reads
 
@@ -66,20 +71,14 @@ def _lock_gallery(app: Sphinx) -> None:
     path = os.environ.get(GALLERY_LOCK)
     if not path:
         return
-    import fcntl
-
-    handle = Path(path).open("ab")  # noqa: SIM115  # held until _unlock_gallery
-    fcntl.flock(handle, fcntl.LOCK_EX)
-    _sync(app).held.append(handle)
+    lock = FileLock(path)
+    lock.acquire()  # held until _unlock_gallery
+    _sync(app).held.append(lock)
 
 
 def _unlock_gallery(app: Sphinx) -> None:
     while _sync(app).held:
-        handle = _sync(app).held.pop()
-        import fcntl
-
-        fcntl.flock(handle, fcntl.LOCK_UN)
-        handle.close()
+        _sync(app).held.pop().release()
 
 
 def _gallery_generated(app: Sphinx) -> None:

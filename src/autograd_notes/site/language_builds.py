@@ -9,8 +9,8 @@ output is shown as it comes; each translated build's output is kept and
 shown whole when it ends, in language order, so logs never interleave.
 The first failure, in language order, stops the others.
 
-On a platform without ``fcntl`` (Windows), the builds run one after the
-other.
+On Windows the builds run one after the other: side by side, they have
+only been run on POSIX systems.
 """
 
 from __future__ import annotations
