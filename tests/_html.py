@@ -1,51 +1,91 @@
-"""Read a built HTML page as a small tree: elements by tag, class and id, their text, their links.
+"""Read a built HTML page as a tree: elements by tag, class and id, their text, their links.
 
-The standard library's parser, so that tests read pages the way a browser's DOM has them without
-adding a dependency. Not a validator: it closes what is open when an end tag comes.
+BeautifulSoup parses the page (with the standard library's parser);
+:class:`Element` is the small view of its tags that the tests use, and
+:class:`Page` a page with its path under the language's folder.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from html.parser import HTMLParser
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+from bs4 import BeautifulSoup, Tag
+from bs4.element import PreformattedString
+
+__all__ = ["Element", "Page", "parse_page", "read_page"]
+
+_HEADING = re.compile(r"h[1-6]")
 
 
-@dataclass
 class Element:
-    """One element: its tag, attributes and children (elements and text)."""
+    """One element of a parsed page: its tag, attributes, children (elements and text) and parent.
 
-    tag: str
-    attrs: dict[str, str]
-    children: list[Element | str] = field(default_factory=list, repr=False)
-    parent: Element | None = field(default=None, repr=False)
+    A view of a BeautifulSoup tag. Each tag has one view, so elements compare with ``is``.
+    """
+
+    def __init__(self, tag: Tag, views: dict[int, Element]) -> None:
+        self._tag = tag
+        self._views = views  # the views of one page, by id of their tag (the page keeps its tags alive)
+        views[id(tag)] = self
+
+    def _view(self, tag: Tag) -> Element:
+        return self._views.get(id(tag)) or Element(tag, self._views)
+
+    def __repr__(self) -> str:
+        return f"Element({self.tag!r}, {self.attrs!r})"
+
+    @property
+    def tag(self) -> str:
+        return self._tag.name
+
+    @property
+    def attrs(self) -> dict[str, str]:
+        """The attributes as written: ``class`` as one string."""
+        return {
+            name: " ".join(value) if isinstance(value, list) else value
+            for name, value in self._tag.attrs.items()
+        }
+
+    @property
+    def children(self) -> list[Element | str]:
+        """The child elements and text, in order (comments left out)."""
+        return [
+            self._view(child) if isinstance(child, Tag) else str(child)
+            for child in self._tag.children
+            if isinstance(child, Tag) or not isinstance(child, PreformattedString)
+        ]
+
+    @property
+    def parent(self) -> Element | None:
+        return self._view(self._tag.parent) if self._tag.parent is not None else None
 
     @property
     def classes(self) -> set[str]:
-        return set(self.attrs.get("class", "").split())
+        return set(self._tag.get_attribute_list("class", [])) - {""}
 
     @property
     def id(self) -> str:
         return self.attrs.get("id", "")
 
+    def _is(self, tag: str | None, class_: str | None) -> bool:
+        return (tag is None or self.tag == tag) and (class_ is None or class_ in self.classes)
+
     def iter(self) -> Iterator[Element]:
         """This element and every element under it, in document order."""
         yield self
-        for child in self.children:
-            if isinstance(child, Element):
-                yield from child.iter()
+        for tag in self._tag.descendants:
+            if isinstance(tag, Tag):
+                yield self._view(tag)
 
     def find_all(self, tag: str | None = None, class_: str | None = None) -> list[Element]:
-        return [
-            e
-            for e in self.iter()
-            if (tag is None or e.tag == tag) and (class_ is None or class_ in e.classes)
-        ]
+        """This element and those under it with that tag and class, in document order."""
+        below = self._tag.find_all(tag, class_=class_) if class_ is not None else self._tag.find_all(tag)
+        itself = [self] if self._is(tag, class_) else []
+        return itself + [self._view(found) for found in below]
 
     def find(self, tag: str | None = None, class_: str | None = None) -> Element:
         found = self.find_all(tag, class_)
@@ -53,54 +93,34 @@ class Element:
         return found[0]
 
     def by_id(self, ident: str) -> Element | None:
-        return next((e for e in self.iter() if e.id == ident), None)
+        if self.id == ident:
+            return self
+        found = self._tag.find(id=ident)
+        return self._view(found) if isinstance(found, Tag) else None
 
-    def text(self) -> str:
-        """The visible text, whitespace collapsed; a heading's "¶" link left out."""
-        parts: list[str] = []
+    def text(self, hidden: Collection[str] = ()) -> str:
+        """The visible text, whitespace collapsed.
 
-        def walk(element: Element) -> None:
-            if "headerlink" in element.classes or element.tag in ("script", "style"):
+        Left out: a heading's "¶" link, scripts and styles, and the elements
+        with a class in ``hidden`` (what a page shows only when opened).
+        """
+        left_out = {"headerlink", *hidden}
+
+        def strings(tag: Tag) -> Iterator[str]:
+            if tag.name in ("script", "style") or left_out & set(tag.get_attribute_list("class", [])):
                 return
-            for child in element.children:
-                if isinstance(child, str):
-                    parts.append(child)
-                else:
-                    walk(child)
+            for child in tag.children:
+                if isinstance(child, Tag):
+                    yield from strings(child)
+                elif not isinstance(child, PreformattedString):
+                    yield child
 
-        walk(self)
-        return re.sub(r"\s+", " ", "".join(parts)).strip()
+        return re.sub(r"\s+", " ", "".join(strings(self._tag))).strip()
 
     def ancestors(self) -> Iterator[Element]:
-        node = self.parent
-        while node is not None:
-            yield node
-            node = node.parent
-
-
-class _Builder(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.root = Element("#document", {})
-        self.open = [self.root]
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        element = Element(tag, {k: v or "" for k, v in attrs}, parent=self.open[-1])
-        self.open[-1].children.append(element)
-        if tag not in VOID:
-            self.open.append(element)
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.open[-1].children.append(Element(tag, {k: v or "" for k, v in attrs}, parent=self.open[-1]))
-
-    def handle_endtag(self, tag: str) -> None:
-        for depth in range(len(self.open) - 1, 0, -1):
-            if self.open[depth].tag == tag:
-                del self.open[depth:]
-                return
-
-    def handle_data(self, data: str) -> None:
-        self.open[-1].children.append(data)
+        """The parent, its parent, ... up to the document."""
+        for tag in self._tag.parents:
+            yield self._view(tag)
 
 
 @dataclass
@@ -123,7 +143,7 @@ class Page:
         target = self.root.by_id(ident)
         if target is None:
             return None
-        if re.fullmatch(r"h[1-6]", target.tag):
+        if _HEADING.fullmatch(target.tag):
             return target.text()
         section = (
             target
@@ -132,7 +152,7 @@ class Page:
         )
         if section is None:
             return None
-        heading = next((e for e in section.iter() if re.fullmatch(r"h[1-6]", e.tag)), None)
+        heading = next((e for e in section.iter() if _HEADING.fullmatch(e.tag)), None)
         return heading.text() if heading is not None else None
 
     def resolve(self, href: str) -> tuple[str, str]:
@@ -145,10 +165,7 @@ class Page:
 
 def parse_page(html: str, name: str) -> Page:
     """Parse the HTML of the page ``name`` (its path under the language's folder)."""
-    builder = _Builder()
-    builder.feed(html)
-    builder.close()
-    return Page(name, builder.root)
+    return Page(name, Element(BeautifulSoup(html, "html.parser"), {}))
 
 
 def read_page(folder: Path, name: str) -> Page:
