@@ -163,26 +163,83 @@ def all_sessions_run(document: object) -> list[str]:
     return [name for text in strings(document) for c in commands(text) for name in sessions_run(c)]
 
 
+_TOKEN = re.compile(r"\s*('(?:[^']|'')*'|==|!=|&&|\|\||!|\(|\)|[A-Za-z_][\w.-]*)")
+
+
+def _tokens(condition: str) -> list[str]:
+    """The tokens of a condition: string literals, operators, parentheses and names."""
+    tokens, at = [], 0
+    while condition[at:].strip():
+        match = _TOKEN.match(condition, at)
+        if match is None:
+            raise AssertionError(f"cannot read {condition[at:]!r} in the condition {condition!r}")
+        tokens.append(match[1])
+        at = match.end()
+    return tokens
+
+
 def evaluate(condition: str, **context: str) -> bool:
-    """Evaluate a GitHub Actions ``if:`` of ``==``/``!=``/``&&``/``||``/``!`` over ``context``."""
-    condition = condition.strip().removeprefix("${{").removesuffix("}}")
-    python: list[str] = []
-    operators = {"==": "==", "!=": "!=", "&&": " and ", "||": " or ", "!": " not ", "(": "(", ")": ")"}
-    for match in re.finditer(r"\s+|'(?:[^']|'')*'|==|!=|&&|\|\||!|\(|\)|[A-Za-z_][\w.-]*|.", condition):
-        token = match.group()
-        if token.isspace():
-            continue
+    """Evaluate a GitHub Actions ``if:`` over ``context`` (``github.ref`` given as ``github_ref``).
+
+    The forms the workflows use: ``||`` over ``&&`` over ``!``, parentheses,
+    ``==`` and ``!=`` between a context value and a string literal, ``true``
+    and ``false``. Anything else (a function such as ``always()``, a name not
+    in ``context``) is refused rather than guessed.
+    """
+    tokens = _tokens(condition.strip().removeprefix("${{").removesuffix("}}"))
+
+    def take(expected: str | None = None) -> str:
+        if not tokens or (expected is not None and tokens[0] != expected):
+            raise AssertionError(f"expected {expected or 'more'} in the condition {condition!r}")
+        return tokens.pop(0)
+
+    def either() -> bool | str:  # a || b || ...
+        value = both()
+        while tokens and tokens[0] == "||":
+            take()
+            right = both()
+            value = bool(value) or bool(right)
+        return value
+
+    def both() -> bool | str:  # a && b && ...
+        value = negated()
+        while tokens and tokens[0] == "&&":
+            take()
+            right = negated()
+            value = bool(value) and bool(right)
+        return value
+
+    def negated() -> bool | str:  # !a
+        if tokens and tokens[0] == "!":
+            take()
+            return not negated()
+        return comparison()
+
+    def comparison() -> bool | str:  # a == b, a != b
+        left = operand()
+        if tokens and tokens[0] in ("==", "!="):
+            operator, right = take(), operand()
+            return (left == right) == (operator == "==")
+        return left
+
+    def operand() -> bool | str:
+        token = take()
+        if token == "(":
+            value = either()
+            take(")")
+            return value
         if token.startswith("'"):
-            python.append(repr(token[1:-1].replace("''", "'")))
-        elif token in operators:
-            python.append(operators[token])
-        elif token in ("true", "false"):
-            python.append(str(token == "true"))
-        elif token.replace(".", "_") in context:
-            python.append(repr(context[token.replace(".", "_")]))
-        else:
-            raise AssertionError(f"cannot evaluate {token!r} in the condition {condition!r}")
-    return bool(eval(" ".join(python), {"__builtins__": {}}))  # only literals and operators
+            return token[1:-1].replace("''", "'")
+        if token in ("true", "false"):
+            return token == "true"
+        if token.replace(".", "_") in context:
+            return context[token.replace(".", "_")]
+        raise AssertionError(f"cannot evaluate {token!r} in the condition {condition!r}")
+
+    result = either()
+    if tokens:
+        raise AssertionError(f"cannot evaluate {' '.join(tokens)!r} in the condition {condition!r}")
+    return bool(result)
 
 
 def job_runs(job: dict[str, Any], **context: str) -> bool:
@@ -233,6 +290,17 @@ def test_helpers_find_sessions_and_commands() -> None:
     assert [sessions_run(c) for c in commands(run)] == [[], ["docs", "tests"], ["lint"]]
     assert evaluate("github.event_name == 'push' && github.ref == 'refs/heads/main'", **PUSH_MAIN)
     assert not evaluate("${{ !(github.event_name == 'push') }}", **PUSH_MAIN)
+    assert evaluate("github.event_name == 'workflow_dispatch' || github.event_name == 'schedule'", **SCHEDULE)
+    assert not evaluate("github.event_name != 'schedule'", **SCHEDULE)
+    # && binds tighter than ||, parentheses tighter still
+    assert evaluate("github.event_name == 'push' || true && github.ref == 'refs/heads/topic'", **PUSH_MAIN)
+    assert not evaluate(
+        "(github.event_name == 'push' || true) && github.ref == 'refs/heads/topic'", **PUSH_MAIN
+    )
+    assert evaluate("github.ref == 'it''s'", github_ref="it's")
+    for unknown in ("always()", "github.actor == 'x'", "github.ref == 'a' 'b'", "(true"):
+        with pytest.raises(AssertionError, match="condition"):
+            evaluate(unknown, **PUSH_MAIN)
 
 
 # -- both files ----------------------------------------------------------------------
