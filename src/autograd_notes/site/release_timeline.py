@@ -201,7 +201,7 @@ def _header(releases: list[str], pinned: str) -> str:
             if release == pinned
             else release
         )
-        short = ".".join(release.split(".")[:2])
+        short = "{}.{}".format(*version_key(release)[:2])
         classes = "tl-release tl-today" if release == pinned else "tl-release"
         heads.append(f'<th class="{classes}" scope="col" title="{html.escape(title)}">{short}</th>')
     return "".join(heads)
