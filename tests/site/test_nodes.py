@@ -1,11 +1,26 @@
-"""The docutils builders shared by the site's directives."""
+"""The docutils builders shared by the site's directives, and the site's own nodes."""
 
 from __future__ import annotations
 
+import pytest
+from _render import NodeWriter
 from docutils import nodes
+from docutils.frontend import get_default_settings
+from docutils.utils import new_document
 from sphinx.addnodes import pending_xref
 
-from autograd_notes.site.nodes import doc_link, make_table
+from autograd_notes.site.html_nodes import (
+    HtmlBlock,
+    HtmlCode,
+    HtmlInline,
+    HtmlLine,
+    HtmlList,
+    HtmlPre,
+    HtmlTable,
+    RadioTab,
+    UnwrapTables,
+)
+from autograd_notes.site.nodes import CHARACTERS_PER_WIDTH, doc_link, make_table
 
 
 def test_table_with_header_and_mixed_cells() -> None:
@@ -14,7 +29,11 @@ def test_table_with_header_and_mixed_cells() -> None:
     )
     assert table["classes"] == ["k"]
     (group,) = table.children
-    assert [c["colwidth"] for c in group.findall(nodes.colspec)] == [1, 2]
+    # in proportion to the widths given, in characters for the text builder
+    assert [c["colwidth"] for c in group.findall(nodes.colspec)] == [
+        CHARACTERS_PER_WIDTH,
+        2 * CHARACTERS_PER_WIDTH,
+    ]
     head = next(iter(group.findall(nodes.thead)))
     assert head.astext().split() == ["name", "value"]
     body = next(iter(group.findall(nodes.tbody)))
@@ -38,3 +57,148 @@ def test_doc_link_is_an_explicit_absolute_doc_reference() -> None:
     )
     assert isinstance(ref.children[0], nodes.literal)
     assert doc_link("errors", "index").astext() == "index"
+
+
+# -- the site's own nodes (html_nodes): their HTML, and what other builders show ---------------------
+
+
+@pytest.fixture(scope="module")
+def html(tmp_path_factory: pytest.TempPathFactory) -> NodeWriter:
+    return NodeWriter(tmp_path_factory.mktemp("html"), "html")
+
+
+@pytest.fixture(scope="module")
+def text(tmp_path_factory: pytest.TempPathFactory) -> NodeWriter:
+    return NodeWriter(tmp_path_factory.mktemp("text"), "text")
+
+
+def mark_details() -> HtmlBlock:
+    """A runners-matrix mark and what opens under it."""
+    mark = HtmlInline("✓", "✓", tag="span", classes=["runner-mark"], aria_hidden="true")
+    lines = HtmlBlock(
+        "",
+        HtmlLine("", "torch 2.13.0+cpu, x86_64", tag="span"),
+        HtmlLine("", "", HtmlCode("records/cpu/a.json", "records/cpu/a.json"), tag="span"),
+        tag="span",
+        classes=["runner-cell-details"],
+    )
+    summary = HtmlLine("", "", mark, tag="summary", title="same")
+    return HtmlBlock("", summary, lines, tag="details", classes=["runner-cell", "runner-same"])
+
+
+def scoped_table() -> HtmlTable:
+    """A table whose first column names its rows, with a title on a cell."""
+    group = nodes.tgroup(cols=2)
+    group += [nodes.colspec(colwidth=10, stub=1), nodes.colspec(colwidth=8)]
+    group += nodes.thead(
+        "",
+        nodes.row(
+            "",
+            nodes.entry("", nodes.paragraph("", "Cell")),
+            nodes.entry("", nodes.paragraph("", "2.4"), classes=["tl-release"], title="2.4.1"),
+        ),
+    )
+    mark = HtmlInline("✓", "✓", tag="span", aria_label="2.4.1: same")
+    group += nodes.tbody(
+        "",
+        nodes.row(
+            "",
+            nodes.entry("", nodes.paragraph("", "Cell 1")),
+            nodes.entry("", nodes.paragraph("", "", mark), classes=["tl-mark"], title="2.4.1: same"),
+        ),
+    )
+    return HtmlTable("", group, classes=["tl-table"])
+
+
+def lines_list() -> HtmlList:
+    """A list whose item has two lines and a word diff."""
+    diff = HtmlPre(
+        "",
+        "",
+        nodes.Text("output of "),
+        HtmlInline("AddBackward0", "AddBackward0", tag="del"),
+        HtmlInline("Add", "Add", tag="ins"),
+        classes=["tl-text", "tl-diff"],
+    )
+    item = nodes.list_item(
+        "", nodes.paragraph("", "expected error"), nodes.paragraph("", "cell 3"), diff, classes=["tl-words"]
+    )
+    return HtmlList("", item, classes=["tl-changelog"])
+
+
+def test_elements_are_written_with_their_classes_and_attributes_only(html: NodeWriter) -> None:
+    assert html.write(mark_details()) == (
+        '<details class="runner-cell runner-same"><summary title="same">'
+        '<span class="runner-mark" aria-hidden="true">✓</span></summary>'
+        '<span class="runner-cell-details"><span>torch 2.13.0+cpu, x86_64</span>'
+        "<span><code>records/cpu/a.json</code></span></span></details>"
+    )
+    assert html.write(HtmlBlock("", nodes.paragraph("", "x"), tag="div", classes=["tl-scroll"])).startswith(
+        '<div class="tl-scroll"><p>x</p>'
+    )
+
+
+def test_text_and_attributes_are_escaped(html: NodeWriter) -> None:
+    line = HtmlLine("", 'a <b> & "c"', tag="span", title='"y" <z>')
+    assert html.write(line) == '<span title="&quot;y&quot; &lt;z&gt;">a &lt;b&gt; &amp; &quot;c&quot;</span>'
+
+
+def test_a_table_has_scoped_header_cells_and_no_docutils_markup(html: NodeWriter) -> None:
+    assert html.write(scoped_table()) == (
+        '<table class="tl-table"><thead><tr><th scope="col">Cell</th>'
+        '<th class="tl-release" scope="col" title="2.4.1">2.4</th></tr></thead>'
+        '<tbody><tr><th scope="row">Cell 1</th><td class="tl-mark" title="2.4.1: same">'
+        '<span aria-label="2.4.1: same">✓</span></td></tr></tbody></table>'
+    )
+
+
+def test_a_list_items_paragraphs_are_lines(html: NodeWriter) -> None:
+    assert html.write(lines_list()) == (
+        '<ul class="tl-changelog"><li class="tl-words">expected error<br>cell 3'
+        '<pre class="tl-text tl-diff">output of <del>AddBackward0</del><ins>Add</ins></pre></li></ul>'
+    )
+
+
+def test_a_radio_tab_is_an_input_and_its_label(html: NodeWriter) -> None:
+    tab = RadioTab(
+        "", "CPU runner · this build", group="runner-tabs-1", input_id="runner-tabs-1-0", checked=True
+    )
+    assert html.write(tab) == (
+        '<input type="radio" name="runner-tabs-1" id="runner-tabs-1-0" checked>'
+        '<label for="runner-tabs-1-0">CPU runner · this build</label>'
+    )
+    other = RadioTab("", "CUDA runner", group="g", input_id="g-1", checked=False)
+    assert html.write(other) == '<input type="radio" name="g" id="g-1"><label for="g-1">CUDA runner</label>'
+
+
+def test_other_builders_show_each_node_as_its_docutils_base(text: NodeWriter) -> None:
+    written = text.write(
+        scoped_table(), mark_details(), lines_list(), RadioTab("", "CUDA runner", group="g", input_id="g-1")
+    )
+    table = [line for line in written.splitlines() if line.startswith("|")]
+    assert [cell.strip() for cell in table[0].strip("|").split("|")] == ["Cell", "2.4"]
+    assert [cell.strip() for cell in table[-1].strip("|").split("|")] == ["Cell 1", "✓"]
+    lines = [
+        line.strip() for line in written.splitlines() if line.strip() and not line.startswith(("|", "+"))
+    ]
+    assert lines == [
+        "✓",
+        "torch 2.13.0+cpu, x86_64",
+        '"records/cpu/a.json"',
+        "* expected error",
+        "cell 3",
+        "output of AddBackward0Add",
+        "CUDA runner",
+    ]
+
+
+def test_a_table_a_theme_wrapped_is_taken_out_of_its_wrapper() -> None:
+    document = new_document("<nodes>", get_default_settings())
+    wrapper = nodes.container(classes=["table-wrapper", "tl-table"])  # as furo wraps a table
+    wrapper += scoped_table()
+    document += HtmlBlock("", wrapper, tag="div", classes=["tl-scroll"])
+    UnwrapTables(document).run()
+    (scroll,) = document.children
+    (table,) = scroll.children
+    assert isinstance(table, HtmlTable)
+    assert table["classes"] == ["tl-table"]

@@ -15,14 +15,19 @@ from typing import Any
 
 import pytest
 from _html import Element, read_page
+from _render import NodeWriter
 from _site import SYNTHETIC_RELEASE, SYNTHETIC_RELEASE_EDIT, SYNTHETIC_RELEASE_EXAMPLE, Site
+from docutils import nodes
+from sphinx.addnodes import pending_xref
 
 from autograd_notes.records.record import FORMAT
 from autograd_notes.records.releases import version_key
 from autograd_notes.records.timeline import example_timeline
 from autograd_notes.site.catalogs import translations
 from autograd_notes.site.gallery_rst import timeline_directive
-from autograd_notes.site.release_timeline import SECTION_ID, summary_sentence, timeline_html
+from autograd_notes.site.html_nodes import HtmlCode
+from autograd_notes.site.links import cell_label
+from autograd_notes.site.release_timeline import SECTION_ID, summary_sentence, timeline_nodes
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
@@ -76,42 +81,64 @@ def test_timeline_directive_goes_above_the_downloads() -> None:
     )
 
 
-def test_the_table_marks_each_release_and_shows_the_difference_on_demand() -> None:
+@pytest.fixture(scope="module")
+def html(tmp_path_factory: pytest.TempPathFactory) -> NodeWriter:
+    return NodeWriter(tmp_path_factory.mktemp("html"), "html")
+
+
+def sentence(parts: list[nodes.Node]) -> str:
+    """A sentence's text, its code marked as in Markdown: ``... `AddBackward0` → `Add`.``"""
+    return "".join(f"`{part.astext()}`" if isinstance(part, HtmlCode) else part.astext() for part in parts)
+
+
+def test_the_table_marks_each_release_and_shows_the_difference_on_demand(html: NodeWriter) -> None:
     releases = {
         "2.4.1": record("2.4.1", None, status="unavailable"),
         "2.9.1": record("2.9.1", error("output 0 of AddBackward0 <is> at version 1")),
         "2.12.1": record("2.12.1", error("output 0 of Add <is> at version 1")),
     }
-    html = timeline_html(example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", releases), [1, 12])
-    heads = re.findall(r'<th class="tl-release[^"]*" scope="col" title="([^"]+)">([^<]+)</th>', html)
+    body = timeline_nodes(example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", releases), [1, 12])
+    page = html.write(body)
+    heads = re.findall(r'<th class="tl-release[^"]*" scope="col" title="([^"]+)">([^<]+)</th>', page)
     assert [short for _, short in heads] == ["2.4", "2.9", "2.12", "2.13"]
     assert heads[-1][0] == "2.13.0 (today, the release the pages document)"
-    marks = re.findall(r'<td class="tl-mark tl-(\w+)" title="([^"]+)"', html)
+    marks = re.findall(r'<td class="tl-mark tl-(\w+)" title="([^"]+)"', page)
     assert marks == [
         ("missing", "2.4.1: not available in this release"),
         ("words", "2.9.1: message differs"),
         ("same", "2.12.1: same as today"),
         ("same", "2.13.0: same as today"),
     ]
-    assert '<a href="#cell-2">Cell 2</a>' in html
+    assert '<th scope="row">Cell 2</th>' in page
     # the word diff, escaped: the message's own "<is>" is text, not markup
-    assert "<del>AddBackward0</del><ins>Add</ins> &lt;is&gt; at version 1" in html
-    assert "ImportError: nope" in html  # why 2.4.1 cannot run the cell
-    assert "⟦doc:timeline⟧" in html  # the link to the timeline page, resolved when the page is written
+    assert "<del>AddBackward0</del><ins>Add</ins> &lt;is&gt; at version 1" in page
+    assert "ImportError: nope" in page  # why 2.4.1 cannot run the cell
+    assert re.search(r'<details class="tl-check"><summary>Cell 2 · line 15 · expected error · ', page)
+    # the links are references Sphinx resolves, and warns about when their target is missing:
+    # the row's and the details' to the cell's label, one to the timeline page
+    refs = [(ref["reftype"], ref["reftarget"], ref.astext()) for ref in body.findall(pending_xref)]
+    assert refs == [
+        ("ref", cell_label("05_x/plot_fixture.py", 2), "Cell 2"),
+        ("ref", cell_label("05_x/plot_fixture.py", 2), "Cell 2"),
+        ("doc", "/timeline", "Behaviour across PyTorch releases"),
+    ]
+    assert "⟦" not in body.astext()
 
 
 def test_summary_sentences() -> None:
     same = example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", {"2.12.1": TODAY})
-    assert summary_sentence(same) == "Holds as documented in every recorded release, 2.12.1 to 2.13.0."
+    assert (
+        sentence(summary_sentence(same)) == "Holds as documented in every recorded release, 2.12.1 to 2.13.0."
+    )
     renamed = example_timeline(
         "05_x/plot_fixture.py",
         TODAY,
         "2.13.0",
         {"2.12.1": record("2.12.1", error("output 0 of AddBackward0 <is> at version 1"))},
     )
-    assert summary_sentence(renamed) == (
+    assert sentence(summary_sentence(renamed)) == (
         "Holds as documented in every recorded release, 2.12.1 to 2.13.0. In 2.13.0, the words of a checked "
-        "message changed: <code>AddBackward0</code> → <code>Add</code>."
+        "message changed: `AddBackward0` → `Add`."
     )
     broken = example_timeline(
         "05_x/plot_fixture.py",
@@ -120,11 +147,13 @@ def test_summary_sentences() -> None:
         {"2.9.1": record("2.9.1", error("other", holds=False)), "2.12.1": TODAY},
     )
     assert (
-        summary_sentence(broken)
+        sentence(summary_sentence(broken))
         == "Holds as documented since 2.12.1; in 2.9.1, the release before it, 1 of 1 checks differ."
     )
     alone = example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", {})
-    assert summary_sentence(alone) == "No other PyTorch release has been recorded for this page yet."
+    assert (
+        sentence(summary_sentence(alone)) == "No other PyTorch release has been recorded for this page yet."
+    )
 
 
 # -- the built site -----------------------------------------------------------------------------

@@ -32,6 +32,7 @@ __all__ = [
     "output_difference_reason",
     "record_cell",
     "render_word_diff",
+    "spaced_segments",
     "word_diff",
 ]
 
@@ -136,17 +137,25 @@ def _marked(segment: Segment) -> str:
     return segment.text
 
 
-def render_word_diff(diff: WordDiff, show: Callable[[Segment], str] = _marked) -> str:
-    """A word diff as one line: each segment as ``show`` writes it (``[-old-]{+new+}`` by default).
+def spaced_segments(diff: WordDiff) -> list[tuple[str, Segment]]:
+    """Each segment of a word diff with what goes before it when the diff is one line.
 
-    Segments are separated by a space, except a replacement: its removed and added
-    words read as one word.
+    A space, except before the first segment and inside a replacement: its
+    removed and added words read as one word.
     """
-    parts: list[str] = []
+    spaced = []
     for index, segment in enumerate(diff):
         replaced = index > 0 and segment.change is Change.ADDED and diff[index - 1].change is Change.REMOVED
-        parts.append(("" if replaced or index == 0 else " ") + show(segment))
-    return "".join(parts)
+        spaced.append(("" if replaced or index == 0 else " ", segment))
+    return spaced
+
+
+def render_word_diff(diff: WordDiff, show: Callable[[Segment], str] = _marked) -> str:
+    """A word diff as one line (:func:`spaced_segments`), each segment as ``show`` writes it.
+
+    By default a removed segment is ``[-old-]``, an added one ``{+new+}``.
+    """
+    return "".join(space + show(segment) for space, segment in spaced_segments(diff))
 
 
 # Where PyTorch's own code sits moves with every release: the line of a warning's

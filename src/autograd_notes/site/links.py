@@ -4,9 +4,15 @@ Each code cell of an example page carries a target: the HTML id
 :func:`cell_anchor` and the site-wide reference label :func:`cell_label` (set
 by the ``runner-outputs`` directive). The error index, the runners pages and
 the release timeline link to them: :func:`cell_number` finds the cell that
-holds a source line from :func:`example_first_lines`, :func:`title_link` and
-:func:`label_link` make the references, named by the target's title in the
-build's language, and :func:`gallery_docname` names an example's page.
+holds a source line from :func:`example_first_lines`, :func:`title_link`,
+:func:`page_link` and :func:`label_link` make the references, named by the
+target's title in the build's language, and :func:`gallery_docname` names an
+example's page.
+
+Every link is a ``pending_xref`` that Sphinx resolves when it writes a page,
+and warns about (an error under ``-W``) when its target is missing. A
+:func:`page_link` is a reference type of the site's own, resolved by the
+``missing-reference`` handler this module's :func:`setup` registers.
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ from typing import Any
 
 from docutils import nodes
 from sphinx.addnodes import pending_xref
+from sphinx.application import Sphinx
+from sphinx.util.nodes import clean_astext, make_refnode
 
 from .gallery_conf import gallery_folders
 from .gallery_rst import code_cells
@@ -27,6 +35,9 @@ __all__ = [
     "example_first_lines",
     "gallery_docname",
     "label_link",
+    "page_link",
+    "resolve_page_link",
+    "setup",
     "title_link",
 ]
 
@@ -66,6 +77,37 @@ def title_link(docname: str) -> pending_xref:
     return ref
 
 
+PAGE_REF = "autograd-notes-page"
+"""The reference type of :func:`page_link` (no domain has it: :func:`resolve_page_link` resolves it)."""
+
+
+def page_link(docname: str, anchor: str) -> pending_xref:
+    """A link to ``anchor`` on page ``docname``, named by the page's title, as this build's language gives it.
+
+    Sphinx's ``doc`` references have no anchor, and a ``ref`` to a label is
+    named by its section's title, not by its page's. The page must exist
+    (Sphinx warns otherwise); the anchor is one that every such page has.
+    """
+    ref: pending_xref = pending_xref(
+        "", refdomain="", reftype=PAGE_REF, reftarget=f"/{docname}", refanchor=anchor, refwarn=True
+    )
+    ref += nodes.inline(docname, docname)
+    return ref
+
+
+def resolve_page_link(
+    app: Sphinx, env: Any, node: pending_xref, contnode: nodes.Element
+) -> nodes.reference | None:
+    """Resolve a :func:`page_link` (``missing-reference``); ``None`` for any other or a missing page."""
+    if node["reftype"] != PAGE_REF:
+        return None
+    docname = node["reftarget"].removeprefix("/")
+    if docname not in env.all_docs:
+        return None  # Sphinx warns: "'autograd-notes-page' reference target not found: /<docname>"
+    title = clean_astext(env.titles[docname])
+    return make_refnode(app.builder, node["refdoc"], docname, node["refanchor"], nodes.Text(title))
+
+
 def example_first_lines(env: Any, example: str) -> list[int]:
     """The first source line of each code cell of an example's generated page ([] before it exists).
 
@@ -86,3 +128,9 @@ def example_first_lines(env: Any, example: str) -> list[int]:
 def gallery_docname(env: Any, example: str) -> str:
     """The docname of ``<section>/plot_x.py``'s generated page: ``examples/<section>/plot_x``."""
     return gallery_folders(env.config, env.srcdir)[0].docname(example)
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Resolve the site's :func:`page_link` references."""
+    app.connect("missing-reference", resolve_page_link)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

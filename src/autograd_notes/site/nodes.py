@@ -10,9 +10,21 @@ from docutils import nodes
 from sphinx.addnodes import pending_xref
 from sphinx.locale import _
 
-__all__ = ["RUNNER_NAMES", "Cell", "compose", "doc_link", "list_of", "make_table", "untranslatable"]
+__all__ = [
+    "CHARACTERS_PER_WIDTH",
+    "RUNNER_NAMES",
+    "Cell",
+    "compose",
+    "doc_link",
+    "doc_reference",
+    "list_of",
+    "make_table",
+    "untranslatable",
+]
 
 Cell: TypeAlias = "nodes.Node | str"
+CHARACTERS_PER_WIDTH = 10
+"""How many characters a unit of :func:`make_table`'s relative widths is in the text builder's tables."""
 Part: TypeAlias = "nodes.Node | str | Sequence[nodes.Node]"
 
 RUNNER_NAMES = {"cpu": _("CPU runner"), "cuda": _("CUDA runner")}
@@ -43,12 +55,17 @@ def make_table(
     header: Sequence[Cell] | None = None,
     classes: Sequence[str] = (),
 ) -> nodes.table:
-    """A table of ``rows`` (nodes or plain text), with an optional header row."""
+    """A table of ``rows`` (nodes or plain text), with an optional header row.
+
+    ``widths`` are the columns' relative widths. HTML ignores them; LaTeX
+    reads their proportions, the text builder characters: each unit is
+    :data:`CHARACTERS_PER_WIDTH` characters there.
+    """
     table = nodes.table(classes=list(classes))
     group = nodes.tgroup(cols=len(widths))
     table += group
     for width in widths:
-        group += nodes.colspec(colwidth=width)
+        group += nodes.colspec(colwidth=width * CHARACTERS_PER_WIDTH)
     if header is not None:
         head = nodes.thead()
         head += _row(header)
@@ -60,11 +77,20 @@ def make_table(
     return table
 
 
+def doc_reference(docname: str, content: nodes.Node) -> pending_xref:
+    """A link to document ``docname`` (absolute, without suffix) showing ``content``."""
+    ref: pending_xref = pending_xref(
+        "", refdomain="std", reftype="doc", reftarget=f"/{docname}", refexplicit=True
+    )
+    ref += content
+    return ref
+
+
 def doc_link(docname: str, text: str, *, literal: bool = False) -> nodes.paragraph:
     """A paragraph holding a link to document ``docname`` (absolute, without suffix)."""
-    ref = pending_xref("", refdomain="std", reftype="doc", reftarget=f"/{docname}", refexplicit=True)
-    ref += nodes.literal(text, text) if literal else nodes.Text(text)
-    return nodes.paragraph("", "", ref)
+    return nodes.paragraph(
+        "", "", doc_reference(docname, nodes.literal(text, text) if literal else nodes.Text(text))
+    )
 
 
 def untranslatable(result: list[nodes.Node]) -> list[nodes.Node]:
@@ -93,6 +119,7 @@ def compose(template: str, **parts: Part) -> list[nodes.Node]:
     A sentence with links in it is translated whole (``_("{example}, cell {cell}")``),
     never concatenated from pieces: each language places the links where its grammar wants them.
     """
+    template = str(template)  # a message Sphinx translates when it is shown, outside a build
     result: list[nodes.Node] = []
     position = 0
     for match in _FIELD.finditer(template):

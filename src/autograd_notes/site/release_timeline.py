@@ -14,14 +14,17 @@ Three directives, registered by this module's :func:`setup` (an extension of its
   in each release, derived from the records, each entry linked to its cell.
 
 The computation is :mod:`autograd_notes.records.timeline`; this module puts it
-in words, in the build's language (the ``sphinx`` catalog), as HTML.
+in words, in the build's language (the ``sphinx`` catalog), as document
+nodes: paragraphs, lists, tables and the elements of
+:mod:`autograd_notes.site.html_nodes`, with links that Sphinx resolves and
+checks (:mod:`autograd_notes.site.links`).
 """
 
 from __future__ import annotations
 
 import functools
-import html
-import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +33,7 @@ from sphinx.application import Sphinx
 from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
-from ..records.compare import Change, Segment, WordDiff, render_word_diff
+from ..records.compare import Change, WordDiff, spaced_segments
 from ..records.releases import version_key
 from ..records.status import Mark
 from ..records.timeline import (
@@ -45,8 +48,17 @@ from ..records.timeline import (
     worst,
 )
 from .gallery_conf import gallery_folders
-from .links import cell_anchor, cell_number, example_first_lines, gallery_docname
-from .nodes import untranslatable
+from .html_nodes import HtmlBlock, HtmlCode, HtmlInline, HtmlLine, HtmlList, HtmlPre, HtmlTable
+from .links import (
+    cell_anchor,
+    cell_label,
+    cell_number,
+    example_first_lines,
+    gallery_docname,
+    label_link,
+    page_link,
+)
+from .nodes import compose, doc_reference, untranslatable
 
 __all__ = [
     "DIRECTIVES",
@@ -60,7 +72,7 @@ __all__ = [
     "setup",
     "site_timelines",
     "summary_sentence",
-    "timeline_html",
+    "timeline_nodes",
 ]
 
 SECTION_ID = "across-pytorch-releases"
@@ -110,8 +122,8 @@ def site_timelines(env: Any) -> dict[str, ExampleTimeline]:
     return _timelines(config.autograd_notes_records, config.autograd_notes_records_digest)
 
 
-def _code(text: str) -> str:
-    return f"<code>{html.escape(text)}</code>"
+def _code(text: str) -> HtmlCode:
+    return HtmlCode(text, text)
 
 
 def _span(releases: list[str]) -> str:
@@ -119,15 +131,17 @@ def _span(releases: list[str]) -> str:
     return releases[0] if len(releases) == 1 else f"{releases[0]}–{releases[-1]}"
 
 
-def summary_sentence(timeline: ExampleTimeline) -> str:
-    """The one-sentence summary, as HTML in the build's language."""
+def summary_sentence(timeline: ExampleTimeline) -> list[nodes.Node]:
+    """The one-sentence summary, in the build's language: text, and the changed words as code."""
     summary = summarise(timeline)
     recorded = timeline.recorded_releases()
     if len(recorded) < 2:
-        return html.escape(_("No other PyTorch release has been recorded for this page yet."))
+        return [nodes.Text(_("No other PyTorch release has been recorded for this page yet."))]
     if not summary.failing:
-        text = html.escape(_("Holds as documented in every recorded release, {first} to {last}.")).format(
-            first=summary.first, last=summary.last
+        sentence = compose(
+            _("Holds as documented in every recorded release, {first} to {last}."),
+            first=summary.first,
+            last=summary.last,
         )
     elif summary.holds_since is not None:
         previous = recorded[recorded.index(summary.holds_since) - 1]
@@ -139,23 +153,28 @@ def summary_sentence(timeline: ExampleTimeline) -> str:
             else _("in {release}, the release before it, {count} of {total} checks differ")
         )
         clause = before.format(release=previous, count=len(failing), total=len(checks))
-        text = html.escape(_("Holds as documented since {since}; {before}.")).format(
-            since=summary.holds_since, before=html.escape(clause)
+        sentence = compose(
+            _("Holds as documented since {since}; {before}."), since=summary.holds_since, before=clause
         )
     else:
         held = [r for r in recorded if r not in summary.failing]
-        text = html.escape(_("Holds as documented in {held}; not in {failing}.")).format(
-            held=_ranges(recorded, held) or "–", failing=_ranges(recorded, summary.failing)
+        sentence = compose(
+            _("Holds as documented in {held}; not in {failing}."),
+            held=_ranges(recorded, held) or "–",
+            failing=_ranges(recorded, summary.failing),
         )
     if summary.wording is not None:
         release, old, new, count = summary.wording
-        words = html.escape(
+        words = (
             _("In {release}, the words of {count} checked message changed: {old} → {new}.")
             if count > 1
             else _("In {release}, the words of a checked message changed: {old} → {new}.")
         )
-        text += " " + words.format(release=release, count=count, old=_code(old or "…"), new=_code(new or "…"))
-    return text
+        sentence += [
+            nodes.Text(" "),
+            *compose(words, release=release, count=str(count), old=_code(old or "…"), new=_code(new or "…")),
+        ]
+    return sentence
 
 
 def _ranges(releases: list[str], chosen: list[str]) -> str:
@@ -182,18 +201,25 @@ def held_sentence(timeline: ExampleTimeline) -> str:
     )
 
 
-def _marks_row(marks: dict[str, Mark], names: dict[Mark, str]) -> str:
+def _cell(*content: nodes.Node | str, classes: Sequence[str] = (), title: str | None = None) -> nodes.entry:
+    """A table cell holding one line of ``content``; ``title`` is shown on hovering it."""
+    parts = [part if isinstance(part, nodes.Node) else nodes.Text(str(part)) for part in content]
+    entry = nodes.entry("", nodes.paragraph("", "", *parts), classes=list(classes))
+    if title is not None:
+        entry["title"] = title
+    return entry
+
+
+def _mark_cells(marks: dict[str, Mark], names: dict[Mark, str]) -> list[nodes.entry]:
     cells = []
     for release, mark in marks.items():
         label = f"{release}: {names[mark]}"
-        cells.append(
-            f'<td class="tl-mark tl-{_CLASSES[mark]}" title="{html.escape(label)}">'
-            f'<span aria-label="{html.escape(label)}">{SYMBOLS[mark]}</span></td>'
-        )
-    return "".join(cells)
+        symbol = HtmlInline(SYMBOLS[mark], SYMBOLS[mark], tag="span", aria_label=label)
+        cells.append(_cell(symbol, classes=["tl-mark", f"tl-{_CLASSES[mark]}"], title=label))
+    return cells
 
 
-def _header(releases: list[str], pinned: str) -> str:
+def _header(releases: list[str], pinned: str) -> list[nodes.entry]:
     heads = []
     for release in releases:
         title = (
@@ -202,25 +228,35 @@ def _header(releases: list[str], pinned: str) -> str:
             else release
         )
         short = "{}.{}".format(*version_key(release)[:2])
-        classes = "tl-release tl-today" if release == pinned else "tl-release"
-        heads.append(f'<th class="{classes}" scope="col" title="{html.escape(title)}">{short}</th>')
-    return "".join(heads)
+        classes = ["tl-release", "tl-today"] if release == pinned else ["tl-release"]
+        heads.append(_cell(short, classes=classes, title=title))
+    return heads
 
 
-def legend() -> str:
-    """The marks and what they mean, as HTML."""
+def _table(
+    classes: list[str], header: list[nodes.entry], rows: list[list[nodes.entry]], widths: list[int]
+) -> nodes.Element:
+    """A table that scrolls sideways on a narrow screen; its first column names the rows."""
+    group = nodes.tgroup(cols=len(widths))
+    group += [nodes.colspec(colwidth=width, stub=int(index == 0)) for index, width in enumerate(widths)]
+    group += nodes.thead("", nodes.row("", *header))
+    group += nodes.tbody("", *(nodes.row("", *cells) for cells in rows))
+    return HtmlBlock("", HtmlTable("", group, classes=classes), tag="div", classes=["tl-scroll"])
+
+
+def legend() -> nodes.Element:
+    """The marks and what they mean, as a list."""
     names = mark_names()
-    items = "".join(
-        f'<li><span class="tl-mark tl-{_CLASSES[mark]}">{SYMBOLS[mark]}</span> '
-        f"{html.escape(names[mark])}</li>"
-        for mark in Mark
-    )
-    return f'<ul class="tl-legend">{items}</ul>'
+    items = HtmlList(classes=["tl-legend"])
+    for mark in Mark:
+        symbol = nodes.inline(SYMBOLS[mark], SYMBOLS[mark], classes=["tl-mark", f"tl-{_CLASSES[mark]}"])
+        items += nodes.list_item("", nodes.paragraph("", "", symbol, nodes.Text(f" {names[mark]}")))
+    return items
 
 
-def _kind_name(check: CheckTimeline) -> str:
+def _kind_name(kind: str) -> str:
     kinds = {"error": _("expected error"), "warning": _("expected warning"), "value": _("checked value")}
-    return html.escape(kinds.get(check.kind, check.kind))
+    return kinds.get(kind, kind)
 
 
 def _shorten(text: str, limit: int = 100) -> str:
@@ -228,90 +264,120 @@ def _shorten(text: str, limit: int = 100) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
 
 
-def _change_words(before: Observation, after: Observation, names: dict[Mark, str]) -> str:
+@dataclass(frozen=True)
+class _Change:
     """How a check changed between two releases: the marks, and the first words that differ."""
-    words = ""
-    if before.text and after.text and before.text != after.text:
-        old, new = (_shorten(part) for part in first_change(before.text, after.text))
-        words = html.escape(_("the words changed: {old} → {new}")).format(
-            old=_code(old or "…"), new=_code(new or "…")
-        )
-    if before.mark == after.mark and words:
-        return words
-    marks = f"{html.escape(names[before.mark])} → {html.escape(names[after.mark])}"
-    return f"{marks}; {words}" if words else marks
+
+    before: Mark
+    after: Mark
+    words: tuple[str, str] | None
+
+    @classmethod
+    def between(cls, before: Observation, after: Observation) -> _Change:
+        words = None
+        if before.text and after.text and before.text != after.text:
+            old, new = first_change(before.text, after.text)
+            words = (_shorten(old), _shorten(new))
+        return cls(before.mark, after.mark, words)
+
+    def in_words(self, names: dict[Mark, str]) -> list[nodes.Node]:
+        """The change in a sentence: the marks (unless only the words changed) and the changed words."""
+        words = []
+        if self.words is not None:
+            old, new = self.words
+            words = compose(
+                _("the words changed: {old} → {new}"), old=_code(old or "…"), new=_code(new or "…")
+            )
+        if self.before == self.after and words:
+            return words
+        marks = nodes.Text(f"{names[self.before]} → {names[self.after]}")
+        return [marks, nodes.Text("; "), *words] if words else [marks]
 
 
-def _kind(check: CheckTimeline) -> str:
-    label = f" {_code(check.label)}" if check.label else ""
-    return _kind_name(check) + label
+def _kind(check: CheckTimeline) -> list[nodes.Node]:
+    name = nodes.Text(_kind_name(check.kind))
+    return [name, nodes.Text(" "), _code(check.label)] if check.label else [name]
 
 
-def _observations(check: CheckTimeline, pinned: str) -> str:
+def _observations(check: CheckTimeline, pinned: str) -> nodes.Element:
     """Each distinct observation of a check, with the releases that made it, as a list."""
     names = mark_names()
-    items = []
+    items = HtmlList(classes=["tl-observations"])
     for releases, seen in observation_runs(check):
-        today = pinned in releases
-        head = html.escape(_span(releases)) + (" " + html.escape(_("(today)")) if today else "")
+        head = _span(releases) + (" " + _("(today)") if pinned in releases else "")
         if seen.mark == Mark.SAME:
-            body = f'<pre class="tl-text">{html.escape(seen.text or "")}</pre>'
+            text = seen.text or ""
+            body = HtmlPre(text, text, classes=["tl-text"])
         elif seen.mark == Mark.MISSING or (seen.mark == Mark.OUTCOME and seen.text is None):
-            body = f'<pre class="tl-text">{html.escape(seen.reason)}</pre>'
+            body = HtmlPre(seen.reason, seen.reason, classes=["tl-text"])
         else:
-            body = f'<pre class="tl-text tl-diff">{_diff_html(seen.diff)}</pre>'
-        items.append(
-            f'<li class="tl-{_CLASSES[seen.mark]}"><span class="tl-mark tl-{_CLASSES[seen.mark]}">'
-            f"{SYMBOLS[seen.mark]}</span> <strong>{head}</strong> · "
-            f"{html.escape(names[seen.mark])}{body}</li>"
+            body = HtmlPre("", "", *_diff_nodes(seen.diff), classes=["tl-text", "tl-diff"])
+        kind = _CLASSES[seen.mark]
+        line = nodes.paragraph(
+            "",
+            "",
+            nodes.inline(SYMBOLS[seen.mark], SYMBOLS[seen.mark], classes=["tl-mark", f"tl-{kind}"]),
+            nodes.Text(" "),
+            nodes.strong(head, head),
+            nodes.Text(f" · {names[seen.mark]}"),
         )
-    return f'<ul class="tl-observations">{"".join(items)}</ul>'
+        items += nodes.list_item("", line, body, classes=[f"tl-{kind}"])
+    return items
 
 
-def _segment_html(segment: Segment) -> str:
-    text = html.escape(segment.text)
-    if segment.change is Change.REMOVED:
-        return f"<del>{text}</del>"
-    if segment.change is Change.ADDED:
-        return f"<ins>{text}</ins>"
-    return text
+def _diff_nodes(diff: WordDiff) -> list[nodes.Node]:
+    """A word diff: removed words in ``<del>``, added ones in ``<ins>``, the rest as text."""
+    parts: list[nodes.Node] = []
+    for space, segment in spaced_segments(diff):
+        if space:
+            parts.append(nodes.Text(space))
+        if segment.change is Change.REMOVED:
+            parts.append(HtmlInline(segment.text, segment.text, tag="del"))
+        elif segment.change is Change.ADDED:
+            parts.append(HtmlInline(segment.text, segment.text, tag="ins"))
+        else:
+            parts.append(nodes.Text(segment.text))
+    return parts
 
 
-def _diff_html(diff: WordDiff) -> str:
-    """A word diff as HTML: removed words in ``<del>``, added ones in ``<ins>``, the rest escaped."""
-    return render_word_diff(diff, _segment_html)
+def timeline_nodes(timeline: ExampleTimeline, first_lines: list[int]) -> nodes.Element:
+    """The body of an example's "Across PyTorch releases" section.
 
-
-def timeline_html(timeline: ExampleTimeline, first_lines: list[int]) -> str:
-    """The body of an example's "Across PyTorch releases" section."""
+    Its cell links are references to the cells' labels on the example's page
+    (each code cell of a page has one): ``first_lines`` are the first source
+    line of each of its code cells.
+    """
     names = mark_names()
     releases = timeline.releases
-    intro = html.escape(
+    intro = compose(
         _(
             "Each row is a code cell of this page that checks something (an expected error or "
             "warning, a value); each column a PyTorch release, the latest patch of its minor "
             "release, run on a CPU. {pinned} is the release the page documents; the others ran "
             "as the build the registry serves, which may word a build-specific message otherwise."
-        )
-    ).format(pinned=_code(timeline.pinned))
+        ),
+        pinned=_code(timeline.pinned),
+    )
     cells: dict[int, list[CheckTimeline]] = {}
     for row in timeline.rows:
         for check in row.checks:
             number = cell_number(first_lines, check.line) if first_lines else 0
             cells.setdefault(number, []).append(check)
+
+    def link(number: int) -> nodes.Node:
+        text = _("Cell {number}").format(number=number)
+        return label_link(cell_label(timeline.example, number), nodes.Text(text))
+
     rows = []
-    details = []
+    details: list[nodes.Node] = []
     for number, checks in cells.items():
-        link = f'<a href="#{cell_anchor(number)}">{html.escape(_("Cell {number}").format(number=number))}</a>'
         marks = {release: worst([c.releases[release].mark for c in checks]) for release in releases}
         rows.append(
-            f'<tr><th scope="row">{link}</th><td class="tl-count">{len(checks)}</td>'
-            f"{_marks_row(marks, names)}</tr>"
+            [_cell(link(number)), _cell(str(len(checks)), classes=["tl-count"]), *_mark_cells(marks, names)]
         )
         for check in checks:
             if all(seen.mark in (Mark.SAME, Mark.NO_RECORD) for seen in check.releases.values()):
                 continue
-            line = html.escape(_("line {line}").format(line=check.line))
             worst_marks = sorted(
                 {
                     seen.mark
@@ -319,29 +385,49 @@ def timeline_html(timeline: ExampleTimeline, first_lines: list[int]) -> str:
                     if seen.mark not in (Mark.SAME, Mark.NO_RECORD)
                 }
             )
-            what = ", ".join(html.escape(names[m]) for m in worst_marks)
-            details.append(
-                f'<details class="tl-check"><summary>{link} · {line} · {_kind(check)} · {what}</summary>'
-                f"{_observations(check, timeline.pinned)}</details>"
+            what = ", ".join(names[m] for m in worst_marks)
+            summary = HtmlLine(
+                "",
+                "",
+                link(number),
+                nodes.Text(" · " + _("line {line}").format(line=check.line) + " · "),
+                *_kind(check),
+                nodes.Text(f" · {what}"),
+                tag="summary",
             )
-    table = (
-        f'<div class="tl-scroll"><table class="tl-table"><thead><tr><th scope="col">'
-        f'{html.escape(_("Cell"))}</th><th scope="col">{html.escape(_("Checks"))}</th>'
-        f"{_header(releases, timeline.pinned)}</tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
-    )
-    differences = ""
+            details.append(
+                HtmlBlock(
+                    "", summary, _observations(check, timeline.pinned), tag="details", classes=["tl-check"]
+                )
+            )
+    header = [_cell(_("Cell")), _cell(_("Checks")), *_header(releases, timeline.pinned)]
+    table = _table(["tl-table"], header, rows, widths=[10, 6, *(5 for _release in releases)])
+    differences: list[nodes.Node] = []
     if details:
-        title = html.escape(_("Every difference, check by check"))
-        differences = f'<p class="tl-heading">{title}</p>' + "".join(details)
+        differences = [
+            nodes.paragraph("", _("Every difference, check by check"), classes=["tl-heading"]),
+            *details,
+        ]
     elif timeline.rows:
-        differences = f'<p class="tl-none">{html.escape(_("No check differs in any recorded release."))}</p>'
-    more = html.escape(_("All examples and a changelog by release: {link}.")).format(
-        link=f'<a href="⟦doc:{TIMELINE_DOC}⟧">{html.escape(_("Behaviour across PyTorch releases"))}</a>'
+        differences = [
+            nodes.paragraph("", _("No check differs in any recorded release."), classes=["tl-none"])
+        ]
+    more = compose(
+        _("All examples and a changelog by release: {link}."),
+        link=doc_reference(TIMELINE_DOC, nodes.Text(_("Behaviour across PyTorch releases"))),
     )
-    return (
-        f'<div class="release-timeline"><p class="tl-summary">{summary_sentence(timeline)}</p>'
-        f"<p>{intro}</p>{table}{legend()}{differences}<p>{more}</p></div>"
+    return HtmlBlock(
+        "",
+        nodes.paragraph("", "", *summary_sentence(timeline), classes=["tl-summary"]),
+        nodes.paragraph("", "", *intro),
+        table,
+        legend(),
+        *differences,
+        nodes.paragraph("", "", *more),
+        tag="div",
+        classes=["release-timeline"],
+        # the text as written: no curly quotes in messages and version numbers
+        support_smartquotes=False,
     )
 
 
@@ -359,21 +445,15 @@ class ReleaseTimelineDirective(SphinxDirective):
         if timeline is None:
             section += nodes.paragraph("", _("This example has no record yet."))
             return untranslatable([section])
-        first_lines = example_first_lines(self.env, example)
-        section += _LinkedRaw("", timeline_html(timeline, first_lines), format="html")
+        section += timeline_nodes(timeline, example_first_lines(self.env, example))
         return untranslatable([section])
-
-
-def _title(env: Any, docname: str) -> str:
-    title = env.titles.get(docname)
-    return title.astext() if title is not None else docname
 
 
 class TimelineMatrixDirective(SphinxDirective):
     """``.. timeline-matrix::``: every example × every release, one mark each, linked to its page."""
 
     def run(self) -> list[nodes.Node]:
-        """Return the matrix as HTML."""
+        """Return the matrix and the legend of its marks."""
         timelines = site_timelines(self.env)
         if not timelines:
             return untranslatable([nodes.paragraph("", _("No records yet."))])
@@ -387,15 +467,13 @@ class TimelineMatrixDirective(SphinxDirective):
                 str(gallery_folders(self.env.config, self.env.srcdir)[0].source / example)
             )
             marks = {r: timeline.mark(r) if r in timeline.releases else Mark.NO_RECORD for r in releases}
-            link = f'<a href="⟦doc:{docname}⟧#{SECTION_ID}">⟦title:{docname}⟧</a>'
-            rows.append(f'<tr><th scope="row">{link}</th>{_marks_row(marks, names)}</tr>')
-        table = (
-            f'<div class="tl-scroll"><table class="tl-table tl-matrix"><thead><tr><th scope="col">'
-            f"{html.escape(_('Example'))}</th>{_header(releases, pinned)}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table></div>"
-        )
-        node = _LinkedRaw("", table + legend(), format="html")
-        return [node]
+            rows.append([_cell(page_link(docname, SECTION_ID)), *_mark_cells(marks, names)])
+        header = [_cell(_("Example")), *_header(releases, pinned)]
+        table = _table(["tl-table", "tl-matrix"], header, rows, widths=[30, *(5 for _release in releases)])
+        result = [table, legend()]
+        for node in result:
+            node["support_smartquotes"] = False
+        return untranslatable(result)
 
 
 class TimelineChangelogDirective(SphinxDirective):
@@ -406,18 +484,16 @@ class TimelineChangelogDirective(SphinxDirective):
         timelines = site_timelines(self.env)
         changes = release_changes(list(timelines.values()))
         names = mark_names()
-        # release -> what changed (the same change in many cells is one entry) -> its cells
-        by_release: dict[str, dict[str, list[str]]] = {}
+        # release -> what changed (the same change in many cells is one entry) -> its cells (page, number)
+        by_release: dict[str, dict[tuple[str, _Change], list[tuple[str, int]]]] = {}
         for change in changes:
             docname = gallery_docname(self.env, change.example)
             first_lines = example_first_lines(self.env, change.example)
             number = cell_number(first_lines, change.check.line) if first_lines else 0
-            cell = html.escape(_("cell {number}").format(number=number))
-            link = f'<a href="⟦doc:{docname}⟧#{cell_anchor(number)}">⟦title:{docname}⟧</a>, {cell}'
-            what = f"{_kind_name(change.check)}: {_change_words(change.before, change.after, names)}"
-            links = by_release.setdefault(change.release, {}).setdefault(what, [])
-            if link not in links:
-                links.append(link)
+            what = (change.check.kind, _Change.between(change.before, change.after))
+            places = by_release.setdefault(change.release, {}).setdefault(what, [])
+            if (docname, number) not in places:
+                places.append((docname, number))
         if not by_release:
             return untranslatable([nodes.paragraph("", _("No change between the recorded releases."))])
         result: list[nodes.Node] = []
@@ -430,36 +506,19 @@ class TimelineChangelogDirective(SphinxDirective):
             )
             section = nodes.section(ids=[f"changes-{release.replace('.', '-')}"], names=[title.lower()])
             section += nodes.title(title, title)
-            entries = "".join(
-                f"<li>{what}<br>{' · '.join(links)}</li>" for what, links in by_release[release].items()
-            )
-            section += _LinkedRaw("", f'<ul class="tl-changelog">{entries}</ul>', format="html")
+            entries = HtmlList(classes=["tl-changelog"], support_smartquotes=False)
+            for (kind, changed), places in by_release[release].items():
+                links: list[nodes.Node] = []
+                for docname, number in places:
+                    if links:
+                        links.append(nodes.Text(" · "))
+                    cell = _("cell {number}").format(number=number)
+                    links += [page_link(docname, cell_anchor(number)), nodes.Text(f", {cell}")]
+                what = nodes.paragraph("", "", nodes.Text(f"{_kind_name(kind)}: "), *changed.in_words(names))
+                entries += nodes.list_item("", what, nodes.paragraph("", "", *links))
+            section += entries
             result.append(section)
         return untranslatable(result)
-
-
-class _LinkedRaw(nodes.raw):  # type: ignore[misc]  # docutils has no types here
-    """Raw HTML with ``⟦doc:name⟧`` links and ``⟦title:name⟧`` titles, resolved when the page is written."""
-
-
-_PLACEHOLDER = re.compile(r"⟦(doc|title):([\w/.-]+)⟧")
-
-
-def _resolve_links(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    """Fill the links and titles of :class:`_LinkedRaw` nodes for the page being written."""
-    builder = app.builder
-    for node in doctree.findall(_LinkedRaw):
-
-        def fill(match: re.Match[str], builder: Any = builder) -> str:
-            target = match.group(2)
-            if target not in app.env.all_docs:
-                return match.group(0)
-            if match.group(1) == "title":
-                return html.escape(_title(app.env, target))
-            return str(builder.get_relative_uri(docname, target))
-
-        text = _PLACEHOLDER.sub(fill, node.astext())
-        node.replace_self(nodes.raw("", text, format="html"))
 
 
 DIRECTIVES = {
@@ -496,9 +555,10 @@ def _lift_sections(app: Sphinx, doctree: nodes.document) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    """Register the directives, the section's place and the link resolution."""
+    """Register the directives and the section's place (and the nodes and links they use)."""
+    app.setup_extension("autograd_notes.site.html_nodes")
+    app.setup_extension("autograd_notes.site.links")
     for name, directive in DIRECTIVES.items():
         app.add_directive(name, directive)
     app.connect("doctree-read", _lift_sections, priority=400)
-    app.connect("doctree-resolved", _resolve_links)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

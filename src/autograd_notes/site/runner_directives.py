@@ -72,6 +72,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("autograd_notes.site.runner_key")  # the records folder
     app.setup_extension("autograd_notes.site.page_meta")  # the site's address, for install-line
     app.setup_extension("autograd_notes.site.release_timeline")
+    app.setup_extension("autograd_notes.site.html_nodes")  # the runner pages' details and tabs
     app.connect("source-read", _add_runner_directives)
     for name, directive in DIRECTIVES.items():
         app.add_directive(name, directive)

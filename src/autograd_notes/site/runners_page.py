@@ -18,7 +18,6 @@ Three directives, registered by :mod:`autograd_notes.site.runner_directives`:
 
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +35,7 @@ from ..records.record import RUNNERS, Record, load_record, record_path
 from ..records.status import RecordMatch
 from .errors_page import ErrorIndexDirective, SourceStatusDirective, error_links
 from .gallery_rst import code_cells
+from .html_nodes import HtmlBlock, HtmlCode, HtmlInline, HtmlLine, RadioTab
 from .links import cell_anchor, cell_label, title_link
 from .nodes import RUNNER_NAMES, Cell, compose, list_of, make_table, untranslatable
 
@@ -287,13 +287,13 @@ class RunnerOutputsDirective(_RunnerDirective):
         tabs += [(f"{RUNNER_NAMES[r]} · {self.describe(rec)}", output) for r, rec, output in differing]
         container = nodes.container(classes=["runner-tabs"])
         for index, (label, lines) in enumerate(tabs):
-            tab_id = f"{group}-{index}"
-            checked = " checked" if index == 0 else ""
-            container += nodes.raw(
+            container += RadioTab(
                 "",
-                f'<input type="radio" name="{group}" id="{tab_id}"{checked}>'
-                f'<label for="{tab_id}">{html.escape(label)}</label>',
-                format="html",
+                label,
+                group=group,
+                input_id=f"{group}-{index}",
+                checked=index == 0,
+                support_smartquotes=False,  # the labels as written, like the outputs
             )
             panel = nodes.container(classes=["runner-tab-panel"])
             panel += _output_block(lines) if lines else nodes.paragraph("", _("(no output)"))
@@ -455,45 +455,63 @@ class RunnerMatrixDirective(_RunnerDirective):
             RecordMatch.DIFFERS: _("differs"),
             RecordMatch.NONE: _("no record yet"),
         }[status.status]
-        mark = (
-            f'<span class="runner-mark" aria-hidden="true">{MARKS[status.status]}</span>'
-            f'<span class="runner-mark-label">{html.escape(label)}</span>'
-        )
+        mark = [
+            HtmlInline(
+                MARKS[status.status],
+                MARKS[status.status],
+                tag="span",
+                classes=["runner-mark"],
+                aria_hidden="true",
+            ),
+            HtmlInline(label, label, tag="span", classes=["runner-mark-label"]),
+        ]
         if record is None:
-            return nodes.raw(
+            return HtmlLine(
                 "",
-                f'<span class="runner-cell runner-none" title="{html.escape(label)}">{mark}</span>',
-                format="html",
+                "",
+                *mark,
+                tag="span",
+                classes=["runner-cell", "runner-none"],
+                title=label,
+                support_smartquotes=False,
             )
-        lines = [html.escape(self.describe(record))]
+        lines: list[list[nodes.Node]] = [[nodes.Text(self.describe(record))]]
         if status.status == RecordMatch.SAME:
-            lines.append(html.escape(_("This build printed the same.")))
+            lines.append([nodes.Text(_("This build printed the same."))])
         else:
             cells = list_of([str(cell) for cell in status.cells], self.config.language or "en")
             lines.append(
-                html.escape(
-                    _("Cells where this build printed something else: {cells}.").format(
-                        cells="".join(node.astext() for node in cells)
+                [
+                    nodes.Text(
+                        _("Cells where this build printed something else: {cells}.").format(
+                            cells="".join(node.astext() for node in cells)
+                        )
                     )
-                )
+                ]
             )
             if runner == self.this_runner:
-                below = html.escape(_("The differences follow the table."))
-                lines.append(f'<a href="#{_drift_id(example)}">{below}</a>')
+                below = _("The differences follow the table.")
+                lines.append([nodes.reference(below, below, refid=_drift_id(example), internal=True)])
             else:
                 why = {
                     reason_sentence(output_difference_reason(live, other)) for live, other in status.outputs
                 }
-                lines += [html.escape(reason) for reason in sorted(why)]
+                lines += [[nodes.Text(reason)] for reason in sorted(why)]
         shown = record_path(self.records_dir(), runner, example).relative_to(self.records_dir().parent)
-        lines.append(f"<code>{html.escape(shown.as_posix())}</code>")
-        details = "".join(f"<span>{line}</span>" for line in lines)
-        return nodes.raw(
+        lines.append([HtmlCode(shown.as_posix(), shown.as_posix())])
+        details = HtmlBlock(
             "",
-            f'<details class="runner-cell runner-{status.status}">'
-            f'<summary title="{html.escape(label)}">{mark}</summary>'
-            f'<span class="runner-cell-details">{details}</span></details>',
-            format="html",
+            *(HtmlLine("", "", *line, tag="span") for line in lines),
+            tag="span",
+            classes=["runner-cell-details"],
+        )
+        return HtmlBlock(
+            "",
+            HtmlLine("", "", *mark, tag="summary", title=label),
+            details,
+            tag="details",
+            classes=["runner-cell", f"runner-{status.status}"],
+            support_smartquotes=False,  # the records' words as written
         )
 
     def _drift(self, example: str, differences: tuple[Difference, ...]) -> list[nodes.Node]:

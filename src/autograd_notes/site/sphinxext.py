@@ -11,7 +11,9 @@ own handlers, e.g. :mod:`.stale_examples` and :mod:`.catalog_check` at
   deleted examples removed, every example run again when the runner changed.
 * :mod:`.runner_directives`: the recorded runners on the pages (the
   ``runner-*``, ``install-line`` and, through :mod:`.release_timeline`, the
-  timeline directives, inserted into every example page).
+  timeline directives, inserted into every example page), made of document
+  nodes: :mod:`.html_nodes` (the HTML elements docutils has no node for)
+  and :mod:`.links` (the links between pages that Sphinx checks).
 * :mod:`.page_meta`: pages for the web (canonical addresses, ``hreflang``
   alternates, Open Graph, the edit link, the runner in the footer);
   :mod:`.mathml`: math written as MathML at build time.
@@ -44,6 +46,8 @@ EXTENSIONS = (
     "autograd_notes.site.build_sync",
     "autograd_notes.site.thumbnails",
     "autograd_notes.site.theme_strings",
+    "autograd_notes.site.html_nodes",
+    "autograd_notes.site.links",
     "autograd_notes.site.release_timeline",
     "autograd_notes.site.page_meta",
     "autograd_notes.site.runner_key",

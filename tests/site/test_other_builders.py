@@ -1,0 +1,104 @@
+"""The timeline and runners pages are document nodes: any builder shows them, and Sphinx checks their links.
+
+A small site (one real example; the runners, errors and timeline pages) is
+built with the text builder, which knows none of the site's own HTML nodes
+and shows each as its docutils base; the same site without its timeline
+page fails the build, as the example's link to it points nowhere.
+
+sphinx-gallery writes its figures (``imgsgnode``) for HTML and LaTeX only:
+the text builds skip them (:data:`SKIP_FIGURES`, added to the copy's conf.py).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from _site import Build, small_site, sphinx_build
+
+pytestmark = pytest.mark.build
+
+EXAMPLE = "02_backward/plot_retain_graph.py"
+PAGE = "examples/02_backward/plot_retain_graph.txt"
+TITLE = "Backward twice: retain_graph"
+SKIP_FIGURES = """
+
+def setup(app):
+    from docutils import nodes
+    from sphinx_gallery.directives import imgsgnode
+
+    def skip(translator, node):
+        raise nodes.SkipNode
+
+    app.add_node(imgsgnode, override=True, text=(skip, None))
+"""
+
+
+def text_build(project: Path) -> Build:
+    """``sphinx-build -b text`` of ``project``, its gallery's figures skipped."""
+    with (project / "docs" / "conf.py").open("a", encoding="utf-8") as conf:
+        conf.write(SKIP_FIGURES)
+    return sphinx_build(project, "-b", "text", timeout=600)
+
+
+@pytest.fixture(scope="module")
+def text_site(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    result = text_build(small_site(tmp_path_factory.mktemp("text") / "project", [EXAMPLE]))
+    assert result.returncode == 0, result.output[-3000:]
+    assert "WARNING" not in result.output, result.output[-3000:]
+    return result
+
+
+def lines(text: str) -> list[str]:
+    return [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+
+
+def column(text: str, header: str, index: int) -> list[str]:
+    """The lines of a column of the text table whose header row starts with ``header``, head to foot."""
+    table = text[text.index(f"| {header}") :].split("\n\n")[0]
+    rows = [line for line in table.splitlines() if line.startswith("|") and not line.startswith("|=")]
+    return [row.strip("|").split("|")[index].strip() for row in rows]
+
+
+def test_the_example_page_has_its_timeline_in_text(text_site: Build) -> None:
+    page = text_site.page(PAGE)
+    section = page[page.index("Across PyTorch releases") :]
+    assert "Holds as documented in every recorded release" in section
+    assert "is the release the page documents" in " ".join(lines(section))
+    # the table: a row per checked cell, named by its link's text, a mark per release
+    rows = [line for line in lines(section) if re.match(r"\| Cell \d+ ", line)]
+    assert rows
+    assert all(row.count("✓") + row.count("◇") + row.count("≈") >= 1 for row in rows), rows
+    # the legend, and the link to the timeline page as its text
+    assert "* ✓ same as today" in lines(section)
+    assert "All examples and a changelog by release: Behaviour across PyTorch releases." in " ".join(
+        lines(section)
+    )
+
+
+def test_the_timeline_page_has_the_matrix_in_text(text_site: Build) -> None:
+    page = lines(text_site.page("timeline.txt"))
+    # the example's row, named by its page's title
+    assert any(line.startswith(f"| {TITLE}") for line in page), page
+    assert "* ✗ different outcome" in page
+
+
+def test_the_runners_page_has_each_mark_and_its_details_in_text(text_site: Build) -> None:
+    page = text_site.page("runners.txt")
+    assert "All 1 examples have a CPU record." in lines(page)
+    # the mark of the CPU record, and what opens under it, wrapped in the table's cell
+    cpu = column(page, "Example", 1)
+    assert " ".join(" ".join(cpu).split()).startswith("CPU runner (this build) ✓same torch 2.13.0+cpu")
+    assert "This build printed the same." in " ".join(cpu)
+    assert f'"records/cpu/{Path(EXAMPLE).with_suffix(".json").as_posix()}"' in "".join(cpu)
+    assert " ".join(" ".join(column(page, "Example", 2)).split()) == "CUDA runner –no record yet"
+
+
+def test_a_link_to_a_missing_page_fails_the_build(tmp_path: Path) -> None:
+    """Without the timeline page, the example's link to it is a warning (an error under -W)."""
+    result = text_build(small_site(tmp_path / "project", [EXAMPLE], pages=("runners", "errors")))
+    assert result.returncode != 0
+    assert re.search(r"plot_retain_graph\.rst.*WARNING: unknown document: '/timeline'", result.output), (
+        result.output[-3000:]
+    )
