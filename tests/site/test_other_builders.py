@@ -2,8 +2,9 @@
 
 A small site (one real example; the runners, errors and timeline pages) is
 built with the text builder, which knows none of the site's own HTML nodes
-and shows each as its docutils base; the same site without its timeline
-page fails the build, as the example's link to it points nowhere.
+and shows each as its docutils base; the same site with the record of an
+example it does not have fails the build, as the timeline page's link to
+that example's page points nowhere.
 
 sphinx-gallery writes its figures (``imgsgnode``) for HTML and LaTeX only:
 the text builds skip them (:data:`SKIP_FIGURES`, added to the copy's conf.py).
@@ -12,16 +13,18 @@ the text builds skip them (:data:`SKIP_FIGURES`, added to the copy's conf.py).
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
-from _site import Build, small_site, sphinx_build
+from _site import ROOT, Build, small_site, sphinx_build
 
 pytestmark = pytest.mark.build
 
 EXAMPLE = "02_backward/plot_retain_graph.py"
 PAGE = "examples/02_backward/plot_retain_graph.txt"
 TITLE = "Backward twice: retain_graph"
+GONE = "01_graph_basics/plot_tensor_kinds.py"  # an example the small site leaves out
 SKIP_FIGURES = """
 
 def setup(app):
@@ -96,9 +99,14 @@ def test_the_runners_page_has_each_mark_and_its_details_in_text(text_site: Build
 
 
 def test_a_link_to_a_missing_page_fails_the_build(tmp_path: Path) -> None:
-    """Without the timeline page, the example's link to it is a warning (an error under -W)."""
-    result = text_build(small_site(tmp_path / "project", [EXAMPLE], pages=("runners", "errors")))
+    """A record of an example the site does not have: the timeline page's link to its page is an error."""
+    project = small_site(tmp_path / "project", [EXAMPLE])
+    stale = Path("records/cpu") / Path(GONE).with_suffix(".json")
+    (project / stale).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(ROOT / stale, project / stale)
+    result = text_build(project)
     assert result.returncode != 0
-    assert re.search(r"plot_retain_graph\.rst.*WARNING: unknown document: '/timeline'", result.output), (
-        result.output[-3000:]
-    )
+    page = f"examples/{Path(GONE).with_suffix('').as_posix()}"
+    assert re.search(
+        rf"timeline\.md.*WARNING: 'autograd-notes-page' reference target not found: /{page}", result.output
+    ), result.output[-3000:]

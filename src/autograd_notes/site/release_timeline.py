@@ -340,12 +340,15 @@ def _diff_nodes(diff: WordDiff) -> list[nodes.Node]:
     return parts
 
 
-def timeline_nodes(timeline: ExampleTimeline, first_lines: list[int]) -> nodes.Element:
+def timeline_nodes(
+    timeline: ExampleTimeline, first_lines: list[int], *, timeline_page: bool = True
+) -> nodes.Element:
     """The body of an example's "Across PyTorch releases" section.
 
     Its cell links are references to the cells' labels on the example's page
     (each code cell of a page has one): ``first_lines`` are the first source
-    line of each of its code cells.
+    line of each of its code cells. It ends with a link to the timeline page
+    where the build has one (``timeline_page``).
     """
     names = mark_names()
     releases = timeline.releases
@@ -416,6 +419,7 @@ def timeline_nodes(timeline: ExampleTimeline, first_lines: list[int]) -> nodes.E
         _("All examples and a changelog by release: {link}."),
         link=doc_reference(TIMELINE_DOC, nodes.Text(_("Behaviour across PyTorch releases"))),
     )
+    end = [nodes.paragraph("", "", *more)] if timeline_page else []
     return HtmlBlock(
         "",
         nodes.paragraph("", "", *summary_sentence(timeline), classes=["tl-summary"]),
@@ -423,7 +427,7 @@ def timeline_nodes(timeline: ExampleTimeline, first_lines: list[int]) -> nodes.E
         table,
         legend(),
         *differences,
-        nodes.paragraph("", "", *more),
+        *end,
         tag="div",
         classes=["release-timeline"],
         # the text as written: no curly quotes in messages and version numbers
@@ -445,7 +449,11 @@ class ReleaseTimelineDirective(SphinxDirective):
         if timeline is None:
             section += nodes.paragraph("", _("This example has no record yet."))
             return untranslatable([section])
-        section += timeline_nodes(timeline, example_first_lines(self.env, example))
+        # a site may leave the timeline page out (a fixture site): no link to it then
+        timeline_page = TIMELINE_DOC in self.env.found_docs
+        section += timeline_nodes(
+            timeline, example_first_lines(self.env, example), timeline_page=timeline_page
+        )
         return untranslatable([section])
 
 
