@@ -36,17 +36,28 @@ def _variant() -> str:
         return f"CUDA {torch.version.cuda}"
     if getattr(torch.version, "hip", None):
         return f"ROCm {torch.version.hip}"
+    if getattr(torch.version, "xpu", None):
+        return f"XPU {torch.version.xpu}"
     return "CPU"
+
+
+def _device_name(device: torch.device) -> str:
+    """The GPU's name as PyTorch tells it; the machine's architecture on the CPU and on MPS."""
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    if device.type == "xpu":
+        return str(torch.xpu.get_device_name(device))
+    machine = platform.machine() or "CPU"
+    return f"Apple {machine} (MPS)" if device.type == "mps" else machine
 
 
 def runner_info() -> RunnerInfo:
     """Describe this runner (see :class:`RunnerInfo`)."""
     device = runner_device()
-    name = torch.cuda.get_device_name(device) if device.type == "cuda" else platform.machine() or "CPU"
     return RunnerInfo(
         torch_version=torch.__version__,
         variant=_variant(),
         device=device.type,
-        device_name=name,
+        device_name=_device_name(device),
         python=platform.python_version(),
     )

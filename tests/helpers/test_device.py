@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+import types
 
 import pytest
 import torch
 
 from autograd_notes import DEVICE_VARIABLE, runner_device
+from autograd_notes._device import device_available
 
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 
@@ -72,7 +74,7 @@ def test_invalid_value_names_variable_and_value(
     monkeypatch: pytest.MonkeyPatch, value: str, shown: str
 ) -> None:
     monkeypatch.setenv(DEVICE_VARIABLE, value)
-    expected = f"AUTOGRAD_NOTES_DEVICE={shown} is not one of cpu, cuda, auto"
+    expected = f"AUTOGRAD_NOTES_DEVICE={shown} is not one of cpu, cuda, mps, xpu, auto"
     with pytest.raises(ValueError, match=re.escape(expected)):
         runner_device()
 
@@ -84,3 +86,29 @@ def test_cuda_on_a_gpu_runner(monkeypatch: pytest.MonkeyPatch) -> None:
     device = runner_device()
     assert device == torch.device("cuda")
     assert torch.ones(1, device=device).device.type == "cuda"
+
+
+@pytest.mark.parametrize(("value", "name"), [("mps", "MPS"), ("xpu", "XPU")])
+def test_mps_or_xpu_without_it_is_an_error(monkeypatch: pytest.MonkeyPatch, value: str, name: str) -> None:
+    monkeypatch.setenv(DEVICE_VARIABLE, value)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    if hasattr(torch, "xpu"):
+        monkeypatch.setattr(torch.xpu, "is_available", lambda: False)
+    expected = f"AUTOGRAD_NOTES_DEVICE={value} but this PyTorch ({torch.__version__}) sees no {name} device"
+    with pytest.raises(RuntimeError, match=re.escape(expected)):
+        runner_device()
+
+
+@pytest.mark.parametrize("value", ["mps", "xpu"])
+def test_mps_or_xpu_with_it(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv(DEVICE_VARIABLE, value)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
+    monkeypatch.setattr(torch, "xpu", types.SimpleNamespace(is_available=lambda: True), raising=False)
+    assert runner_device() == torch.device(value)
+
+
+def test_a_build_without_the_backend_has_no_such_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr(torch, "xpu", raising=False)
+    assert not device_available("xpu")
+    assert device_available("cpu")
+    assert not device_available("tpu")

@@ -81,3 +81,11 @@ def test_runner_info_refuses_a_bad_device(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv(DEVICE_VARIABLE, "tpu")
     with pytest.raises(ValueError, match="AUTOGRAD_NOTES_DEVICE='tpu'"):
         runner_info()
+
+
+def test_runner_info_names_an_mps_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(DEVICE_VARIABLE, "mps")
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
+    monkeypatch.setattr(platform, "machine", lambda: "arm64")
+    info = runner_info()
+    assert (info.device, info.device_name) == ("mps", "Apple arm64 (MPS)")

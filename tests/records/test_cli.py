@@ -701,19 +701,44 @@ def test_capture_release_writes_this_release_records_only(run: Run, project: Pat
     assert record["runner"]["torch"] == torch.__version__
 
 
-def test_capture_release_refuses_the_pinned_release(run: Run, project: Path) -> None:
+def test_capture_release_of_the_pinned_release_writes_the_runner_records(
+    run: Run, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(torch.version, "cuda", None)  # the pinned release's own (CPU) build
     pin(project, RELEASE)
-    status, _, err = run("capture", "--release")
-    assert status == 2
-    assert f"PyTorch {RELEASE} is the pinned release: its records are records/cpu" in err
+    status, out, err = run("capture", "--release")
+    assert (status, err) == (0, "")
+    assert (
+        f"PyTorch {RELEASE} is the pinned release: its cpu records are the runner records, records/cpu" in out
+    )
+    assert out.splitlines()[-1] == f"wrote {RECORD}"
     assert not (project / "records" / "releases").exists()
 
 
-def test_capture_release_is_for_the_cpu_runner(run: Run, project: Path) -> None:
+def test_capture_release_of_the_pinned_cuda_build_on_the_cpu_is_a_release_record(
+    run: Run, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(torch.version, "cuda", "12.8")  # as the registry builds every release
+    pin(project, RELEASE)
+    status, out, err = run("capture", "--release")
+    assert (status, err) == (0, "")
+    assert out.splitlines()[-1] == f"wrote {RELEASE_RECORD}"
+    assert not (project / RECORD).exists()
+
+
+@pytest.mark.usefixtures("no_cuda")
+def test_capture_release_on_a_missing_gpu_is_a_usage_error(run: Run, project: Path) -> None:
     pin(project, "0.4.1")
-    status, _, err = run("capture", "--release", "--device", "cuda")
+    status, _, err = run("capture", "--release", "--device", "cuda", "--archive", "out.tar.gz")
     assert status == 2
-    assert "release records are captured on the cpu runner" in err
+    assert "cuda runner: no CUDA device is available to this PyTorch" in err
+    assert not (project / "records").exists()
+
+
+def test_mps_and_xpu_records_are_release_records(run: Run, project: Path) -> None:
+    status, _, err = run("capture", "--device", "mps")
+    assert status == 2
+    assert "mps records are release records: add --release" in err
 
 
 def test_a_release_run_never_overwrites_its_records_without_accept(

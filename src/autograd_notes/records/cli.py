@@ -1,7 +1,8 @@
-"""``python -m autograd_notes capture|drift``: record examples per runner, and report drift.
+"""``python -m autograd_notes capture|drift|ingest``: record examples, report drift, merge archives.
 
-Needs PyTorch and this package only (no Sphinx), so it runs on a bare GPU
-machine. See ``--help`` of each command.
+Needs PyTorch, NumPy and matplotlib only (no Sphinx, no nox, no network), so
+it runs from a plain copy of the source tree (``PYTHONPATH=src``) on a bare
+GPU machine. See ``--help`` of each command.
 """
 
 from __future__ import annotations
@@ -16,18 +17,18 @@ from pathlib import Path
 
 import torch
 
-from .._device import DEVICE_VARIABLE
-from .compare import compare_records
+from .._device import DEVICE_VARIABLE, device_available
+from .capture_run import Destination, compare_captured, run_captures
+from .ingest import ArchiveError, ingest
+from .isolated import DEFAULT_TIMEOUT_S
 from .notes import NOTES_FILE, build_notes, render_notes, site_address
 from .record import (
+    DEVICES,
     RUNNERS,
-    Record,
     RecordError,
     capture_example,
-    load_record,
     record_path,
-    same_behaviour,
-    write_record,
+    runner_metadata,
 )
 from .releases import PIN_FILE, RELEASES, pinned_torch, release_of, release_records
 from .report import (
@@ -37,7 +38,7 @@ from .report import (
     render_json,
     render_text,
 )
-from .status import DriftStatus
+from .status import DriftStatus, Merge
 from .timeline import load_timelines
 
 __all__ = ["main"]
@@ -91,27 +92,31 @@ def check_writes_this_release(root: Path, torch_version: str) -> None:
             f"this is PyTorch {torch_version}, but the records are those of the pinned PyTorch {pinned} "
             f"({PIN_FILE.as_posix()}): writing them from another release would make the pinned one drift. "
             "Run drift without --accept to see the differences, then change the page (raise the floor, "
-            "widen the documented pattern), or change the pin first."
+            "widen the documented pattern), or change the pin first. To record what this release does, "
+            "for the timeline, add --release."
         )
 
 
-def release_folder(root: Path, records: Path, torch_version: str, *, cuda_build: bool) -> Path:
-    """Where ``capture --release`` writes: ``records/releases/<release>``.
+def release_target(root: Path, records: Path, torch_version: str, device: str) -> tuple[Path, str]:
+    """Where ``capture --release --device <device>`` writes, and a sentence when it is the runner records.
 
-    The pinned release's own build is the runner records (a copy under
-    ``releases/`` would be a second truth); its CUDA build, which the registry
-    serves as for every other release, is recorded there: against it, the
-    timeline tells a difference of the build (pin_memory's message) from a
-    difference of the release.
+    Any release on any device: ``records/releases/<release>`` (its ``<device>``
+    folder). The pinned release's own builds are the runner records the pages
+    show, ``records/cpu`` and ``records/cuda`` (a copy under ``releases/`` would
+    be a second truth), so there it writes those: one command records any
+    release on any machine. The pinned release's CUDA build run on the CPU, as
+    the registry serves it for every other release, is a release record: against
+    it, the timeline tells a difference of the build (pin_memory's message) from
+    a difference of the release.
     """
     release = release_of(torch_version)
-    if release == pinned_torch(root) and not cuda_build:
-        raise UsageError(
-            f"PyTorch {release} is the pinned release: its records are {records.name}/cpu "
-            "(capture without --release); --release records the other releases, and the pinned "
-            "release's CUDA build, for the timeline"
+    cuda_build_on_cpu = device == "cpu" and torch.version.cuda is not None
+    if release == pinned_torch(root) and device in RUNNERS and not cuda_build_on_cpu:
+        return records, (
+            f"PyTorch {release} is the pinned release: its {device} records are the runner records, "
+            f"{records.name}/{device}"
         )
-    return release_records(records, release)
+    return release_records(records, release), ""
 
 
 def comparison_records(root: Path, records: Path, torch_version: str) -> tuple[Path, str]:
@@ -138,19 +143,26 @@ def comparison_records(root: Path, records: Path, torch_version: str) -> tuple[P
     )
 
 
-def select_runners(device: str) -> tuple[list[str], list[RunnerSkip]]:
-    """Choose the runners for this machine; CUDA is skipped, or required by REQUIRE_CUDA=1."""
+def select_runners(device: str, *, required: bool = False) -> tuple[list[str], list[RunnerSkip]]:
+    """Choose the runners for this machine.
+
+    CUDA is skipped when missing, unless ``REQUIRE_CUDA=1`` or ``required``
+    (an ``--archive`` run, which has nothing to archive without it) makes that
+    an error; MPS and XPU, only ever named on purpose, are an error when missing.
+    """
     wanted = list(RUNNERS) if device == "all" else [device]
     runners: list[str] = []
     skips: list[RunnerSkip] = []
     for runner in wanted:
-        if runner == "cuda" and not torch.cuda.is_available():
-            reason = f"no CUDA device is available to this PyTorch ({torch.__version__})"
-            if os.environ.get(REQUIRE_CUDA) == "1":
-                raise UsageError(f"cuda runner: {reason}, and {REQUIRE_CUDA}=1 requires it")
-            skips.append(RunnerSkip(runner, f"{reason} (set {REQUIRE_CUDA}=1 to make this an error)"))
-        else:
+        if device_available(runner):
             runners.append(runner)
+            continue
+        reason = f"no {runner.upper()} device is available to this PyTorch ({torch.__version__})"
+        if runner != "cuda" or required:
+            raise UsageError(f"{runner} runner: {reason}")
+        if os.environ.get(REQUIRE_CUDA) == "1":
+            raise UsageError(f"cuda runner: {reason}, and {REQUIRE_CUDA}=1 requires it")
+        skips.append(RunnerSkip(runner, f"{reason} (set {REQUIRE_CUDA}=1 to make this an error)"))
     return runners, skips
 
 
@@ -171,36 +183,18 @@ def on_runner(runner: str) -> Iterator[None]:
 def compare_example(
     root: Path, records: Path, runner: str, example: str, *, write_missing: bool, accept: bool
 ) -> ExampleResult:
-    """Capture one example on ``runner`` and compare it with its record, writing as allowed."""
-    path = record_path(records, runner, example)
-    old = load_record(path)
+    """Capture one example on ``runner`` in this process and compare it with its record."""
     with on_runner(runner):
         new = capture_example(root / "gallery", example, root)
-    result = ExampleResult(example, runner, DriftStatus.SAME, now=new["runner"])
-    if old is None:
-        result.status = DriftStatus.RECORDED if (write_missing or accept) else DriftStatus.NO_RECORD
-        if result.status == DriftStatus.RECORDED:
-            write_record(path, new)
-        return result
-    result.before, result.recorded = old["runner"], old["recorded"]
-    if same_behaviour(old, new):
-        if "seconds" not in old and (write_missing or accept):
-            # a record from before running times (capture): add it, change nothing else
-            timed = Record(
-                format=old["format"],
-                example=old["example"],
-                runner=old["runner"],
-                recorded=old["recorded"],
-                seconds=new["seconds"],
-                cells=old["cells"],
-            )
-            write_record(path, timed)
-        return result
-    result.differences = compare_records(old, new)
-    result.status = DriftStatus.ACCEPTED if accept else DriftStatus.DRIFT
-    if accept:
-        write_record(path, new)
-    return result
+    return compare_captured(records, runner, example, new, write_missing=write_missing, accept=accept)
+
+
+def _seconds(text: str) -> float:
+    """``--timeout``'s value: a positive number of seconds."""
+    value = float(text)
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -212,7 +206,12 @@ def _parser() -> argparse.ArgumentParser:
         description="Run examples on one runner and write records for those that have none. "
         "A record that differs is reported and kept unless --accept is given.",
     )
-    capture.add_argument("--device", choices=RUNNERS, default="cpu", help="the runner (default: cpu)")
+    capture.add_argument(
+        "--device",
+        choices=DEVICES,
+        default="cpu",
+        help="the runner (default: cpu); mps and xpu with --release only",
+    )
     drift = commands.add_parser(
         "drift",
         help="re-capture and compare with the committed records",
@@ -225,8 +224,39 @@ def _parser() -> argparse.ArgumentParser:
     capture.add_argument(
         "--release",
         action="store_true",
-        help="write this PyTorch release's records (records/releases/<version>/cpu), for the timeline",
+        help="record whatever PyTorch this is: records/releases/<version>/<device> (the pinned "
+        "release's CUDA records: records/cuda), for the timeline and the runners",
     )
+    capture.add_argument(
+        "--archive",
+        type=Path,
+        metavar="FILE.tar.gz",
+        help="also write every record of the run into one file, rewritten after each example "
+        "(python -m autograd_notes ingest adds it to records/)",
+    )
+    capture.add_argument(
+        "--isolate",
+        action="store_true",
+        help="run each example in a fresh process, with a timeout and a progress line "
+        "(always so on a GPU and with --archive)",
+    )
+    capture.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"how long one example's process may run (default: {DEFAULT_TIMEOUT_S:g})",
+    )
+    merge = commands.add_parser(
+        "ingest",
+        help="add a record archive (capture --archive) to records/, checking all of it first",
+        description="Check a record archive whole (its members' names and sizes, every record "
+        "against the gallery's scripts) and add its records to records/. A record that differs "
+        "from the committed one is kept, and reported, unless --accept is given. Exit status 2 "
+        "when the archive is refused (nothing is written), 1 when a differing record was kept.",
+    )
+    merge.add_argument("archive", type=Path, help="the archive, e.g. autograd-notes-2.11.0-cuda.tar.gz")
+    merge.add_argument("--accept", action="store_true", help="replace committed records that differ")
     notes = commands.add_parser(
         "release-notes",
         help="write what each release is recorded to do into the package (src/autograd_notes/"
@@ -235,7 +265,7 @@ def _parser() -> argparse.ArgumentParser:
         "--check only says whether the committed file is up to date (exit status 1 if not).",
     )
     notes.add_argument("--check", action="store_true", help="compare instead of writing")
-    for command in (capture, drift, notes):
+    for command in (capture, drift, notes, merge):
         command.add_argument("--root", type=Path, help="project folder (default: found from the current one)")
         command.add_argument("--records", type=Path, help="records folder (default: <root>/records)")
     for command in (capture, drift):
@@ -263,6 +293,40 @@ def release_notes(root: Path, records: Path, *, check: bool) -> int:
     return 0
 
 
+def _printable(text: str) -> str:
+    """Text from an archive as a terminal may show it: control characters escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def ingest_archive(root: Path, records: Path, archive: Path, *, accept: bool) -> int:
+    """``ingest``: merge ``archive`` into ``records``, print what was done; the exit status."""
+    try:
+        manifest, merged = ingest(archive, root, records, accept=accept)
+    except (ArchiveError, RecordError) as error:
+        print(f"error: {_printable(str(error))}", file=sys.stderr)
+        return 2
+    runner = manifest["runner"]
+    print(
+        f"{archive.name}: PyTorch {_printable(runner['torch'])} on {_printable(runner['device'])} "
+        f"({_printable(runner['device_name'])}), {len(merged)} record(s)"
+    )
+    for item in merged:
+        print(f"{item.outcome}: {records.name}/{item.place}")
+    for result in manifest["results"]:
+        if result["status"] in (DriftStatus.TIMED_OUT, DriftStatus.NO_RESULT):
+            print(f"not recorded there: {_printable(result['example'])} ({_printable(result['status'])})")
+    counts = {outcome: sum(m.outcome == outcome for m in merged) for outcome in Merge}
+    print(", ".join(f"{n} {outcome}" for outcome, n in counts.items() if n) or "no records")
+    if counts[Merge.KEPT]:
+        print(
+            "ingest: records that differ were kept; read the differences (python -m autograd_notes "
+            "drift), then pass --accept to replace them",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     args = _parser().parse_args(argv)
@@ -271,26 +335,43 @@ def main(argv: list[str] | None = None) -> int:
         records = (args.records or root / "records").resolve()
         if args.command == "release-notes":
             return release_notes(root, records, check=args.check)
+        if args.command == "ingest":
+            return ingest_archive(root, records, args.archive, accept=args.accept)
         examples = select_examples(root / "gallery", args.examples)
-        against = ""
+        records_root, against = records, ""
         if getattr(args, "release", False):
-            if args.device != "cpu":
-                raise UsageError("release records are captured on the cpu runner (--device cpu)")
-            cuda_build = torch.version.cuda is not None
-            records = release_folder(root, records, torch.__version__, cuda_build=cuda_build)
+            records, against = release_target(root, records, torch.__version__, args.device)
         else:
+            if args.command == "capture" and args.device not in RUNNERS:
+                raise UsageError(f"{args.device} records are release records: add --release")
             if args.accept or args.command == "capture":
                 check_writes_this_release(root, torch.__version__)
             if args.command == "drift":
                 records, against = comparison_records(root, records, torch.__version__)
-        runners, skips = select_runners(args.device)
-        results = [
-            compare_example(
-                root, records, runner, example, write_missing=args.command == "capture", accept=args.accept
-            )
-            for runner in runners
-            for example in examples
-        ]
+        archive = getattr(args, "archive", None)
+        runners, skips = select_runners(args.device, required=archive is not None)
+        if args.command == "capture" and runners and (args.isolate or archive or args.device != "cpu"):
+            if against:
+                print(against, flush=True)
+                against = ""
+            with on_runner(args.device):
+                runner = runner_metadata()
+            place = (records / args.device).relative_to(records_root).as_posix()
+            where = Destination(records, args.device, archive, place)
+            results = run_captures(root, examples, runner, where, timeout=args.timeout, accept=args.accept)
+        else:
+            results = [
+                compare_example(
+                    root,
+                    records,
+                    runner,
+                    example,
+                    write_missing=args.command == "capture",
+                    accept=args.accept,
+                )
+                for runner in runners
+                for example in examples
+            ]
     except (UsageError, RecordError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -307,7 +388,17 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(
             json.dumps(render_json(results, skips), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
         )
-    if against and records.parent.name == RELEASES and any(r.status == DriftStatus.DRIFT for r in results):
+    if getattr(args, "archive", None) and args.archive.exists():
+        print(
+            f"archive: {args.archive} (bring it back, then: "
+            f"python -m autograd_notes ingest {args.archive.name})"
+        )
+    if (
+        against
+        and args.command == "drift"
+        and records.parent.name == RELEASES
+        and any(r.status == DriftStatus.DRIFT for r in results)
+    ):
         print(
             f"These are the release records of PyTorch {records.name}, not the pinned release's: "
             "to record what it does now, run `python -m autograd_notes capture --release --accept` with it.",

@@ -23,8 +23,10 @@ import torch
 from .._events import Event
 from .._runner import runner_info
 from .cells import run_cells
+from .device_details import GpuDetails, gpu_details
 
 __all__ = [
+    "DEVICES",
     "RUNNERS",
     "CellRecord",
     "CellStatus",
@@ -34,20 +36,25 @@ __all__ = [
     "load_all_records",
     "load_record",
     "record_path",
+    "record_text",
     "runner_metadata",
     "same_behaviour",
     "write_record",
 ]
 
 RUNNERS = ("cpu", "cuda")
+"""The runners of the pinned release, ``records/<runner>``: what the site documents today."""
+DEVICES = ("cpu", "cuda", "mps", "xpu")
+"""The devices a capture runs on; those not in :data:`RUNNERS` only for release records
+(``records/releases/<release>/<device>``)."""
 FORMAT = 1
 
 CellStatus = Literal["ran", "failed", "unavailable", "not run"]
 """How a cell's run ended (:class:`~.cells.CellResult`)."""
 
 
-class Runner(TypedDict):
-    """The runner of a capture (:func:`runner_metadata`)."""
+class Runner(GpuDetails):
+    """The runner of a capture (:func:`runner_metadata`); a GPU's details only on a GPU runner."""
 
     device: str
     device_name: str
@@ -98,7 +105,12 @@ class RecordError(Exception):
 
 
 def runner_metadata() -> Runner:
-    """Describe the runner of a capture: PyTorch, its build, device and Python."""
+    """Describe the runner of a capture: PyTorch, its build, device and Python.
+
+    A GPU runner adds what PyTorch tells of its GPU (compute capability, ROCm
+    version, driver: :func:`~.device_details.gpu_details`); a CPU runner's
+    metadata is the same six keys as ever.
+    """
     info = runner_info()
     return {
         "device": info.device,
@@ -107,6 +119,7 @@ def runner_metadata() -> Runner:
         "variant": info.variant,
         "cuda": torch.version.cuda,
         "python": info.python,
+        **gpu_details(torch.device(info.device)),
     }
 
 
@@ -156,10 +169,15 @@ def load_record(path: Path) -> Record | None:
     return cast("Record", record)
 
 
+def record_text(record: Record) -> str:
+    """``record`` as its file holds it: stable, diff-friendly JSON."""
+    return json.dumps(record, indent=1, ensure_ascii=False) + "\n"
+
+
 def write_record(path: Path, record: Record) -> None:
     """Write ``record`` as stable, diff-friendly JSON."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(record_text(record), encoding="utf-8")
 
 
 def load_all_records(records: Path) -> dict[str, dict[str, Record]]:

@@ -9,7 +9,7 @@ from .compare import Difference, DifferenceKind, render_word_diff
 from .record import Runner
 from .status import DriftStatus
 
-__all__ = ["ExampleResult", "RunnerSkip", "exit_status", "render_json", "render_text"]
+__all__ = ["UNRECORDED", "ExampleResult", "RunnerSkip", "exit_status", "render_json", "render_text"]
 
 
 @dataclass
@@ -23,6 +23,12 @@ class ExampleResult:
     before: Runner | None = None
     recorded: str | None = None
     differences: list[Difference] = field(default_factory=list)
+    note: str = ""
+    """Why no record was made (:attr:`DriftStatus.TIMED_OUT`, :attr:`DriftStatus.NO_RESULT`)."""
+
+
+UNRECORDED = (DriftStatus.TIMED_OUT, DriftStatus.NO_RESULT)
+"""The statuses of an example whose run made no record."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,9 @@ def render_text(results: list[ExampleResult], skips: list[RunnerSkip]) -> str:
         if result.status == DriftStatus.NO_RECORD:
             lines.append("  no record yet: run `python -m autograd_notes capture` and commit it")
             continue
+        if result.status in UNRECORDED:
+            lines.append(textwrap.indent(result.note or "no record was made", "  "))
+            continue
         lines.append(f"  recorded: {_torch(result.before)}, {result.recorded}")
         lines.append(f"  now:      {_torch(result.now)}")
         was, now = result.before.get("variant") if result.before else None, result.now.get("variant")
@@ -100,6 +109,9 @@ def render_text(results: list[ExampleResult], skips: list[RunnerSkip]) -> str:
         lines.append(f"{skip.runner}: skipped: {skip.reason}")
     if drifted:
         lines.extend(_summary(drifted))
+    unrecorded = [r.example for r in results if r.status in UNRECORDED]
+    if unrecorded:
+        lines.append(f"Not recorded ({len(unrecorded)}): {', '.join(unrecorded)}")
     if not drifted and not any(r.status == DriftStatus.NO_RECORD for r in results):
         lines.append("No behaviour drift.")
     else:
@@ -158,6 +170,7 @@ def render_json(results: list[ExampleResult], skips: list[RunnerSkip]) -> dict[s
                 "before": r.before,
                 "now": r.now,
                 "differences": [d.as_dict() for d in r.differences],
+                **({"note": r.note} if r.note else {}),
             }
             for r in results
         ],
@@ -165,5 +178,5 @@ def render_json(results: list[ExampleResult], skips: list[RunnerSkip]) -> dict[s
 
 
 def exit_status(results: list[ExampleResult]) -> int:
-    """1 when any example drifted or has no record, else 0."""
-    return int(any(r.status in (DriftStatus.DRIFT, DriftStatus.NO_RECORD) for r in results))
+    """1 when any example drifted, has no record, or made none (timed out, crashed), else 0."""
+    return int(any(r.status in (DriftStatus.DRIFT, DriftStatus.NO_RECORD, *UNRECORDED) for r in results))

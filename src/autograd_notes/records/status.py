@@ -3,7 +3,8 @@
 * :class:`DriftStatus`: an example captured again against its record (the drift report);
 * :class:`Mark`: one documented check on one PyTorch release against today (the timeline);
 * :class:`RecordMatch`: a runner's record of an example against what this build printed
-  (the runners page).
+  (the runners page);
+* :class:`Merge`: a record of an archive against the committed one (``ingest``).
 
 Each member *is* its word (a ``str``): it compares equal to it, and formats and
 serialises as it (``f"{Mark.SAME}"`` and ``json.dumps`` give ``same``), so that
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-__all__ = ["DriftStatus", "Mark", "RecordMatch", "Word"]
+__all__ = ["DriftStatus", "Mark", "Merge", "RecordMatch", "Word"]
 
 
 class Word(str, Enum):
@@ -40,6 +41,10 @@ class DriftStatus(Word):
     """There was no record, and the capture wrote one."""
     ACCEPTED = "accepted"
     """It differed, and ``--accept`` overwrote the record."""
+    TIMED_OUT = "timed out"
+    """Its process ran past the per-example timeout and was ended: no record was made."""
+    NO_RESULT = "no result"
+    """Its process ended without a record (it crashed, or could not start the example)."""
 
 
 class Mark(Word):
@@ -66,3 +71,16 @@ class RecordMatch(Word):
     DIFFERS = "differs"
     NONE = "none"
     """The runner has no record of the example."""
+
+
+class Merge(Word):
+    """What ``ingest`` did with one record of an archive."""
+
+    ADDED = "added"
+    """There was no record: the archive's was written."""
+    UNCHANGED = "unchanged"
+    """The committed record says the same (its date, running time and runner aside): it is kept."""
+    KEPT = "kept"
+    """The committed record differs, and is kept: ``--accept`` replaces it."""
+    REPLACED = "replaced"
+    """The committed record differed, and ``--accept`` replaced it."""

@@ -1,0 +1,132 @@
+"""One capture run: every example in turn, a progress line each, records written as they are made.
+
+:func:`compare_captured` compares one new capture with its record and writes
+what ``capture`` / ``drift`` may write. :func:`run_captures` is what a
+machine that records many examples in one go runs (``capture`` with a GPU,
+``--archive`` or ``--isolate``): each example in a fresh process
+(:mod:`.isolated`) with a timeout; after each, a line ``[ 3/49]
+05_inplace/plot_x.py  4.2 s  recorded``, its record written at once, and the
+archive (``--archive``) rewritten with every record so far: a run cut off at a
+machine's time limit leaves what it did, on disk and in the archive. The total
+time is printed at the end.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .archive import ARCHIVE_FORMAT, Manifest, RunResult, write_archive
+from .compare import compare_records
+from .isolated import capture_isolated
+from .record import Record, Runner, load_record, record_path, same_behaviour, write_record
+from .releases import release_of
+from .report import ExampleResult
+from .status import DriftStatus
+
+__all__ = ["Destination", "compare_captured", "run_captures"]
+
+
+def compare_captured(
+    records: Path, runner: str, example: str, new: Record, *, write_missing: bool, accept: bool
+) -> ExampleResult:
+    """Compare a new capture of ``example`` with its record under ``records``, writing as allowed."""
+    path = record_path(records, runner, example)
+    old = load_record(path)
+    result = ExampleResult(example, runner, DriftStatus.SAME, now=new["runner"])
+    if old is None:
+        result.status = DriftStatus.RECORDED if (write_missing or accept) else DriftStatus.NO_RECORD
+        if result.status == DriftStatus.RECORDED:
+            write_record(path, new)
+        return result
+    result.before, result.recorded = old["runner"], old["recorded"]
+    if same_behaviour(old, new):
+        if "seconds" not in old and (write_missing or accept):
+            # a record from before running times (capture): add it, change nothing else
+            timed = Record(
+                format=old["format"],
+                example=old["example"],
+                runner=old["runner"],
+                recorded=old["recorded"],
+                seconds=new["seconds"],
+                cells=old["cells"],
+            )
+            write_record(path, timed)
+        return result
+    result.differences = compare_records(old, new)
+    result.status = DriftStatus.ACCEPTED if accept else DriftStatus.DRIFT
+    if accept:
+        write_record(path, new)
+    return result
+
+
+@dataclass(frozen=True)
+class Destination:
+    """Where a run writes: the records folder, its runner subfolder, and the archive if any."""
+
+    records: Path
+    """``records/`` or ``records/releases/<release>``."""
+    runner: str
+    """The subfolder: the device (``cpu``, ``cuda``, ``mps``, ``xpu``)."""
+    archive: Path | None
+    place: str
+    """The runner's folder inside ``records/`` (``cuda``, ``releases/2.11.0/cuda``): the archive's."""
+
+
+def _progress(index: int, total: int, example: str, seconds: float, outcome: str) -> None:
+    width = len(str(total))
+    print(f"[{index:>{width}}/{total}] {example}  {seconds:.1f} s  {outcome}", flush=True)
+
+
+def run_captures(
+    root: Path,
+    examples: list[str],
+    runner: Runner,
+    where: Destination,
+    *,
+    timeout: float,
+    accept: bool,
+) -> list[ExampleResult]:
+    """Capture ``examples`` one by one on ``runner['device']``, each in its own process."""
+    device = runner["device"]
+    results: list[ExampleResult] = []
+    archived: dict[str, Record] = {}
+    ran: list[RunResult] = []
+    start = time.perf_counter()
+    for index, example in enumerate(examples, start=1):
+        record, seconds, why = _isolated(root, example, device, timeout)
+        if record is None:
+            status = DriftStatus.TIMED_OUT if why.startswith("timed out") else DriftStatus.NO_RESULT
+            result = ExampleResult(example, device, status, now=runner, note=why)
+        else:
+            result = compare_captured(
+                where.records, where.runner, example, record, write_missing=True, accept=accept
+            )
+            archived[f"{where.place}/{Path(example).with_suffix('.json').as_posix()}"] = record
+        results.append(result)
+        ran.append(RunResult(example=example, status=result.status.value, seconds=round(seconds, 1)))
+        _progress(index, len(examples), example, seconds, result.status.value)
+        if result.status in (DriftStatus.TIMED_OUT, DriftStatus.NO_RESULT):
+            print(f"    {why.splitlines()[0] if why else 'no record was made'}", flush=True)
+        if where.archive is not None:
+            manifest = Manifest(
+                format=ARCHIVE_FORMAT,
+                release=release_of(runner["torch"]),
+                runner=runner,
+                members=[],
+                results=ran,
+            )
+            write_archive(where.archive, archived, manifest)
+    total = time.perf_counter() - start
+    print(f"captured {len(examples)} example(s) on {device} in {total:.1f} s", flush=True)
+    return results
+
+
+def _isolated(root: Path, example: str, device: str, timeout: float) -> tuple[Record | None, float, str]:
+    outcome = capture_isolated(root, example, device, timeout)
+    if outcome.timed_out:
+        return None, outcome.seconds, f"timed out after {timeout:g} s (--timeout): no record was made"
+    if outcome.record is None:
+        return None, outcome.seconds, f"its process ended without a record: {outcome.output}"
+    return outcome.record, outcome.seconds, ""

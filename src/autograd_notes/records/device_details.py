@@ -1,0 +1,65 @@
+"""What PyTorch can tell about a runner's GPU, for the records of GPU runners.
+
+A record of a GPU run says which GPU it ran on: its compute capability
+(``"9.0"`` for an H100), the ROCm version of a ROCm build (the CUDA version
+is the record's ``cuda`` already), and the driver's version where this
+PyTorch can tell it (``torch.cuda.driver_version()``, which older releases
+lack: then it is left out, never guessed). Everything comes from PyTorch
+itself: no ``nvidia-smi``, no other package. A CPU record has none of it.
+"""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+import torch
+
+__all__ = ["GpuDetails", "gpu_details"]
+
+
+class GpuDetails(TypedDict, total=False):
+    """The keys a GPU runner's record adds to its runner (each only where PyTorch tells it)."""
+
+    capability: str
+    """Compute capability, ``major.minor`` (CUDA and ROCm devices)."""
+    arch: str
+    """The GPU's architecture name on ROCm (``gcnArchName``, e.g. ``gfx942``)."""
+    hip: str
+    """The ROCm (HIP) version of a ROCm build of PyTorch."""
+    driver: str
+    """The GPU driver's version, where PyTorch can tell it."""
+
+
+def _driver_version() -> str | None:
+    reader = getattr(torch.cuda, "driver_version", None)
+    if not callable(reader):
+        return None
+    try:
+        version = reader()
+    except (RuntimeError, AssertionError):  # a build or machine that cannot say
+        return None
+    return None if version is None else str(version)
+
+
+def gpu_details(device: torch.device) -> GpuDetails:
+    """The details of ``device`` that PyTorch can tell; empty for the CPU and MPS."""
+    details: GpuDetails = {}
+    if device.type == "xpu":
+        driver = getattr(torch.xpu.get_device_properties(device), "driver_version", None)
+        if driver:
+            details["driver"] = str(driver)
+        return details
+    if device.type != "cuda":
+        return details
+    properties = torch.cuda.get_device_properties(device)
+    details["capability"] = f"{properties.major}.{properties.minor}"
+    hip = getattr(torch.version, "hip", None)
+    if hip:
+        details["hip"] = str(hip)
+        arch = getattr(properties, "gcnArchName", None)
+        if arch:
+            details["arch"] = str(arch)
+    driver = _driver_version()
+    if driver is not None:
+        details["driver"] = driver
+    return details

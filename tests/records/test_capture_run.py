@@ -1,0 +1,185 @@
+"""capture --isolate / --archive: each example in a fresh process, with a timeout and progress.
+
+The examples of the project here crash their process, sleep past the
+timeout, or run: the run goes on past the first two, says what happened to
+each, and what it recorded is on disk and in the archive as soon as it is
+made, even when the run itself is cut off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from autograd_notes._device import DEVICE_VARIABLE
+from autograd_notes._reset import TIMEOUT_VARIABLE
+from autograd_notes.records.cli import main
+from autograd_notes.records.isolated import child_environment
+from autograd_notes.records.record import load_record
+
+FAST = '''"""
+Fast
+====
+
+Runs.
+"""
+
+# %%
+import torch
+
+from autograd_notes import check
+
+check(torch.ones(2).sum(), 2.0, label="total")
+'''
+CRASH = '"""\nCrash\n=====\n\nEnds its process.\n"""\n\n# %%\nimport os\n\nos._exit(3)\n'
+SLEEP = '''"""
+Sleep
+=====
+
+Never ends.
+"""
+
+# %%
+import os
+import time
+from pathlib import Path
+
+Path(os.environ["SLEEPER_PID"]).write_text(str(os.getpid()))
+time.sleep(600)
+'''
+PROGRESS = re.compile(r"^\[(\d)/(\d)\] (\S+)  \d+\.\d s  (.+)$")
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "project"
+    (root / "gallery" / "01_x").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "fixture"\n', encoding="utf-8")
+    for name, script in (("plot_fast", FAST), ("plot_crash", CRASH), ("plot_sleep", SLEEP)):
+        (root / "gallery" / "01_x" / f"{name}.py").write_text(script, encoding="utf-8")
+    monkeypatch.setenv("SLEEPER_PID", str(tmp_path / "sleeper.pid"))
+    for variable in (DEVICE_VARIABLE, TIMEOUT_VARIABLE, "REQUIRE_CUDA"):
+        monkeypatch.delenv(variable, raising=False)
+    return root
+
+
+@pytest.fixture
+def sleeper(tmp_path: Path) -> Iterator[Path]:
+    """The pid file of the sleeping example; whatever is left of it is ended after the test."""
+    path = tmp_path / "sleeper.pid"
+    yield path
+    if path.exists():
+        pid = int(path.read_text())
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def progress(out: str) -> list[tuple[str, str]]:
+    found = [PROGRESS.match(line) for line in out.splitlines()]
+    return [(m.group(3), m.group(4)) for m in found if m]
+
+
+def archive_content(path: Path) -> tuple[dict[str, Any], list[str]]:
+    with tarfile.open(path) as tar:
+        names = tar.getnames()
+        manifest = tar.extractfile("manifest.json")
+        assert manifest is not None
+        return json.load(manifest), names
+
+
+def test_a_crash_is_reported_and_the_run_goes_on(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    archive = tmp_path / "out" / "cpu.tar.gz"
+    status = main(["capture", "--root", str(project), "--archive", str(archive), "plot_crash", "plot_fast"])
+    out, err = capsys.readouterr()
+    assert status == 1, out + err
+    assert progress(out) == [("01_x/plot_crash.py", "no result"), ("01_x/plot_fast.py", "recorded")]
+    lines = out.splitlines()
+    assert lines[lines.index(next(line for line in lines if "plot_crash.py" in line)) + 1] == (
+        "    its process ended without a record: exit status 3"
+    )
+    assert re.search(r"^captured 2 example\(s\) on cpu in \d+\.\d s$", out, re.MULTILINE)
+    assert "Not recorded (1): 01_x/plot_crash.py" in lines
+    assert (project / "records" / "cpu" / "01_x" / "plot_fast.json").exists()
+    assert not (project / "records" / "cpu" / "01_x" / "plot_crash.json").exists()
+    manifest, names = archive_content(archive)
+    assert names == ["manifest.json", "records/cpu/01_x/plot_fast.json"]
+    assert [(r["example"], r["status"]) for r in manifest["results"]] == [
+        ("01_x/plot_crash.py", "no result"),
+        ("01_x/plot_fast.py", "recorded"),
+    ]
+    assert not archive.with_name("cpu.tar.gz.partial").exists()
+
+
+def test_an_example_past_its_timeout_is_ended(
+    project: Path, sleeper: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    start = time.perf_counter()
+    status = main(["capture", "--root", str(project), "--isolate", "--timeout", "6", "plot_sleep"])
+    out, _ = capsys.readouterr()
+    assert time.perf_counter() - start < 30
+    assert status == 1
+    assert progress(out) == [("01_x/plot_sleep.py", "timed out")]
+    assert "    timed out after 6 s (--timeout): no record was made" in out.splitlines()
+    assert not (project / "records").exists()
+    if sleeper.exists():  # it started before the timeout: it is gone now
+        with pytest.raises(ProcessLookupError):
+            os.kill(int(sleeper.read_text()), 0)
+
+
+def test_a_run_cut_off_leaves_what_it_recorded(project: Path, tmp_path: Path, sleeper: Path) -> None:
+    archive = tmp_path / "cpu.tar.gz"
+    command = [sys.executable, "-m", "autograd_notes", "capture", "--archive", str(archive)]
+    run = subprocess.Popen(
+        [*command, "plot_fast", "plot_sleep"],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert run.stdout is not None
+    first = run.stdout.readline()
+    deadline = time.monotonic() + 120
+    while not sleeper.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    run.kill()  # the machine's time limit, in the middle of the second example
+    run.communicate()
+    assert progress(first) == [("01_x/plot_fast.py", "recorded")]
+    record = load_record(project / "records" / "cpu" / "01_x" / "plot_fast.json")
+    assert record is not None
+    assert archive_content(archive)[1] == ["manifest.json", "records/cpu/01_x/plot_fast.json"]
+
+
+def test_the_child_runs_on_the_device_with_the_package_and_a_later_inner_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", "elsewhere")
+    monkeypatch.setenv(TIMEOUT_VARIABLE, "1")
+    env = child_environment("cuda", 120)
+    assert env[DEVICE_VARIABLE] == "cuda"
+    assert float(env[TIMEOUT_VARIABLE]) > 120  # the process's timeout ends it first
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    assert env["PYTHONPATH"].split(os.pathsep) == [src, "elsewhere"]
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "inf", "soon"])
+def test_a_bad_timeout_is_a_usage_error(
+    project: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["capture", "--root", str(project), "--timeout", value])
+    assert stop.value.code == 2
+    assert "--timeout" in capsys.readouterr().err

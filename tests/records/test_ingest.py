@@ -1,0 +1,416 @@
+"""python -m autograd_notes ingest: an archive from outside is checked whole, then merged.
+
+The project is a copy of one real gallery script and its committed CPU record
+(``records/cpu/...``), pinned to this PyTorch; each test makes an archive,
+most of them tampered with, and runs ``ingest`` on it.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import io
+import json
+import shutil
+import tarfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from autograd_notes.records.archive import MANIFEST, MAX_RECORD_BYTES, Manifest, write_archive
+from autograd_notes.records.cli import main
+from autograd_notes.records.record import Record, load_record, record_text
+from autograd_notes.records.releases import release_of
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = "02_backward/plot_retain_graph.py"
+PLACE = "cpu/02_backward/plot_retain_graph.json"
+MEMBER = f"records/{PLACE}"
+PINNED = release_of(torch.__version__)
+
+
+def committed_record() -> Record:
+    record = load_record(ROOT / "records" / PLACE)
+    assert record is not None
+    # as this PyTorch would record it, whatever release the committed one came from
+    record["runner"]["torch"] = torch.__version__
+    return record
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    (root / "gallery" / "02_backward").mkdir(parents=True)
+    shutil.copy(ROOT / "gallery" / EXAMPLE, root / "gallery" / EXAMPLE)
+    (root / "pyproject.toml").write_text('[project]\nname = "fixture"\n', encoding="utf-8")
+    (root / "constraints").mkdir()
+    (root / "constraints" / "torch.txt").write_text(f"torch=={PINNED}\n", encoding="utf-8")
+    return root
+
+
+def manifest_of(records: dict[str, Record]) -> Manifest:
+    runner = next(iter(records.values()))["runner"] if records else committed_record()["runner"]
+    return Manifest(format=1, release=PINNED, runner=runner, members=[], results=[])
+
+
+def good_archive(path: Path, record: Record | None = None) -> Path:
+    records = {PLACE: record or committed_record()}
+    write_archive(path, records, manifest_of(records))
+    return path
+
+
+def info(name: str, size: int, kind: bytes = tarfile.REGTYPE) -> tarfile.TarInfo:
+    member = tarfile.TarInfo(name)
+    member.size, member.type = size, kind
+    return member
+
+
+def raw_archive(path: Path, members: list[tuple[tarfile.TarInfo, bytes | io.RawIOBase | None]]) -> Path:
+    """An archive written by hand, member by member (``None``: a header only)."""
+    with gzip.open(path, "wb") as stream, tarfile.open(fileobj=stream, mode="w|") as tar:
+        for member, data in members:
+            if data is None:
+                tar.addfile(member)
+            else:
+                tar.addfile(member, io.BytesIO(data) if isinstance(data, bytes) else data)
+    return path
+
+
+def manifest_member(members: list[str]) -> tuple[tarfile.TarInfo, bytes]:
+    manifest = manifest_of({PLACE: committed_record()})
+    manifest["members"] = members
+    data = json.dumps(manifest).encode()
+    return info(MANIFEST, len(data)), data
+
+
+def record_member(record: Any, name: str = MEMBER) -> tuple[tarfile.TarInfo, bytes]:
+    data = json.dumps(record).encode()
+    return info(name, len(data)), data
+
+
+Ingest = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def ingest(project: Path, capsys: pytest.CaptureFixture[str]) -> Ingest:
+    def run(archive: Path, *args: str) -> tuple[int, str, str]:
+        status = main(["ingest", str(archive), "--root", str(project), *args])
+        out, err = capsys.readouterr()
+        return status, out, err
+
+    return run
+
+
+def written(project: Path) -> list[str]:
+    records = project / "records"
+    return sorted(p.relative_to(records).as_posix() for p in records.rglob("*")) if records.exists() else []
+
+
+def assert_refused(status: int, err: str, archive: Path, member: str | None, reason: str) -> None:
+    assert status == 2, err
+    named = f"member {member!r}: " if member is not None else ""
+    assert err.startswith(f"error: {archive.name}: {named}"), err
+    assert reason in err, err
+    assert err.rstrip().endswith("nothing was ingested"), err
+
+
+# -- a good archive -----------------------------------------------------------------------
+
+
+def test_an_archive_is_added_then_unchanged(project: Path, ingest: Ingest, tmp_path: Path) -> None:
+    archive = good_archive(tmp_path / "cpu.tar.gz")
+    status, out, err = ingest(archive)
+    assert (status, err) == (0, "")
+    assert out.splitlines() == [
+        f"cpu.tar.gz: PyTorch {torch.__version__} on cpu (x86_64), 1 record(s)",
+        f"added: records/{PLACE}",
+        "1 added",
+    ]
+    assert (project / "records" / PLACE).read_text(encoding="utf-8") == record_text(committed_record())
+    assert ingest(archive)[:2] == (0, out.replace("added", "unchanged"))
+
+
+def test_a_differing_record_is_kept_unless_accepted(project: Path, ingest: Ingest, tmp_path: Path) -> None:
+    ingest(good_archive(tmp_path / "first.tar.gz"))
+    before = (project / "records" / PLACE).read_text(encoding="utf-8")
+    changed = committed_record()
+    changed["cells"][1]["output"] = ["something else"]
+    archive = good_archive(tmp_path / "second.tar.gz", changed)
+    status, out, err = ingest(archive)
+    assert status == 1
+    assert f"kept: records/{PLACE}" in out.splitlines()
+    assert "records that differ were kept" in err
+    assert "--accept" in err
+    assert (project / "records" / PLACE).read_text(encoding="utf-8") == before
+    status, out, _ = ingest(archive, "--accept")
+    assert status == 0
+    assert f"replaced: records/{PLACE}" in out.splitlines()
+    assert load_record(project / "records" / PLACE) == changed
+
+
+def test_a_new_date_alone_keeps_the_committed_record(project: Path, ingest: Ingest, tmp_path: Path) -> None:
+    ingest(good_archive(tmp_path / "first.tar.gz"))
+    before = (project / "records" / PLACE).read_text(encoding="utf-8")
+    later = committed_record()
+    later["recorded"], later["seconds"] = "2099-01-01", 99.0
+    status, out, _ = ingest(good_archive(tmp_path / "later.tar.gz", later))
+    assert status == 0
+    assert f"unchanged: records/{PLACE}" in out.splitlines()
+    assert (project / "records" / PLACE).read_text(encoding="utf-8") == before
+
+
+@pytest.mark.parametrize(
+    "text", ["<script>alert(1)</script>", ".. raw:: html\n\n   <b>x</b>", "**bold** `code`"]
+)
+def test_a_message_is_data_kept_verbatim(project: Path, ingest: Ingest, tmp_path: Path, text: str) -> None:
+    record = committed_record()
+    cell = next(c for c in record["cells"] if c["events"])
+    event = cell["events"][0]
+    assert event["kind"] in ("error", "value", "warning")
+    if event["kind"] == "error":
+        event["message"] = text
+    else:
+        event["documented"] = text
+    cell["output"].append(text)
+    status, _, err = ingest(good_archive(tmp_path / "markup.tar.gz", record))
+    assert (status, err) == (0, "")
+    assert load_record(project / "records" / PLACE) == record  # not refused, not escaped, not altered
+    assert json.dumps(text)[1:-1] in (project / "records" / PLACE).read_text(encoding="utf-8")
+
+
+def test_a_release_record_of_another_device_goes_to_its_place(
+    project: Path, ingest: Ingest, tmp_path: Path
+) -> None:
+    record = committed_record()
+    record["runner"].update(
+        device="cuda", device_name="NVIDIA H100 80GB HBM3", torch="2.11.0+cu130", variant="CUDA 13.0"
+    )
+    record["runner"].update(cuda="13.0", capability="9.0", driver="580.65")
+    place = "releases/2.11.0/cuda/02_backward/plot_retain_graph.json"
+    manifest = Manifest(format=1, release="2.11.0", runner=record["runner"], members=[], results=[])
+    write_archive(tmp_path / "gpu.tar.gz", {place: record}, manifest)
+    status, out, err = ingest(tmp_path / "gpu.tar.gz")
+    assert (status, err) == (0, "")
+    assert (
+        out.splitlines()[0] == "gpu.tar.gz: PyTorch 2.11.0+cu130 on cuda (NVIDIA H100 80GB HBM3), 1 record(s)"
+    )
+    assert load_record(project / "records" / place) == record
+
+
+# -- tampered archives: refused whole, naming the archive and the member --------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "../evil.json",
+        "records/../../evil.json",
+        "records/cpu/../../../evil.json",
+        "./records/cpu/02_backward/plot_retain_graph.json",
+        "/tmp/evil.json",
+        "records\\cpu\\evil.json",
+    ],
+)
+def test_a_path_that_leaves_the_archive_is_refused(
+    project: Path, ingest: Ingest, tmp_path: Path, name: str
+) -> None:
+    archive = raw_archive(
+        tmp_path / "evil.tar.gz", [manifest_member([MEMBER]), record_member(committed_record(), name)]
+    )
+    status, _, err = ingest(archive)
+    assert_refused(status, err, archive, name, "path")
+    assert written(project) == []
+    assert not (tmp_path / "evil.json").exists()
+
+
+@pytest.mark.parametrize("kind", [tarfile.SYMTYPE, tarfile.LNKTYPE])
+def test_a_link_is_refused(project: Path, ingest: Ingest, tmp_path: Path, kind: bytes) -> None:
+    link = info(MEMBER, 0, kind)
+    link.linkname = "/etc/passwd"
+    archive = raw_archive(tmp_path / "link.tar.gz", [manifest_member([MEMBER]), (link, None)])
+    status, _, err = ingest(archive)
+    assert_refused(status, err, archive, MEMBER, "a link (to '/etc/passwd')")
+    assert written(project) == []
+
+
+def test_a_folder_is_refused(ingest: Ingest, tmp_path: Path) -> None:
+    archive = raw_archive(tmp_path / "dir.tar.gz", [(info("records/cpu", 0, tarfile.DIRTYPE), None)])
+    assert_refused(*ingest(archive)[::2], archive, "records/cpu", "not a plain file")
+
+
+class Zeros(io.RawIOBase):
+    """``size`` zero bytes, made as they are read: a big member without a big file."""
+
+    def __init__(self, size: int) -> None:
+        self.left = size
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        count = min(len(buffer), self.left)
+        buffer[:count] = bytes(count)
+        self.left -= count
+        return count
+
+
+HUNDRED_MB = 100 * 2**20
+
+
+def test_a_100_mb_member_is_refused_from_its_header(project: Path, ingest: Ingest, tmp_path: Path) -> None:
+    archive = raw_archive(
+        tmp_path / "big.tar.gz", [manifest_member([MEMBER]), (info(MEMBER, HUNDRED_MB), Zeros(HUNDRED_MB))]
+    )
+    assert archive.stat().st_size < 2**20  # zeros pack small: the size is in the header
+    start = time.perf_counter()
+    status, _, err = ingest(archive)
+    assert_refused(status, err, archive, MEMBER, f"{HUNDRED_MB} bytes, more than the {MAX_RECORD_BYTES}")
+    assert time.perf_counter() - start < 5  # not unpacked
+    assert written(project) == []
+
+
+def test_a_header_claiming_100_mb_is_refused_before_its_content_is_read(
+    ingest: Ingest, tmp_path: Path
+) -> None:
+    # only the header: reading its content would end in "unexpected end of data" instead
+    path = tmp_path / "claims.tar.gz"
+    with gzip.open(path, "wb") as stream:
+        stream.write(info(MEMBER, HUNDRED_MB).tobuf(format=tarfile.PAX_FORMAT))
+    assert_refused(*ingest(path)[::2], path, MEMBER, f"{HUNDRED_MB} bytes")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "README.md",
+        "records/cpu/02_backward/notes.txt",
+        "records/gpu/02_backward/plot_retain_graph.json",
+        "records/releases/latest/cuda/02_backward/plot_retain_graph.json",
+        "records/cpu/plot_retain_graph.json",
+    ],
+)
+def test_an_unexpected_file_is_refused(project: Path, ingest: Ingest, tmp_path: Path, name: str) -> None:
+    archive = raw_archive(tmp_path / "extra.tar.gz", [good_member(), (info(name, 2), b"{}")])
+    assert_refused(*ingest(archive)[::2], archive, name, "an unexpected file")
+    assert written(project) == []
+
+
+def good_member() -> tuple[tarfile.TarInfo, bytes]:
+    return record_member(committed_record())
+
+
+def test_a_record_of_an_unknown_example_is_refused(project: Path, ingest: Ingest, tmp_path: Path) -> None:
+    record = committed_record()
+    record["example"] = "02_backward/plot_no_such_page.py"
+    name = "records/cpu/02_backward/plot_no_such_page.json"
+    archive = raw_archive(tmp_path / "unknown.tar.gz", [manifest_member([name]), record_member(record, name)])
+    assert_refused(
+        *ingest(archive)[::2],
+        archive,
+        name,
+        "'02_backward/plot_no_such_page.py' is not an example of this gallery",
+    )
+    assert written(project) == []
+
+
+def test_a_record_whose_cells_are_not_the_scripts_is_refused(ingest: Ingest, tmp_path: Path) -> None:
+    record = committed_record()
+    record["cells"] = record["cells"][:-1]
+    archive = raw_archive(tmp_path / "cells.tar.gz", [manifest_member([MEMBER]), record_member(record)])
+    assert_refused(*ingest(archive)[::2], archive, MEMBER, "cells: the record's cells (lines ")
+
+
+def change(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
+    def apply(record: dict[str, Any]) -> None:
+        *parents, last = path.split(".")
+        target: Any = record
+        for part in parents:
+            target = target[int(part)] if part.isdigit() else target[part]
+        target[int(last) if last.isdigit() else last] = value
+
+    return apply
+
+
+@pytest.mark.parametrize(
+    ("edit", "reason"),
+    [
+        (change("seconds", "fast"), "seconds: must be a finite number, not 'fast'"),
+        (change("format", 2), "format: must be 1, not 2"),
+        (change("runner.device_name", 3), "runner.device_name: must be a string, not int"),
+        (change("runner.hostname", "laptop"), "runner: unexpected key(s): 'hostname'"),
+        (change("recorded", "yesterday"), "recorded: must be a date, YYYY-MM-DD"),
+        (change("cells.1.status", "exploded"), "cells[1].status: must be one of 'ran', 'failed'"),
+        (change("cells.1.output", ["x" * 70_000]), "cells[1].output[0]: is a string of 70000 characters"),
+        (change("cells.1.events", [{"kind": "magic", "line": 3}]), "cells[1].events[0].kind: must be one of"),
+        (change("cells.1.events", [{"kind": "value", "line": 3}]), "cells[1].events[0]: missing key(s)"),
+        (change("runner.device", "cuda"), "runner.device: is 'cuda', but its place is a cpu runner's"),
+        (change("runner.torch", "0.4.1"), "records/cpu holds the pinned release's"),
+    ],
+)
+def test_a_record_of_the_wrong_shape_is_refused(
+    ingest: Ingest, tmp_path: Path, edit: Callable[[dict[str, Any]], None], reason: str
+) -> None:
+    record: dict[str, Any] = copy.deepcopy(dict(committed_record()))
+    edit(record)
+    archive = raw_archive(tmp_path / "shape.tar.gz", [manifest_member([MEMBER]), record_member(record)])
+    assert_refused(*ingest(archive)[::2], archive, MEMBER, reason)
+
+
+def test_a_record_that_is_not_json_is_refused(ingest: Ingest, tmp_path: Path) -> None:
+    archive = raw_archive(tmp_path / "text.tar.gz", [manifest_member([MEMBER]), (info(MEMBER, 5), b"hello")])
+    assert_refused(*ingest(archive)[::2], archive, MEMBER, "not valid JSON: line 1 column 1")
+
+
+def test_an_archive_without_its_manifest_is_refused(ingest: Ingest, tmp_path: Path) -> None:
+    archive = raw_archive(tmp_path / "bare.tar.gz", [good_member()])
+    assert_refused(*ingest(archive)[::2], archive, None, "no manifest.json")
+
+
+def test_a_manifest_that_lists_other_records_is_refused(ingest: Ingest, tmp_path: Path) -> None:
+    other = "records/cpu/02_backward/plot_other.json"
+    archive = raw_archive(tmp_path / "lies.tar.gz", [manifest_member([other]), good_member()])
+    assert_refused(*ingest(archive)[::2], archive, MANIFEST, "lists other records than the archive holds")
+
+
+def test_a_member_twice_is_refused(ingest: Ingest, tmp_path: Path) -> None:
+    archive = raw_archive(
+        tmp_path / "twice.tar.gz", [manifest_member([MEMBER]), good_member(), good_member()]
+    )
+    assert_refused(*ingest(archive)[::2], archive, MEMBER, "in the archive twice")
+
+
+def test_a_file_that_is_no_archive_is_refused(project: Path, ingest: Ingest, tmp_path: Path) -> None:
+    path = tmp_path / "notes.tar.gz"
+    path.write_text("not an archive", encoding="utf-8")
+    assert_refused(*ingest(path)[::2], path, None, "not a readable .tar.gz archive")
+    assert_refused(
+        *ingest(tmp_path / "missing.tar.gz")[::2], tmp_path / "missing.tar.gz", None, "no such file"
+    )
+
+
+def test_the_archive_holds_no_owner_date_or_file_name(tmp_path: Path) -> None:
+    archive = good_archive(tmp_path / "autograd-notes.tar.gz")
+    data = archive.read_bytes()
+    assert data[3] & 0x08 == 0  # gzip FNAME flag: no file name in the header
+    assert int.from_bytes(data[4:8], "little") == 0  # gzip mtime
+    with tarfile.open(archive) as tar:
+        members = tar.getmembers()
+    assert [m.name for m in members] == [MANIFEST, MEMBER]
+    assert {(m.uid, m.gid, m.uname, m.gname, m.mtime) for m in members} == {(0, 0, "", "", 0)}
+    assert good_archive(tmp_path / "again.tar.gz").read_bytes() == data  # the same records, the same bytes
+
+
+def test_every_committed_record_passes_the_schema() -> None:
+    from autograd_notes.records.schema import check_record, gallery_cells
+
+    known = gallery_cells(ROOT / "gallery")
+    paths = sorted((ROOT / "records").rglob("*.json"))
+    assert len(paths) > len(known)
+    for path in paths:
+        folder = path.relative_to(ROOT / "records").parts
+        example = "/".join(folder[-2:]).removesuffix(".json") + ".py"
+        check_record(json.loads(path.read_text(encoding="utf-8")), example, known)
