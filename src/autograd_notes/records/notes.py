@@ -16,8 +16,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import tomllib
-
 from .releases import release_of, version_key
 from .status import Mark
 from .timeline import CheckTimeline, ExampleTimeline, observation_runs
@@ -29,6 +27,8 @@ NOTES_FILE = Path("src") / "autograd_notes" / "release_notes.json"
 
 def site_address(root: Path) -> str:
     """The published site (``[project.urls] Documentation`` of pyproject.toml), ending in ``/``."""
+    import tomllib  # here: Python 3.10 has none, and capturing needs no pyproject.toml read
+
     data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
     address = str(data.get("project", {}).get("urls", {}).get("Documentation", ""))
     return address if not address or address.endswith("/") else address + "/"

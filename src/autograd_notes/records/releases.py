@@ -20,7 +20,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import tomllib
 from packaging.version import InvalidVersion, Version
 
 if TYPE_CHECKING:
@@ -61,6 +60,8 @@ def pinned_torch(root: Path) -> str | None:
 
 def default_releases(pyproject: Path) -> list[str]:
     """``[tool.autograd-notes] timeline-releases`` of ``pyproject``: the releases the timeline covers."""
+    import tomllib  # here: Python 3.10 has none, and capturing needs no pyproject.toml read
+
     data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
     releases = data.get("tool", {}).get("autograd-notes", {}).get("timeline-releases")
     if not isinstance(releases, list) or not all(isinstance(r, str) for r in releases):
