@@ -193,6 +193,9 @@ plt.show()
 # bound as inside, and ``maximum`` splits a tie between its two inputs.
 # ``hardtanh`` and ``clamp(-1, 1)`` also compute the same values, yet at
 # the bounds -1 and 1 ``hardtanh`` gives 0 and ``clamp`` gives 1.
+# PyTorch 2.14 changed ``clamp`` at its bounds: there it gives 0, as
+# ``relu`` and ``hardtanh`` do (``x.clamp(min=0)`` gives 0 at 0, and
+# ``clamp(-1, 1)`` gives 0 at -1 and at 1).
 # ``abs`` gives 0 at 0. None of this is NaN, but a parameter sitting exactly
 # on a kink (a ``relu`` input initialised at 0, a value clamped to its
 # bound) gets whichever value its function chose.

@@ -32,6 +32,7 @@ from autograd_notes.records.releases import (
 )
 from autograd_notes.records.status import Mark
 from autograd_notes.records.timeline import (
+    changelog_entries,
     check_text,
     example_timeline,
     first_change,
@@ -158,7 +159,8 @@ def test_marks_of_each_kind() -> None:
                 "2.10.0", [("ran", [], []), ("ran", [error(TODAY_ERROR)], []), ("ran", [value("2.0001")], [])]
             ),
             "2_11_0": record(
-                "2.11.0", [("ran", [], []), ("ran", [error(TODAY_ERROR)], []), ("ran", [value("2.")], [])]
+                "2.11.0",
+                [("ran", [], []), ("ran", [error(None, holds=False)], []), ("ran", [value("2.")], [])],
             ),
             "2_8_0": record(
                 "2.8.0",
@@ -174,11 +176,13 @@ def test_marks_of_each_kind() -> None:
     timeline = example_timeline(EXAMPLE, TODAY, "2.13.0", releases)
     assert timeline.releases == ["2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.13.0", "2.14.1"]
     error_check, value_check = (row.checks[0] for row in timeline.rows)
+    # 2.9.1: the same RuntimeError, its node named otherwise (the pattern may not match it): other words;
+    # 2.11.0: no error at all, another outcome
     assert [error_check.releases[r].mark for r in timeline.releases] == [
         MISSING,
+        WORDS,
+        SAME,
         OUTCOME,
-        SAME,
-        SAME,
         SAME,
         NO_RECORD,
     ]
@@ -195,8 +199,8 @@ def test_marks_of_each_kind() -> None:
         render_word_diff(error_check.releases["2.9.1"].diff)
         == "RuntimeError: output 0 of [-AddBackward0,-]{+Add,+} is at version 1"
     )
-    assert [timeline.mark(r) for r in timeline.releases] == [MISSING, OUTCOME, WORDS, SAME, SAME, NO_RECORD]
-    assert timeline.holds_since() == "2.10.0"
+    assert [timeline.mark(r) for r in timeline.releases] == [MISSING, WORDS, WORDS, OUTCOME, SAME, NO_RECORD]
+    assert timeline.holds_since() == "2.13.0"
 
 
 def test_a_failed_cell_is_a_different_outcome_and_a_missing_api_error_not_available() -> None:
@@ -324,7 +328,8 @@ def test_notes_keep_only_checks_that_differ(notes: dict[str, Any]) -> None:
     assert notes["pinned"] == "2.13.0"
     assert len(notes["checks"]) == 1
     assert notes["checks"][0]["releases"] == [
-        ["2.9.1", "2.9.1", OUTCOME, f"RuntimeError: {OLD_ERROR}"],
+        # the same RuntimeError, its node renamed: the same outcome in other words
+        ["2.9.1", "2.9.1", WORDS, f"RuntimeError: {OLD_ERROR}"],
         ["2.12.1", "2.13.0", SAME, ""],
     ]
 
@@ -334,7 +339,7 @@ def test_a_drift_on_a_recorded_release_says_what_it_is_recorded_to_do(notes: dic
     page = "https://site.example/en/examples/05_x/plot_fixture.html#across-pytorch-releases"
     note = recorded_note("plot_fixture.py", 12, documented, "2.9.1+cu121")
     assert note == (
-        f"  PyTorch 2.9.1 is recorded to do this here (different outcome): RuntimeError: {OLD_ERROR}\n"
+        f"  PyTorch 2.9.1 is recorded to do this here (message differs): RuntimeError: {OLD_ERROR}\n"
         f"  What every release from 2.9.1 to 2.13.0 does: {page}"
     )
     # a download's header moves the check down a few lines: the same script's check is found
@@ -371,7 +376,7 @@ def test_behaviour_drift_carries_the_note(notes: dict[str, Any], monkeypatch: py
     )
     assert (
         str(drift).splitlines()[-2]
-        == f"  PyTorch 2.9.1 is recorded to do this here (different outcome): RuntimeError: {OLD_ERROR}"
+        == f"  PyTorch 2.9.1 is recorded to do this here (message differs): RuntimeError: {OLD_ERROR}"
     )
 
 
@@ -447,7 +452,7 @@ def test_an_example_without_checks() -> None:
 def test_another_patch_of_a_recorded_minor_reads_as_the_recorded_one(notes: dict[str, Any]) -> None:
     documented = "RuntimeError matching 'is at version 1'"
     assert recorded_note("plot_fixture.py", 12, documented, "2.9.0+cu128").startswith(
-        "  PyTorch 2.9.1 is recorded to do this here (different outcome)"
+        "  PyTorch 2.9.1 is recorded to do this here (message differs)"
     )
 
 
@@ -483,3 +488,81 @@ def test_a_release_is_written_major_minor_patch_and_nothing_else() -> None:
     others = ["2.4.1+cu121", "2.5.0rc1", "2.13.0a0", "2.15.0.dev20260101", "2.4", "v2.4.1", "2.4.1.post1"]
     for other in [*others, "x"]:
         assert not is_release(other), other
+
+
+# -- words changed is not outcome changed; diffs in the order of the releases ----------------------
+
+
+def warning(category: str, message: str, count: int, *, holds: bool = True) -> dict[str, Any]:
+    return {
+        "kind": "warning",
+        "line": 12,
+        "documented": "DeprecationWarning matching 'deprecated'",
+        "warnings": [{"category": category, "message": message}] * count,
+        "holds": holds,
+    }
+
+
+def warned(torch: str, category: str, counted: str, *, message: str = "x is deprecated") -> dict[str, Any]:
+    """A record whose second cell expects a warning and counts the DeprecationWarnings it caught."""
+    events = [
+        warning(category, message, 18, holds=category == "DeprecationWarning"),
+        value(counted, holds=counted == "18", line=13),
+    ]
+    return record(torch, [("ran", [], []), ("ran", events, [])])
+
+
+def test_the_same_exception_or_category_in_other_words_is_a_message_that_differs() -> None:
+    other_type = record(
+        "2.9.1", [("ran", [], []), ("ran", [error(OLD_ERROR, raised="ValueError", holds=False)], [])]
+    )
+    reworded = record("2.10.0", [("ran", [], []), ("ran", [error("no node at all", holds=False)], [])])
+    timeline = example_timeline(EXAMPLE, TODAY, "2.13.0", {"2.9.1": other_type, "2.10.0": reworded})
+    check = timeline.rows[0].checks[0]
+    # another exception type is another outcome; the same one, even unmatched by the pattern, other words
+    assert [check.releases[r].mark for r in ("2.9.1", "2.10.0")] == [OUTCOME, WORDS]
+    today = warned("2.13.0+cpu", "DeprecationWarning", "18")
+    timeline = example_timeline(
+        EXAMPLE,
+        today,
+        "2.13.0",
+        {
+            "2.12.1": warned("2.12.1", "DeprecationWarning", "18", message="x is now deprecated"),
+            "2.14.1": warned("2.14.1", "FutureWarning", "0"),
+        },
+    )
+    warning_check, count_check = timeline.rows[0].checks
+    assert warning_check.releases["2.12.1"].mark == WORDS
+    assert warning_check.releases["2.14.1"].mark == OUTCOME
+    assert count_check.releases["2.14.1"].mark == OUTCOME
+
+
+def test_a_newer_release_is_diffed_from_today_and_an_older_one_to_today() -> None:
+    newer = record("2.14.1", [("ran", [], []), ("ran", [error("output 0 of Add2, is at version 1")], [])])
+    older = record("2.12.1", [("ran", [], []), ("ran", [error(OLD_ERROR)], [])])
+    timeline = example_timeline(EXAMPLE, TODAY, "2.13.0", {"2.12.1": older, "2.14.1": newer})
+    check = timeline.rows[0].checks[0]
+    assert render_word_diff(check.releases["2.12.1"].diff) == (
+        "RuntimeError: output 0 of [-AddBackward0,-]{+Add,+} is at version 1"
+    )
+    assert render_word_diff(check.releases["2.14.1"].diff) == (
+        "RuntimeError: output 0 of [-Add,-]{+Add2,+} is at version 1"
+    )
+    changes = release_changes([timeline])
+    assert [render_word_diff(change.diff) for change in changes] == [
+        "RuntimeError: output 0 of [-AddBackward0,-]{+Add,+} is at version 1",
+        "RuntimeError: output 0 of [-Add,-]{+Add2,+} is at version 1",
+    ]
+    assert all(change.words_only for change in changes)
+
+
+def test_a_warning_of_another_category_takes_its_count_with_it_in_the_changelog() -> None:
+    today = warned("2.13.0+cpu", "DeprecationWarning", "18")
+    timeline = example_timeline(EXAMPLE, today, "2.13.0", {"2.14.1": warned("2.14.1", "FutureWarning", "0")})
+    changes = release_changes([timeline])
+    assert [change.check.kind for change in changes] == ["warning", "value"]
+    assert changes[0].category == ("DeprecationWarning", "FutureWarning")
+    assert not changes[0].words_only
+    (entry,) = changelog_entries(changes)
+    assert entry.change is changes[0]
+    assert [render_word_diff(follows.diff) for follows in entry.follows] == ["[-18-]{+0+}"]

@@ -12,6 +12,7 @@ from _tiny_gallery import EXAMPLE, OUTPUTS, build_tiny_gallery
 
 from autograd_notes.site.gallery_rst import (
     CodeCell,
+    changed_directive,
     code_cells,
     install_directive,
     summary_directive,
@@ -71,7 +72,24 @@ def non_blank(text: str) -> str:
 
 
 def test_code_cells_are_the_code_blocks_with_their_first_line_and_output(page: str) -> None:
-    assert code_cells(page) == [CodeCell(first, output) for first, output in OUTPUTS.items()]
+    assert [(cell.first_line, cell.output) for cell in code_cells(page)] == list(OUTPUTS.items())
+
+
+def test_a_code_cell_knows_the_title_of_its_section() -> None:
+    page = (
+        "A page\n======\n\n.. GENERATED FROM PYTHON SOURCE LINES 1-3\n\n"
+        ".. code-block:: Python\n\n    a = 1\n\n"
+        ".. GENERATED FROM PYTHON SOURCE LINES 3-6\n\nThe double ``where``\n--------------------\ntext\n\n"
+        ".. GENERATED FROM PYTHON SOURCE LINES 6-8\n\n.. code-block:: Python\n\n    b = 2\n"
+    )
+    assert code_cells(page) == [CodeCell(1, [], "A page"), CodeCell(6, [], "The double ``where``")]
+
+
+def test_the_changed_note_goes_above_the_runners_note() -> None:
+    page = "Title\n=====\n\nintro\n\n.. GENERATED FROM PYTHON SOURCE LINES 1-3\n\ntext\n"
+    lines = summary_directive(changed_directive(page, "a/plot_b.py"), "a/plot_b.py").splitlines()
+    changed = lines.index(".. release-changed:: a/plot_b.py")
+    assert lines.index("intro") < changed < lines.index(".. runner-summary:: a/plot_b.py")
 
 
 def test_code_cells_stop_at_the_download_section() -> None:

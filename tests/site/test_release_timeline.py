@@ -16,7 +16,14 @@ from typing import Any
 import pytest
 from _html import Element, read_page
 from _render import NodeWriter
-from _site import SYNTHETIC_RELEASE, SYNTHETIC_RELEASE_EDIT, SYNTHETIC_RELEASE_EXAMPLE, Site
+from _site import (
+    SYNTHETIC_RELEASE,
+    SYNTHETIC_RELEASE_EDIT,
+    SYNTHETIC_RELEASE_EXAMPLE,
+    Site,
+    build_site,
+    small_site,
+)
 from docutils import nodes
 from sphinx.addnodes import pending_xref
 
@@ -97,32 +104,58 @@ def test_the_table_marks_each_release_and_shows_the_difference_on_demand(html: N
         "2.9.1": record("2.9.1", error("output 0 of AddBackward0 <is> at version 1")),
         "2.12.1": record("2.12.1", error("output 0 of Add <is> at version 1")),
     }
-    body = timeline_nodes(example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", releases), [1, 12])
+    timeline = example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", releases)
+    body = timeline_nodes(timeline, [1, 12], headings=["Fixture", "An ``x.add_`` edit"])
     page = html.write(body)
-    heads = re.findall(r'<th class="tl-release[^"]*" scope="col" title="([^"]+)">([^<]+)</th>', page)
-    assert [short for _, short in heads] == ["2.4", "2.9", "2.12", "2.13"]
-    assert heads[-1][0] == "2.13.0 (today, the release the pages document)"
-    marks = re.findall(r'<td class="tl-mark tl-(\w+)" title="([^"]+)"', page)
+    heads = re.findall(r'<th class="tl-release[^"]*" scope="col">(.*?)</th>', page)
+    assert [re.sub(r"<(?!br>)[^>]+>", "", head) for head in heads] == ["2.4", "2.9", "2.12", "2.13<br>today"]
+    assert "title=" not in page  # no tooltip: a mouse is not needed to learn what a mark means
+    # each mark is a button (reached by keyboard) whose text says what it means
+    marks = re.findall(
+        r'<td class="tl-mark tl-(\w+)"><button class="tl-mark-button"><span aria-hidden="true">.</span>'
+        r'<span class="tl-tip">([^<]+)</span></button></td>',
+        page,
+    )
     assert marks == [
         ("missing", "2.4.1: not available in this release"),
         ("words", "2.9.1: message differs"),
         ("same", "2.12.1: same as today"),
         ("same", "2.13.0: same as today"),
     ]
-    assert '<th scope="row">Cell 2</th>' in page
-    # the word diff, escaped: the message's own "<is>" is text, not markup
+    # the row is named by what it checks (its section's title), and by its cell's number
+    row = re.search(r'<th scope="row">(.*?)</th>', page)
+    assert row is not None
+    assert re.sub(r"<[^>]+>", "", row.group(1)) == "An x.add_ edit cell 2"
+    assert "<code>x.add_</code>" in row.group(1)
+    # the word diff, escaped: the message's own "<is>" is text, not markup; 2.9.1 is older than today,
+    # so its words are the struck ones
     assert "<del>AddBackward0</del><ins>Add</ins> &lt;is&gt; at version 1" in page
+    assert "older words</del> are struck and <ins>newer words</ins> inserted" in page
     assert "ImportError: nope" in page  # why 2.4.1 cannot run the cell
-    assert re.search(r'<details class="tl-check"><summary>Cell 2 · line 15 · expected error · ', page)
+    assert (
+        '<details class="tl-check"><summary><span>An <code>x.add_</code> edit</span> '
+        '<span class="tl-cell-number">cell 2</span> · line 15 · expected error · '
+    ) in page
     # the links are references Sphinx resolves, and warns about when their target is missing:
     # the row's and the details' to the cell's label, one to the timeline page
     refs = [(ref["reftype"], ref["reftarget"], ref.astext()) for ref in body.findall(pending_xref)]
     assert refs == [
-        ("ref", cell_label("05_x/plot_fixture.py", 2), "Cell 2"),
-        ("ref", cell_label("05_x/plot_fixture.py", 2), "Cell 2"),
+        ("ref", cell_label("05_x/plot_fixture.py", 2), "An x.add_ edit"),
+        ("ref", cell_label("05_x/plot_fixture.py", 2), "An x.add_ edit"),
         ("doc", "/timeline", "Behaviour across PyTorch releases"),
     ]
     assert "⟦" not in body.astext()
+    # without a section title, a row is named by its check's label, else by its cell's number
+    assert '<th scope="row"><span>Cell 2</span> <span' in html.write(timeline_nodes(timeline, [1, 12]))
+
+
+def test_a_newer_release_diffs_from_today_to_it(html: NodeWriter) -> None:
+    """Diffs run in the order of the releases: for a release newer than today, today's words are struck."""
+    releases = {"2.14.1": record("2.14.1", error("output 0 of AddRenamed <is> at version 1"))}
+    page = html.write(
+        timeline_nodes(example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", releases), [1, 12])
+    )
+    assert "<del>Add</del><ins>AddRenamed</ins>" in page
 
 
 def test_summary_sentences() -> None:
@@ -144,7 +177,7 @@ def test_summary_sentences() -> None:
         "05_x/plot_fixture.py",
         TODAY,
         "2.13.0",
-        {"2.9.1": record("2.9.1", error("other", holds=False)), "2.12.1": TODAY},
+        {"2.9.1": record("2.9.1", {**error("other", holds=False), "raised": "ValueError"}), "2.12.1": TODAY},
     )
     assert (
         sentence(summary_sentence(broken))
@@ -159,11 +192,12 @@ def test_summary_sentences() -> None:
 # -- the built site -----------------------------------------------------------------------------
 
 
-def release_of_title(title: str) -> str:
-    """A column's release, from its title: ``2.13.0`` of ``2.13.0 (today, ...)`` in any language."""
-    found = re.match(r"\d+\.\d+\.\d+", title)
-    assert found is not None, title
-    return found.group(0)
+def release_of_head(head: Element, releases: list[str]) -> str:
+    """A column's release, from its head: ``2.13.0`` of ``2.13`` (and "today" in any language)."""
+    found = re.match(r"\d+\.\d+", head.text().strip())
+    assert found is not None, head.text()
+    (release,) = [r for r in releases if "{}.{}".format(*version_key(r)[:2]) == found.group(0)]
+    return release
 
 
 def reworded_checks() -> int:
@@ -205,9 +239,7 @@ def test_every_example_page_ends_with_its_timeline(whole_site: Site, language: s
         assert section.parent.parent is not None
         assert section.parent.parent.tag == "article", (language, example)
         table = section.find("table", "tl-table")
-        shown = [
-            release_of_title(th.attrs["title"]) for th in table.find_all("th") if "tl-release" in th.classes
-        ]
+        shown = [release_of_head(th, releases) for th in table.find_all("th") if "tl-release" in th.classes]
         assert shown == releases, (language, example)
         assert section.find("p", "tl-summary").text().strip(), (language, example)
         for row in table.find("tbody").find_all("tr"):
@@ -218,8 +250,9 @@ def test_every_example_page_ends_with_its_timeline(whole_site: Site, language: s
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_synthetic_release_rewords_one_message(whole_site: Site, language: str) -> None:
     section = timeline_section(whole_site, language, SYNTHETIC_RELEASE_EXAMPLE)
+    releases = sorted({*RELEASES, SYNTHETIC_RELEASE}, key=version_key)
     column = [
-        release_of_title(th.attrs["title"])
+        release_of_head(th, releases)
         for th in section.find("table").find_all("th")
         if "tl-release" in th.classes
     ]
@@ -285,3 +318,94 @@ def test_the_sources_page_says_in_which_releases_claims_held(whole_site: Site, l
         assert table.find("thead").find_all("th")[-1].text().strip() == heading
         for row in table.find("tbody").find_all("tr"):
             assert re.search(r"\d+\.\d+\.\d+", row.find_all("td")[-1].text()), row.text()
+
+
+# -- the reader's side, on a small site built with the committed records ----------------------------
+
+SMALL_EXAMPLES = [
+    "15_silent_gradients/plot_nan_through_masking.py",
+    "10_higher_order/plot_forward_mode.py",
+    "04_detach_vs_data/plot_data_vs_detach.py",
+]
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small site in English and Russian: three examples whose records changed across releases."""
+    project = small_site(tmp_path_factory.mktemp("timeline-site"), SMALL_EXAMPLES)
+    result = build_site(project, "--language", "en", "--language", "ru")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    return project / "build" / "html"
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
+
+
+@pytest.mark.build
+def test_an_example_page_says_at_the_top_what_the_newest_release_changed(small: Path) -> None:
+    page = (small / "en/examples/15_silent_gradients/plot_nan_through_masking.html").read_text("utf-8")
+    note = page.index('class="admonition attention release-changed')
+    assert note < page.index("runner-summary") < page.index('id="cell-1"')
+    top = page[note : page.index("runner-summary")]
+    assert "Changed in 2.14" in top
+    assert '<a class="reference internal" href="#across-pytorch-releases">' in top
+    # the prose says where clamp's gradient at its bound changed
+    assert "PyTorch 2.14 changed clamp at its bounds: there it gives 0" in _text(page)
+    russian = (small / "ru/examples/15_silent_gradients/plot_nan_through_masking.html").read_text("utf-8")
+    assert "Изменилось в 2.14" in russian
+    assert "В PyTorch 2.14 clamp на границах изменился" in _text(russian)
+    # a page whose newest release does as documented has no such note
+    data = (small / "en/examples/04_detach_vs_data/plot_data_vs_detach.html").read_text("utf-8")
+    assert "release-changed" not in data
+
+
+@pytest.mark.build
+def test_code_cells_are_numbered_and_a_cell_link_lands_on_the_code(small: Path) -> None:
+    page = (small / "en/examples/15_silent_gradients/plot_nan_through_masking.html").read_text("utf-8")
+    numbers = re.findall(
+        r'<p class="cell-number"><a class="reference internal" href="#cell-(\d+)">Cell \1</a>', page
+    )
+    assert numbers == [str(n) for n in range(1, len(numbers) + 1)]
+    assert len(numbers) >= 6
+    # the anchor is the code's own: the number, then the code, then (later) its output
+    code = re.search(r'<div class="highlight-Python notranslate" id="cell-6">', page)
+    assert code is not None
+    assert page.index('href="#cell-6">Cell 6</a>') < code.start()
+    # the timeline's rows are named by their section, not "Cell 6"
+    section = page[page.index('id="across-pytorch-releases"') :]
+    rows = [_text(row) for row in re.findall(r'<th scope="row">(.*?)</th>', section)]
+    assert "Gradients at kinks cell 6" in rows
+    assert not any(row.startswith("Cell ") for row in rows)
+    # 2.14.1 is newer than today: its diff strikes today's 1.0 and inserts its 0.0
+    assert "<del>1.0,</del><ins>0.0,</ins>" in section
+    assert "<del>0.0,</del><ins>1.0,</ins>" not in section
+    assert "older words</del> are struck and <ins>newer words</ins> inserted" in section
+
+
+@pytest.mark.build
+def test_the_timeline_page_links_every_release_and_words_its_changes(small: Path) -> None:
+    page = (small / "en/timeline.html").read_text("utf-8")
+    matrix = page[page.index('<table class="tl-table tl-matrix">') : page.index("</table>")]
+    assert page.index('<ul class="tl-legend">') < page.index('<table class="tl-table tl-matrix">')
+    assert "title=" not in matrix  # the marks are buttons that say what they mean, not tooltips
+    heads = re.findall(
+        r'<th class="tl-release[^"]*" scope="col"><a class="reference internal" href="#([^"]+)">', matrix
+    )
+    assert heads == [f"changes-{release.replace('.', '-')}" for release in RELEASES]
+    assert all(f'id="{anchor}"' in page for anchor in heads)
+    # a release where nothing changed says so
+    sections = dict(re.findall(r'<section id="(changes-[\d-]+)">(.*?)</section>', page, re.S))
+    assert "No documented check changed in this release." in sections["changes-2-12-1"]
+    # a renamed node inside the same RuntimeError is a message that differs, in every older release
+    row = re.search(r'<tr><th scope="row"><a[^>]*href="[^"]*plot_data_vs_detach[^"]*">.*?</tr>', matrix)
+    assert row is not None
+    assert "tl-outcome" not in row.group(0)
+    assert row.group(0).count("tl-words") == len(RELEASES) - 2  # all but today's and 2.14's
+    # the changelog in sentences, old to new: a warning's new category, and its count with it
+    newest = _text(sections["changes-2-14-1"])
+    assert "is a FutureWarning, no longer a DeprecationWarning" in newest
+    assert "With it, the value warnings on the first call changed: 180." in newest
+    assert newest.count("warnings on the first call") == 1
+    assert "The RuntimeError is worded otherwise" in _text(sections["changes-2-13-0"])
+    assert "<del>SigmoidBackward0,</del><ins>Sigmoid,</ins>" in sections["changes-2-13-0"]

@@ -10,10 +10,13 @@ that an edit of an example's prose does not orphan the older records.
 For one check on one release the mark (:class:`~.status.Mark`) is one of:
 
 * ``SAME``: it holds and says exactly what it says today;
-* ``WORDS``: it holds, but the message or printed value differs
-  (a node renamed, other digits);
-* ``OUTCOME``: it does not hold (another exception, no error, another
-  value), or its cell failed with an undocumented exception;
+* ``WORDS``: the same outcome in other words: the same exception type or
+  warning category with a reworded message (a node renamed), even where the
+  page's pattern no longer matches it, or a value that holds printed
+  otherwise (other digits);
+* ``OUTCOME``: another outcome: no error, another exception type, a warning
+  of another category or none, another value; or its cell failed with an
+  undocumented exception;
 * ``MISSING``: its cell, or one before it, calls an API this release
   does not have (:func:`~.cells.is_missing_api`);
 * ``BUILD``: it differs from today, but exactly as the pinned release
@@ -45,11 +48,13 @@ from .status import Mark
 
 __all__ = [
     "Change",
+    "ChangeEntry",
     "CheckTimeline",
     "ExampleTimeline",
     "Observation",
     "RowTimeline",
     "Summary",
+    "changelog_entries",
     "check_text",
     "example_timeline",
     "first_change",
@@ -100,6 +105,32 @@ def _raised(event: Event) -> str | None:
     return event["raised"] if event["kind"] == "error" else None
 
 
+def _outcome(event: Event) -> str:
+    """What happened, words aside: the exception type, the warnings' categories ("" for none; values: "")."""
+    if event["kind"] == "error":
+        return event["raised"] or ""
+    return ", ".join(sorted(_categories(event)))
+
+
+def _same_outcome(event: Event, today: Event) -> bool:
+    """Whether a check ended as today's did, whatever the words.
+
+    An error or a warning: the same exception type, or the same categories as
+    many times each (a reworded message that the page's pattern no longer
+    matches is still the same outcome). A value: it holds as today's does.
+    """
+    if event["kind"] == "error":
+        return _raised(event) == _raised(today)
+    if event["kind"] == "warning":
+        return _categories(event) == _categories(today)
+    return bool(event["holds"] == today["holds"])
+
+
+def _categories(event: Event) -> Counter[str]:
+    """How many warnings of each category a warning check caught (none for other checks)."""
+    return Counter(w["category"] for w in event["warnings"]) if event["kind"] == "warning" else Counter()
+
+
 def _label(event: Event) -> str | None:
     """A value check's label (``None`` for other checks)."""
     return event["label"] if event["kind"] == "value" else None
@@ -135,9 +166,12 @@ class Observation:
     """What the release observed (``None`` when it has no observation)."""
     holds: bool | None = None
     diff: WordDiff = ()
-    """The words that differ from today's text, for ``WORDS`` and ``OUTCOME`` (and ``BUILD``)."""
+    """The words that differ between this release's text and today's, for ``WORDS`` and ``OUTCOME`` (and
+    ``BUILD``), in the order of the releases: the older release's words removed, the newer's added."""
     reason: str = ""
     """For ``MISSING`` and a failed cell: the exception that stopped the example."""
+    outcome: str = ""
+    """What happened, words aside: the exception type or the warnings' categories ("" for none)."""
 
 
 @dataclass
@@ -215,23 +249,31 @@ class ExampleTimeline:
         return since
 
 
-def _observe(event: Event | None, today: Event, stopped: tuple[CellStatus, str] | None) -> Observation:
+def _observe(
+    event: Event | None, today: Event, stopped: tuple[CellStatus, str] | None, *, newer: bool = False
+) -> Observation:
+    """One release's check against today's.
+
+    ``newer``: the release is newer than today's (the order of the diff).
+    """
     if event is None:
         if stopped is None:
             return Observation(Mark.NO_RECORD)
         status, reason = stopped
         return Observation(Mark.MISSING if status == "unavailable" else Mark.OUTCOME, reason=reason)
     text, now = check_text(event), check_text(today)
-    raised = _raised(event)
+    raised, outcome = _raised(event), _outcome(event)
     missing = event["kind"] == "error" and not event["holds"] and raised != _raised(today)
     if missing and raised and event["kind"] == "error" and is_missing_api(raised, event["message"] or ""):
         # the documented error did not happen: an API this release lacks raised instead
-        return Observation(Mark.MISSING, text, event["holds"], reason=text)
-    if event["holds"] != today["holds"] or (event["kind"] == "error" and raised != _raised(today)):
-        return Observation(Mark.OUTCOME, text, event["holds"], word_diff(text, now))
+        return Observation(Mark.MISSING, text, event["holds"], reason=text, outcome=outcome)
+    # the older release's words first, whichever of the two is today
+    diff = word_diff(now, text) if newer else word_diff(text, now)
+    if not _same_outcome(event, today):
+        return Observation(Mark.OUTCOME, text, event["holds"], diff, outcome=outcome)
     if text != now:
-        return Observation(Mark.WORDS, text, event["holds"], word_diff(text, now))
-    return Observation(Mark.SAME, text, event["holds"])
+        return Observation(Mark.WORDS, text, event["holds"], diff, outcome=outcome)
+    return Observation(Mark.SAME, text, event["holds"], outcome=outcome)
 
 
 def _other_branch(old: _Found | None, build: _Found | None, other_build: bool) -> _Found | None:
@@ -256,7 +298,7 @@ def _by_build(seen: Observation, build: _Found | None, other_build: bool) -> Obs
     event = build[1]
     if check_text(event) != seen.text or event["holds"] != seen.holds:
         return seen
-    return Observation(Mark.BUILD, seen.text, seen.holds, seen.diff, seen.reason)
+    return Observation(Mark.BUILD, seen.text, seen.holds, seen.diff, seen.reason, seen.outcome)
 
 
 def example_timeline(
@@ -290,7 +332,9 @@ def example_timeline(
         )
         for release in order:
             if release == pinned:
-                check.releases[release] = Observation(Mark.SAME, check.today, event["holds"])
+                check.releases[release] = Observation(
+                    Mark.SAME, check.today, event["holds"], outcome=_outcome(event)
+                )
             elif releases.get(release) is None:
                 check.releases[release] = Observation(Mark.NO_RECORD)
             else:
@@ -302,7 +346,8 @@ def example_timeline(
                 found = keyed[release].get(key) or _other_branch(
                     placed[release].get(place), placed[""].get(place), other_build
                 )
-                seen = _observe(found[1] if found else None, event, stopped[release])
+                newer = version_key(release) > version_key(pinned)
+                seen = _observe(found[1] if found else None, event, stopped[release], newer=newer)
                 built = baseline.get(key) or placed[""].get(place)
                 check.releases[release] = _by_build(seen, built, other_build)
         timeline.rows[-1].checks.append(check)
@@ -319,6 +364,47 @@ class Change:
     check: CheckTimeline
     before: Observation
     after: Observation
+    cell: int = 0
+    """The first source line of the check's code cell today."""
+
+    @property
+    def diff(self) -> WordDiff:
+        """What each release observed (or why it stopped), word by word: the older struck, the newer added."""
+        return word_diff(self.before.text or self.before.reason, self.after.text or self.after.reason)
+
+    @property
+    def category(self) -> tuple[str, str] | None:
+        """A warning's (old, new) category, when a warning check saw the same warnings under another one."""
+        before, after = self.before, self.after
+        if self.check.kind != "warning" or not (before.outcome and after.outcome):
+            return None
+        if before.outcome == after.outcome or before.text is None or after.text is None:
+            return None
+        # the same messages, as many times: only the categories changed
+        if _messages(before.text, before.outcome) != _messages(after.text, after.outcome):
+            return None
+        return before.outcome, after.outcome
+
+    @property
+    def words_only(self) -> bool:
+        """Whether only the words changed.
+
+        Both releases ended the same way: the same exception type, the same
+        warning categories, a value that holds in both or in neither.
+        """
+        before, after = self.before, self.after
+        if before.text is None or after.text is None or Mark.MISSING in (before.mark, after.mark):
+            return False
+        if self.check.kind == "value":
+            return before.holds == after.holds
+        return before.outcome == after.outcome
+
+
+def _messages(text: str, categories: str) -> str:
+    """A warning check's text without its categories: what the warnings said, and how often."""
+    for category in categories.split(", "):
+        text = text.replace(f"{category}: ", "")
+    return text
 
 
 def release_changes(timelines: list[ExampleTimeline]) -> list[Change]:
@@ -335,8 +421,52 @@ def release_changes(timelines: list[ExampleTimeline]) -> list[Change]:
                     if {before.mark, after.mark} == {Mark.SAME, Mark.BUILD}:
                         continue  # from the pinned CPU build to a CUDA build: the build's, not a release's
                     if (before.mark, before.text) != (after.mark, after.text):
-                        changes.append(Change(timeline.example, release, previous, check, before, after))
+                        changes.append(
+                            Change(timeline.example, release, previous, check, before, after, row.first_line)
+                        )
     return sorted(changes, key=lambda c: (version_key(c.release), c.example, c.check.line))
+
+
+@dataclass(frozen=True)
+class ChangeEntry:
+    """A change of the changelog, with the changes of the same cell that follow from it."""
+
+    change: Change
+    follows: tuple[Change, ...] = ()
+    """Value checks of the same release and cell that changed with a warning's categories (a count of
+    the warnings caught)."""
+
+
+def changelog_entries(changes: list[Change]) -> list[ChangeEntry]:
+    """The changes as the changelog tells them, each with what follows from it.
+
+    A warning whose categories changed (another category, a warning that
+    appears or goes) takes with it the value checks of its cell that changed
+    in the same release: they count what it catches.
+    """
+    explained: dict[tuple[str, str, int], list[Change]] = {}
+    for change in changes:
+        if _warned_otherwise(change):
+            explained.setdefault((change.release, change.example, change.cell), [])
+    for change in changes:
+        key = (change.release, change.example, change.cell)
+        if change.check.kind == "value" and key in explained:
+            explained[key].append(change)
+    entries = []
+    for change in changes:
+        key = (change.release, change.example, change.cell)
+        if change.check.kind == "value" and key in explained:
+            continue
+        follows = tuple(explained[key]) if _warned_otherwise(change) else ()
+        entries.append(ChangeEntry(change, follows))
+    return entries
+
+
+def _warned_otherwise(change: Change) -> bool:
+    """Whether a warning check's categories changed between two releases that both ran it."""
+    before, after = change.before, change.after
+    ran = before.text is not None and after.text is not None
+    return change.check.kind == "warning" and ran and before.outcome != after.outcome
 
 
 def first_change(old: str, new: str) -> tuple[str, str]:

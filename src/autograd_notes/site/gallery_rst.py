@@ -10,6 +10,7 @@ the other runners. Pure text functions: no Sphinx here.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .upstream import (
@@ -23,6 +24,7 @@ from .upstream import (
 
 __all__ = [
     "CodeCell",
+    "changed_directive",
     "code_cells",
     "install_directive",
     "summary_directive",
@@ -33,10 +35,26 @@ __all__ = [
 
 @dataclass(frozen=True)
 class CodeCell:
-    """A code block of a generated page: its first source line, and what it printed."""
+    """A code block of a generated page: its first source line, what it printed, and its section's title."""
 
     first_line: int
     output: list[str]
+    heading: str = ""
+    """The title of the section the cell is in (the page's title before the first section)."""
+
+
+# a reST section title's underline: one punctuation character repeated
+_UNDERLINE = re.compile(r"""^([=\-~^"'`#*+<>:._])\1+\s*$""")
+
+
+def _headings(lines: list[str]) -> list[tuple[int, str]]:
+    """(index, title) of each section title of a page, in order."""
+    found = []
+    for index in range(len(lines) - 1):
+        title, underline = lines[index].rstrip(), lines[index + 1].rstrip()
+        if title and not title[0].isspace() and _UNDERLINE.match(underline) and len(underline) >= len(title):
+            found.append((index, title))
+    return found
 
 
 def _segments(lines: list[str]) -> list[tuple[int, int, int]]:
@@ -84,12 +102,14 @@ def _output_span(lines: list[str]) -> tuple[int, int, list[str]] | None:
 def code_cells(source: str) -> list[CodeCell]:
     """The code cells of a generated page, in order, with their outputs."""
     lines = source.splitlines()
+    headings = _headings(lines)
     cells = []
     for start, end, first in _segments(lines):
         segment = lines[start:end]
         if _is_code(segment):
             span = _output_span(segment)
-            cells.append(CodeCell(first, span[2] if span else []))
+            heading = next((title for index, title in reversed(headings) if index < start), "")
+            cells.append(CodeCell(first, span[2] if span else [], heading))
     return cells
 
 
@@ -132,6 +152,19 @@ def summary_directive(source: str, example: str) -> str:
     segments = _segments(lines)
     at = segments[0][0] if segments else len(lines)
     block = ["", f".. runner-summary:: {example}", ""]  # blank lines: never part of a paragraph
+    return "\n".join([*lines[:at], *block, *lines[at:]]) + "\n"
+
+
+def changed_directive(source: str, example: str) -> str:
+    """Insert a ``release-changed`` directive before the first generated block.
+
+    It is the note that a newer release does otherwise than the page
+    documents, above the ``runner-summary``.
+    """
+    lines = source.splitlines()
+    segments = _segments(lines)
+    at = segments[0][0] if segments else len(lines)
+    block = ["", f".. release-changed:: {example}", ""]
     return "\n".join([*lines[:at], *block, *lines[at:]]) + "\n"
 
 

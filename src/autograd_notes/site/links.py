@@ -4,7 +4,8 @@ Each code cell of an example page carries a target: the HTML id
 :func:`cell_anchor` and the site-wide reference label :func:`cell_label` (set
 by the ``runner-outputs`` directive). The error index, the runners pages and
 the release timeline link to them: :func:`cell_number` finds the cell that
-holds a source line from :func:`example_first_lines`, :func:`title_link`,
+holds a source line from :func:`example_first_lines` (and
+:func:`example_cell_headings` names it by its section), :func:`title_link`,
 :func:`page_link` and :func:`label_link` make the references, named by the
 target's title in the build's language, and :func:`gallery_docname` names an
 example's page.
@@ -26,12 +27,13 @@ from sphinx.application import Sphinx
 from sphinx.util.nodes import clean_astext, make_refnode
 
 from .gallery_conf import gallery_folders
-from .gallery_rst import code_cells
+from .gallery_rst import CodeCell, code_cells
 
 __all__ = [
     "cell_anchor",
     "cell_label",
     "cell_number",
+    "example_cell_headings",
     "example_first_lines",
     "gallery_docname",
     "label_link",
@@ -41,7 +43,7 @@ __all__ = [
     "title_link",
 ]
 
-_FIRST_LINES = "autograd_notes_first_lines"  # env.temp_data key: example -> its cells' first lines
+_CELLS = "autograd_notes_code_cells"  # env.temp_data key: example -> its page's code cells
 
 
 def cell_anchor(number: int) -> str:
@@ -108,8 +110,8 @@ def resolve_page_link(
     return make_refnode(app.builder, node["refdoc"], docname, node["refanchor"], nodes.Text(title))
 
 
-def example_first_lines(env: Any, example: str) -> list[int]:
-    """The first source line of each code cell of an example's generated page ([] before it exists).
+def _example_cells(env: Any, example: str) -> list[CodeCell]:
+    """The code cells of an example's generated page ([] before it exists).
 
     Read once per example by the page being read (``env.temp_data`` lasts one
     page), which may link to many of its cells; that page then depends on it.
@@ -119,10 +121,20 @@ def example_first_lines(env: Any, example: str) -> list[int]:
     if not page.exists():
         return []
     env.note_dependency(str(page))
-    cache: dict[str, list[int]] = env.temp_data.setdefault(_FIRST_LINES, {})
+    cache: dict[str, list[CodeCell]] = env.temp_data.setdefault(_CELLS, {})
     if example not in cache:
-        cache[example] = [cell.first_line for cell in code_cells(page.read_text(encoding="utf-8"))]
+        cache[example] = code_cells(page.read_text(encoding="utf-8"))
     return cache[example]
+
+
+def example_first_lines(env: Any, example: str) -> list[int]:
+    """The first source line of each code cell of an example's generated page ([] before it exists)."""
+    return [cell.first_line for cell in _example_cells(env, example)]
+
+
+def example_cell_headings(env: Any, example: str) -> list[str]:
+    """The title of the section each code cell of an example's page is in, as written (reST)."""
+    return [cell.heading for cell in _example_cells(env, example)]
 
 
 def gallery_docname(env: Any, example: str) -> str:

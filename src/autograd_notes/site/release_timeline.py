@@ -11,7 +11,15 @@ Three directives, registered by this module's :func:`setup` (an extension of its
   old and the new value, the exception of an API that is missing.
 * ``timeline-matrix`` (the timeline page): every example × every release.
 * ``timeline-changelog`` (the timeline page): what changed for autograd users
-  in each release, derived from the records, each entry linked to its cell.
+  in each release, derived from the records, each entry a sentence linked to
+  its cells.
+* ``release-changed:: <section>/plot_x.py`` (inserted near the top of every
+  example page by :func:`~autograd_notes.site.gallery_rst.changed_directive`):
+  a note where the newest recorded release does otherwise than the page
+  documents, linking the section.
+
+Every word diff runs in the order of the releases: the older release's words
+struck, the newer's inserted, whichever of the two is today.
 
 The computation is :mod:`autograd_notes.records.timeline`; this module puts it
 in words, in the build's language (the ``sphinx`` catalog), as document
@@ -24,7 +32,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,14 +40,15 @@ from sphinx.application import Sphinx
 from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
-from ..records.compare import Change, WordDiff, spaced_segments
+from ..records.compare import Change, WordDiff, render_word_diff, spaced_segments
 from ..records.releases import version_key
 from ..records.status import Mark
+from ..records.timeline import Change as ReleaseChange
 from ..records.timeline import (
+    ChangeEntry,
     CheckTimeline,
     ExampleTimeline,
-    Observation,
-    first_change,
+    changelog_entries,
     load_timelines,
     observation_runs,
     release_changes,
@@ -53,6 +61,7 @@ from .links import (
     cell_anchor,
     cell_label,
     cell_number,
+    example_cell_headings,
     example_first_lines,
     gallery_docname,
     label_link,
@@ -63,9 +72,13 @@ from .nodes import compose, doc_reference, untranslatable
 __all__ = [
     "DIRECTIVES",
     "SECTION_ID",
+    "ReleaseChangedDirective",
     "ReleaseTimelineDirective",
     "TimelineChangelogDirective",
     "TimelineMatrixDirective",
+    "change_sentence",
+    "changed_note",
+    "changes_anchor",
     "held_sentence",
     "legend",
     "mark_names",
@@ -201,47 +214,81 @@ def held_sentence(timeline: ExampleTimeline) -> str:
     )
 
 
-def _cell(*content: nodes.Node | str, classes: Sequence[str] = (), title: str | None = None) -> nodes.entry:
-    """A table cell holding one line of ``content``; ``title`` is shown on hovering it."""
+def _cell(*content: nodes.Node | str, classes: Sequence[str] = ()) -> nodes.entry:
+    """A table cell holding one line of ``content``."""
     parts = [part if isinstance(part, nodes.Node) else nodes.Text(str(part)) for part in content]
-    entry = nodes.entry("", nodes.paragraph("", "", *parts), classes=list(classes))
-    if title is not None:
-        entry["title"] = title
-    return entry
+    return nodes.entry("", nodes.paragraph("", "", *parts), classes=list(classes))
+
+
+def _mark_button(release: str, mark: Mark, names: dict[Mark, str]) -> nodes.Element:
+    """A mark that says what it means when it is focused (by keyboard) or hovered: a button, no tooltip.
+
+    Its text is the symbol and the explanation (``2.4.1: message differs``),
+    the explanation shown beside it while focused; a screen reader reads it.
+    """
+    label = f"{release}: {names[mark]}"
+    symbol = HtmlInline(SYMBOLS[mark], SYMBOLS[mark], tag="span", aria_hidden="true")
+    tip = HtmlInline(label, label, tag="span", classes=["tl-tip"])
+    return HtmlInline("", "", symbol, tip, tag="button", classes=["tl-mark-button"])
 
 
 def _mark_cells(marks: dict[str, Mark], names: dict[Mark, str]) -> list[nodes.entry]:
-    cells = []
-    for release, mark in marks.items():
-        label = f"{release}: {names[mark]}"
-        symbol = HtmlInline(SYMBOLS[mark], SYMBOLS[mark], tag="span", aria_label=label)
-        cells.append(_cell(symbol, classes=["tl-mark", f"tl-{_CLASSES[mark]}"], title=label))
-    return cells
+    return [
+        _cell(_mark_button(release, mark, names), classes=["tl-mark", f"tl-{_CLASSES[mark]}"])
+        for release, mark in marks.items()
+    ]
 
 
-def _header(releases: list[str], pinned: str) -> list[nodes.entry]:
+def changes_anchor(release: str) -> str:
+    """The id of the timeline page's section "What changed in ``release``": ``changes-2-14-1``."""
+    return f"changes-{release.replace('.', '-')}"
+
+
+def _header(releases: list[str], pinned: str, *, linked: bool = False) -> list[nodes.entry]:
+    """The releases' column heads: ``2.13``, today's marked so in words.
+
+    ``linked``: each a link to its "What changed in" section of the same page
+    (the timeline page).
+    """
     heads = []
     for release in releases:
-        title = (
-            _("{release} (today, the release the pages document)").format(release=release)
-            if release == pinned
-            else release
-        )
         short = "{}.{}".format(*version_key(release)[:2])
-        classes = ["tl-release", "tl-today"] if release == pinned else ["tl-release"]
-        heads.append(_cell(short, classes=classes, title=title))
+        name: nodes.Node = nodes.Text(short)
+        if linked:
+            name = nodes.reference(short, short, refid=changes_anchor(release))
+        lines = [nodes.paragraph("", "", name)]
+        classes = ["tl-release"]
+        if release == pinned:
+            today = _("today")
+            lines.append(
+                nodes.paragraph("", "", HtmlInline(today, today, tag="span", classes=["tl-today-word"]))
+            )
+            classes.append("tl-today")
+        heads.append(nodes.entry("", *lines, classes=classes))
     return heads
 
 
 def _table(
-    classes: list[str], header: list[nodes.entry], rows: list[list[nodes.entry]], widths: list[int]
+    classes: list[str],
+    header: list[nodes.entry],
+    rows: list[list[nodes.entry]],
+    widths: list[int],
+    *,
+    label: str = "",
 ) -> nodes.Element:
-    """A table that scrolls sideways on a narrow screen; its first column names the rows."""
+    """A table that scrolls in its own box on a narrow screen.
+
+    The stylesheet keeps the newest releases (its right end) in view first,
+    and its header row and first column (the rows' names) while it scrolls.
+    """
     group = nodes.tgroup(cols=len(widths))
     group += [nodes.colspec(colwidth=width, stub=int(index == 0)) for index, width in enumerate(widths)]
     group += nodes.thead("", nodes.row("", *header))
     group += nodes.tbody("", *(nodes.row("", *cells) for cells in rows))
-    return HtmlBlock("", HtmlTable("", group, classes=classes), tag="div", classes=["tl-scroll"])
+    box = HtmlBlock("", HtmlTable("", group, classes=classes), tag="div", classes=["tl-scroll"])
+    if label:
+        box["aria_label"] = label
+    return box
 
 
 def legend() -> nodes.Element:
@@ -254,6 +301,21 @@ def legend() -> nodes.Element:
     return items
 
 
+def diff_legend() -> nodes.Element:
+    """One line: how a word diff reads (always from the older release to the newer)."""
+    old, new = _("older words"), _("newer words")
+    return nodes.paragraph(
+        "",
+        "",
+        *compose(
+            _("In every difference, {old} are struck and {new} inserted: the older release first."),
+            old=HtmlInline(old, old, tag="del"),
+            new=HtmlInline(new, new, tag="ins"),
+        ),
+        classes=["tl-diff-legend"],
+    )
+
+
 def _kind_name(kind: str) -> str:
     kinds = {"error": _("expected error"), "warning": _("expected warning"), "value": _("checked value")}
     return kinds.get(kind, kind)
@@ -262,36 +324,6 @@ def _kind_name(kind: str) -> str:
 def _shorten(text: str, limit: int = 100) -> str:
     """At most ``limit`` characters of ``text``, cut at a word, ``…`` where cut."""
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
-
-
-@dataclass(frozen=True)
-class _Change:
-    """How a check changed between two releases: the marks, and the first words that differ."""
-
-    before: Mark
-    after: Mark
-    words: tuple[str, str] | None
-
-    @classmethod
-    def between(cls, before: Observation, after: Observation) -> _Change:
-        words = None
-        if before.text and after.text and before.text != after.text:
-            old, new = first_change(before.text, after.text)
-            words = (_shorten(old), _shorten(new))
-        return cls(before.mark, after.mark, words)
-
-    def in_words(self, names: dict[Mark, str]) -> list[nodes.Node]:
-        """The change in a sentence: the marks (unless only the words changed) and the changed words."""
-        words = []
-        if self.words is not None:
-            old, new = self.words
-            words = compose(
-                _("the words changed: {old} → {new}"), old=_code(old or "…"), new=_code(new or "…")
-            )
-        if self.before == self.after and words:
-            return words
-        marks = nodes.Text(f"{names[self.before]} → {names[self.after]}")
-        return [marks, nodes.Text("; "), *words] if words else [marks]
 
 
 def _kind(check: CheckTimeline) -> list[nodes.Node]:
@@ -340,15 +372,40 @@ def _diff_nodes(diff: WordDiff) -> list[nodes.Node]:
     return parts
 
 
+def heading_nodes(heading: str) -> list[nodes.Node]:
+    """A section title as written in reST, its ````code```` as code: ``The double ``where````."""
+    parts: list[nodes.Node] = []
+    for index, piece in enumerate(heading.split("``")):
+        if piece:
+            parts.append(_code(piece) if index % 2 else nodes.Text(piece))
+    return parts
+
+
+def _row_name(headings: Sequence[str], number: int, checks: list[CheckTimeline]) -> list[nodes.Node]:
+    """What a row checks: its cell's section title, else its first check's label, else "Cell n"."""
+    heading = headings[number - 1] if 0 < number <= len(headings) else ""
+    if heading:
+        return heading_nodes(heading)
+    label = next((check.label for check in checks if check.label), "")
+    if label:
+        return [_code(label)]
+    return [nodes.Text(_("Cell {number}").format(number=number))]
+
+
 def timeline_nodes(
-    timeline: ExampleTimeline, first_lines: list[int], *, timeline_page: bool = True
+    timeline: ExampleTimeline,
+    first_lines: list[int],
+    *,
+    timeline_page: bool = True,
+    headings: Sequence[str] = (),
 ) -> nodes.Element:
     """The body of an example's "Across PyTorch releases" section.
 
     Its cell links are references to the cells' labels on the example's page
     (each code cell of a page has one): ``first_lines`` are the first source
-    line of each of its code cells. It ends with a link to the timeline page
-    where the build has one (``timeline_page``).
+    line of each of its code cells, ``headings`` the title of the section each
+    is in (a row is named by it, and by its cell's number). It ends with a link
+    to the timeline page where the build has one (``timeline_page``).
     """
     names = mark_names()
     releases = timeline.releases
@@ -367,16 +424,26 @@ def timeline_nodes(
             number = cell_number(first_lines, check.line) if first_lines else 0
             cells.setdefault(number, []).append(check)
 
-    def link(number: int) -> nodes.Node:
-        text = _("Cell {number}").format(number=number)
-        return label_link(cell_label(timeline.example, number), nodes.Text(text))
+    def link(number: int, name: list[nodes.Node]) -> list[nodes.Node]:
+        cell = _("cell {number}").format(number=number)
+        shown = nodes.inline("", "", *name)
+        return [
+            label_link(cell_label(timeline.example, number), shown),
+            nodes.Text(" "),
+            HtmlInline(cell, cell, tag="span", classes=["tl-cell-number"]),
+        ]
 
     rows = []
     details: list[nodes.Node] = []
     for number, checks in cells.items():
+        name = _row_name(headings, number, checks)
         marks = {release: worst([c.releases[release].mark for c in checks]) for release in releases}
         rows.append(
-            [_cell(link(number)), _cell(str(len(checks)), classes=["tl-count"]), *_mark_cells(marks, names)]
+            [
+                _cell(*link(number, name)),
+                _cell(str(len(checks)), classes=["tl-count"]),
+                *_mark_cells(marks, names),
+            ]
         )
         for check in checks:
             if all(seen.mark in (Mark.SAME, Mark.NO_RECORD) for seen in check.releases.values()):
@@ -392,7 +459,7 @@ def timeline_nodes(
             summary = HtmlLine(
                 "",
                 "",
-                link(number),
+                *link(number, _row_name(headings, number, checks)),
                 nodes.Text(" · " + _("line {line}").format(line=check.line) + " · "),
                 *_kind(check),
                 nodes.Text(f" · {what}"),
@@ -409,6 +476,7 @@ def timeline_nodes(
     if details:
         differences = [
             nodes.paragraph("", _("Every difference, check by check"), classes=["tl-heading"]),
+            diff_legend(),
             *details,
         ]
     elif timeline.rows:
@@ -424,8 +492,8 @@ def timeline_nodes(
         "",
         nodes.paragraph("", "", *summary_sentence(timeline), classes=["tl-summary"]),
         nodes.paragraph("", "", *intro),
-        table,
         legend(),
+        table,
         *differences,
         *end,
         tag="div",
@@ -433,6 +501,67 @@ def timeline_nodes(
         # the text as written: no curly quotes in messages and version numbers
         support_smartquotes=False,
     )
+
+
+def changed_note(timeline: ExampleTimeline) -> nodes.Element | None:
+    """The note "Changed in 2.14", where the newest recorded release is newer than today's and differs.
+
+    A note for the top of the example's page, linking its "Across PyTorch
+    releases" section; ``None`` where there is nothing to say.
+    """
+    recorded = timeline.recorded_releases()
+    newest = recorded[-1] if recorded else timeline.pinned
+    if version_key(newest) <= version_key(timeline.pinned):
+        return None
+    differing = [
+        check
+        for row in timeline.rows
+        for check in row.checks
+        if check.releases[newest].mark not in (Mark.SAME, Mark.BUILD, Mark.NO_RECORD)
+    ]
+    if not differing:
+        return None
+    minor = "{}.{}".format(*version_key(newest)[:2])
+    title = _("Changed in {version}").format(version=minor)
+    what = (
+        _(
+            "In PyTorch {release}, one check of this page does otherwise than in {pinned}, "
+            "the release the page documents: {check}."
+        )
+        if len(differing) == 1
+        else _(
+            "In PyTorch {release}, {count} checks of this page do otherwise than in {pinned}, "
+            "the release the page documents."
+        )
+    )
+    check = differing[0]
+    named = _code(check.label) if check.label else nodes.Text(_kind_name(check.kind))
+    section = _("Across PyTorch releases")
+    sentence = compose(
+        what + " " + _("What changed: {link}."),
+        release=newest,
+        count=str(len(differing)),
+        pinned=timeline.pinned,
+        check=named,
+        link=nodes.reference(section, section, refid=SECTION_ID),
+    )
+    note = nodes.container(classes=["admonition", "attention", "release-changed"])
+    note += nodes.paragraph("", title, classes=["admonition-title"])
+    note += nodes.paragraph("", "", *sentence)
+    note["support_smartquotes"] = False
+    return note
+
+
+class ReleaseChangedDirective(SphinxDirective):
+    """``.. release-changed:: <section>/plot_x.py``: the note that the newest release does otherwise."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        """Return the note, or nothing where the newest release does as the page documents."""
+        timeline = site_timelines(self.env).get(self.arguments[0])
+        note = changed_note(timeline) if timeline is not None else None
+        return untranslatable([note]) if note is not None else []
 
 
 class ReleaseTimelineDirective(SphinxDirective):
@@ -452,7 +581,10 @@ class ReleaseTimelineDirective(SphinxDirective):
         # a site may leave the timeline page out (a fixture site): no link to it then
         timeline_page = TIMELINE_DOC in self.env.found_docs
         section += timeline_nodes(
-            timeline, example_first_lines(self.env, example), timeline_page=timeline_page
+            timeline,
+            example_first_lines(self.env, example),
+            timeline_page=timeline_page,
+            headings=example_cell_headings(self.env, example),
         )
         return untranslatable([section])
 
@@ -461,7 +593,7 @@ class TimelineMatrixDirective(SphinxDirective):
     """``.. timeline-matrix::``: every example × every release, one mark each, linked to its page."""
 
     def run(self) -> list[nodes.Node]:
-        """Return the matrix and the legend of its marks."""
+        """Return the legend of the marks and the matrix, each release's head linked to its changes."""
         timelines = site_timelines(self.env)
         if not timelines:
             return untranslatable([nodes.paragraph("", _("No records yet."))])
@@ -476,60 +608,192 @@ class TimelineMatrixDirective(SphinxDirective):
             )
             marks = {r: timeline.mark(r) if r in timeline.releases else Mark.NO_RECORD for r in releases}
             rows.append([_cell(page_link(docname, SECTION_ID)), *_mark_cells(marks, names)])
-        header = [_cell(_("Example")), *_header(releases, pinned)]
+        header = [_cell(_("Example")), *_header(releases, pinned, linked=True)]
         table = _table(["tl-table", "tl-matrix"], header, rows, widths=[30, *(5 for _release in releases)])
-        result = [table, legend()]
+        result = [legend(), table]
         for node in result:
             node["support_smartquotes"] = False
         return untranslatable(result)
+
+
+def _outcome_name(outcome: str, kind: str) -> nodes.Node:
+    """An exception type or warning categories as code; none as words ("no error", "no warning")."""
+    if outcome:
+        return _code(outcome)
+    return nodes.Text(_("no error") if kind == "error" else _("no warning"))
+
+
+def _diff_code(diff: WordDiff) -> nodes.Node:
+    return HtmlCode("", "", *_diff_nodes(diff), classes=["tl-diff"])
+
+
+def change_sentence(entry: ChangeEntry) -> list[nodes.Node]:
+    """A change as a sentence: what changed (which check, which exception or warning or value), old → new.
+
+    The older release's words are struck and the newer's inserted; a
+    warning whose category changed says so, and what follows from it.
+    """
+    change = entry.change
+    before, after, kind = change.before, change.after, change.check.kind
+    if after.mark == Mark.MISSING or (after.text is None and after.reason):
+        return compose(
+            _("The cell stops before this check: {reason}."),
+            reason=_code(_shorten(after.reason or after.text or "")),
+        )
+    if before.mark == Mark.MISSING or (before.text is None and before.reason):
+        return compose(
+            _("The cell runs to this check, where it stopped before: {reason}."),
+            reason=_code(_shorten(before.reason or before.text or "")),
+        )
+    category = change.category
+    if category is not None:
+        old, new = category
+        sentence = compose(
+            _("The warning {message} is a {new}, no longer a {old}."),
+            message=_code(_shorten(_message_of(after.text or "", new))),
+            old=_code(old),
+            new=_code(new),
+        )
+    elif kind != "value" and not change.words_only and not (before.outcome and after.outcome):
+        # an error or a warning that appears or goes: what there is, not a diff with nothing
+        said = after.text if after.outcome else before.text
+        sentence = compose(
+            _("The outcome changed from {old} to {new}: {diff}."),
+            old=_outcome_name(before.outcome, kind),
+            new=_outcome_name(after.outcome, kind),
+            diff=_code(_shorten(said or "")),
+        )
+    else:
+        return _changed(change)
+    for follows in entry.follows:
+        sentence += [
+            nodes.Text(" "),
+            *compose(
+                _("With it, the value {label} changed: {diff}."),
+                label=_code(follows.check.label) if follows.check.label else nodes.Text(_kind_name("value")),
+                diff=_diff_code(follows.diff),
+            ),
+        ]
+    return sentence
+
+
+def _changed(change: ReleaseChange) -> list[nodes.Node]:
+    """A change of words, of value, or of exception type, with its word diff."""
+    before, after, kind = change.before, change.after, change.check.kind
+    label = _code(change.check.label) if change.check.label else nodes.Text(_kind_name(kind))
+    diff = _diff_code(change.diff)
+    if change.words_only:
+        if kind == "value":
+            return compose(_("The value {label} is printed otherwise: {diff}."), label=label, diff=diff)
+        return compose(
+            _("The {outcome} is worded otherwise: {diff}."),
+            outcome=_outcome_name(after.outcome, kind),
+            diff=diff,
+        )
+    if kind == "value":
+        return compose(_("The value {label} changed: {diff}."), label=label, diff=diff)
+    return compose(
+        _("The outcome changed from {old} to {new}: {diff}."),
+        old=_outcome_name(before.outcome, kind),
+        new=_outcome_name(after.outcome, kind),
+        diff=diff,
+    )
+
+
+def _message_of(text: str, categories: str) -> str:
+    """A warning check's text without its category: ``torch.jit.script is deprecated … (×18)``."""
+    for category in categories.split(", "):
+        text = text.replace(f"{category}: ", "")
+    return text
 
 
 class TimelineChangelogDirective(SphinxDirective):
     """``.. timeline-changelog::``: what changed for autograd users in each release, from the records."""
 
     def run(self) -> list[nodes.Node]:
-        """Return one subsection per release with changes, newest first."""
+        """Return one subsection per recorded release, newest first (one without a change says so)."""
         timelines = site_timelines(self.env)
-        changes = release_changes(list(timelines.values()))
-        names = mark_names()
-        # release -> what changed (the same change in many cells is one entry) -> its cells (page, number)
-        by_release: dict[str, dict[tuple[str, _Change], list[tuple[str, int]]]] = {}
-        for change in changes:
+        entries = changelog_entries(release_changes(list(timelines.values())))
+        # release -> what changed (the same change in many cells is one entry) -> the change, its cells
+        by_release: dict[str, dict[tuple[str, ...], tuple[ChangeEntry, list[tuple[str, int, str]]]]] = {}
+        for entry in entries:
+            change = entry.change
             docname = gallery_docname(self.env, change.example)
             first_lines = example_first_lines(self.env, change.example)
+            headings = example_cell_headings(self.env, change.example)
             number = cell_number(first_lines, change.check.line) if first_lines else 0
-            what = (change.check.kind, _Change.between(change.before, change.after))
-            places = by_release.setdefault(change.release, {}).setdefault(what, [])
-            if (docname, number) not in places:
-                places.append((docname, number))
-        if not by_release:
+            heading = headings[number - 1] if 0 < number <= len(headings) else ""
+            what = _entry_key(entry)
+            _first, places = by_release.setdefault(change.release, {}).setdefault(what, (entry, []))
+            if (docname, number, heading) not in places:
+                places.append((docname, number, heading))
+        order = sorted({r for t in timelines.values() for r in t.recorded}, key=version_key)
+        if len(order) < 2:
             return untranslatable([nodes.paragraph("", _("No change between the recorded releases."))])
         result: list[nodes.Node] = []
         # each release is against the recorded release just before it (the examples' own gaps aside)
-        order = sorted({r for t in timelines.values() for r in t.recorded}, key=version_key)
-        for release in sorted(by_release, key=version_key, reverse=True):
-            previous = order[order.index(release) - 1]
-            title = _("What changed in {release} (against {previous})").format(
-                release=release, previous=previous
-            )
-            section = nodes.section(ids=[f"changes-{release.replace('.', '-')}"], names=[title.lower()])
+        for index in range(len(order) - 1, -1, -1):
+            release = order[index]
+            if index == 0:
+                title = _("What changed in {release}").format(release=release)
+            else:
+                title = _("What changed in {release} (against {previous})").format(
+                    release=release, previous=order[index - 1]
+                )
+            section = nodes.section(ids=[changes_anchor(release)], names=[title.lower()])
             section += nodes.title(title, title)
-            entries = HtmlList(classes=["tl-changelog"], support_smartquotes=False)
-            for (kind, changed), places in by_release[release].items():
-                links: list[nodes.Node] = []
-                for docname, number in places:
-                    if links:
-                        links.append(nodes.Text(" · "))
-                    cell = _("cell {number}").format(number=number)
-                    links += [page_link(docname, cell_anchor(number)), nodes.Text(f", {cell}")]
-                what = nodes.paragraph("", "", nodes.Text(f"{_kind_name(kind)}: "), *changed.in_words(names))
-                entries += nodes.list_item("", what, nodes.paragraph("", "", *links))
-            section += entries
+            if index == 0:
+                section += nodes.paragraph(
+                    "",
+                    _("The oldest recorded release: the others are compared with it."),
+                    classes=["tl-none"],
+                )
+            elif release not in by_release:
+                section += nodes.paragraph(
+                    "", _("No documented check changed in this release."), classes=["tl-none"]
+                )
+            else:
+                section += self._entries(by_release[release])
             result.append(section)
         return untranslatable(result)
 
+    def _entries(
+        self, changes: dict[tuple[str, ...], tuple[ChangeEntry, list[tuple[str, int, str]]]]
+    ) -> nodes.Element:
+        entries = HtmlList(classes=["tl-changelog"], support_smartquotes=False)
+        for entry, places in changes.values():
+            links: list[nodes.Node] = []
+            for docname, number, heading in places:
+                if links:
+                    links.append(nodes.Text(" · "))
+                cell = _("cell {number}").format(number=number)
+                links += [page_link(docname, cell_anchor(number)), nodes.Text(f", {cell}")]
+                if heading:
+                    links += [nodes.Text(" ("), *heading_nodes(heading), nodes.Text(")")]
+            where = compose(_("On {pages}."), pages=nodes.inline("", "", *links))
+            what = nodes.paragraph("", "", *change_sentence(entry))
+            entries += nodes.list_item("", what, nodes.paragraph("", "", *where, classes=["tl-places"]))
+        return entries
+
+
+def _entry_key(entry: ChangeEntry) -> tuple[str, ...]:
+    """What makes two changes the same entry: the kind of check and what changed, word for word."""
+    change: ReleaseChange = entry.change
+    follows = tuple(render_word_diff(f.diff) for f in entry.follows)
+    return (
+        change.check.kind,
+        change.before.mark,
+        change.after.mark,
+        change.before.outcome,
+        change.after.outcome,
+        change.check.label if change.check.kind == "value" else "",
+        render_word_diff(change.diff),
+        *follows,
+    )
+
 
 DIRECTIVES = {
+    "release-changed": ReleaseChangedDirective,
     "release-timeline": ReleaseTimelineDirective,
     "timeline-matrix": TimelineMatrixDirective,
     "timeline-changelog": TimelineChangelogDirective,

@@ -23,7 +23,13 @@ from sphinx.util.docutils import SphinxDirective
 
 from .._runner import runner_info
 from .gallery_conf import gallery_folders
-from .gallery_rst import install_directive, summary_directive, timeline_directive, wrap_outputs
+from .gallery_rst import (
+    changed_directive,
+    install_directive,
+    summary_directive,
+    timeline_directive,
+    wrap_outputs,
+)
 from .install import InstallLineDirective
 from .nodes import make_table, untranslatable
 from .runners_page import DIRECTIVES
@@ -43,7 +49,7 @@ def _gallery_example(app: Sphinx, docname: str) -> str | None:
 def _add_runner_directives(app: Sphinx, docname: str, source: list[str]) -> None:
     example = _gallery_example(app, docname)
     if example is not None:
-        page = summary_directive(wrap_outputs(source[0], example), example)
+        page = summary_directive(changed_directive(wrap_outputs(source[0], example), example), example)
         source[0] = install_directive(timeline_directive(page, example))
 
 

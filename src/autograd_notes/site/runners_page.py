@@ -225,6 +225,22 @@ def localise_output(lines: list[str]) -> list[str]:
     return [localise(line) for line in lines]
 
 
+def _code_above(parent: nodes.Element) -> nodes.literal_block | None:
+    """The code block of the cell whose output comes next in ``parent`` (``None`` if there is none).
+
+    The last literal block so far, unless it is an output (another cell's):
+    its images may follow the code.
+    """
+    for node in reversed(parent.children):
+        if isinstance(node, nodes.literal_block):
+            return None if "runner-output" in node["classes"] else node
+        if isinstance(node, nodes.container) and any(
+            "runner-output" in block["classes"] for block in node.findall(nodes.literal_block)
+        ):
+            return None
+    return None
+
+
 def _output_block(lines: list[str]) -> nodes.literal_block:
     text = "\n".join(localise_output(lines))
     block = nodes.literal_block(text, text, classes=["sphx-glr-script-out", "runner-output"])
@@ -269,14 +285,33 @@ class RunnerOutputsDirective(_RunnerDirective):
         return [*target, *untranslatable([self._tabs(live, differing), *links])]
 
     def _cell_target(self, example: str, line: int) -> list[nodes.Node]:
-        """The anchor of this code cell (``cell-<n>``), for the error index's links."""
+        """The anchor of this code cell (``cell-<n>``), for the error index's and the timeline's links.
+
+        It goes on the cell's code, above which the cell's number is shown (a
+        link to itself): a link lands on the code, not on its output, and the
+        stylesheet highlights the code it targets. Where the code is not found
+        (no code block before the output), the anchor stays with the output.
+        """
         first_lines = [first for first, _output in self.page_cells()]
         if line not in first_lines:
             return []
         number = first_lines.index(line) + 1
-        target = nodes.target("", "", ids=[cell_anchor(number)], names=[cell_label(example, number)])
+        anchor = cell_anchor(number)
+        target = nodes.target("", "", ids=[anchor], names=[cell_label(example, number)])
         self.state.document.note_explicit_target(target)
-        return [target]
+        parent = self.state.parent
+        code = _code_above(parent)
+        if code is None:
+            return [target]
+        text = _("Cell {number}").format(number=number)
+        shown = nodes.paragraph(
+            "", "", nodes.reference(text, text, refid=anchor), classes=["cell-number"], translatable=False
+        )
+        # the target's id moves to the node after it, the code (docutils' PropagateTargets)
+        at = parent.index(code)
+        parent.insert(at, target)
+        parent.insert(at, shown)
+        return []
 
     def _tabs(self, live: list[str], differing: list[tuple[str, Record, list[str]]]) -> nodes.Node:
         # unique on the page, whatever else this build reads (no counter shared by the pages)
