@@ -19,7 +19,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-__all__ = ["recorded_note"]
+__all__ = ["pinned_release", "recorded_note", "site_root"]
 
 NOTES = "release_notes.json"
 SECTION = "across-pytorch-releases"
@@ -33,6 +33,20 @@ def _notes() -> dict[str, Any] | None:
     except (OSError, ValueError):  # missing or damaged: a drift message then says what it always said
         return None
     return notes
+
+
+def pinned_release() -> str | None:
+    """The PyTorch release the site this package came from pins (its runner records' release)."""
+    notes = _notes()
+    pinned = notes.get("pinned") if notes else None
+    return pinned if isinstance(pinned, str) else None
+
+
+def site_root() -> str | None:
+    """The address of the site this package came from (ending in ``/``)."""
+    notes = _notes()
+    site = notes.get("site") if notes else None
+    return site if isinstance(site, str) else None
 
 
 def _key(release: str) -> tuple[int, ...]:

@@ -1,4 +1,4 @@
-"""``python -m autograd_notes capture|drift|ingest``: record examples, report drift, merge archives.
+"""``python -m autograd_notes capture|drift|ingest|verify``: record examples, report drift, merge archives.
 
 Needs PyTorch, NumPy and matplotlib only (no Sphinx, no nox, no network), so
 it runs from a plain copy of the source tree (``PYTHONPATH=src``) on a bare
@@ -40,6 +40,7 @@ from .report import (
 )
 from .status import DriftStatus, Merge
 from .timeline import load_timelines
+from .verify import add_verify_parser, verify_command
 
 __all__ = ["main"]
 
@@ -265,6 +266,7 @@ def _parser() -> argparse.ArgumentParser:
         "--check only says whether the committed file is up to date (exit status 1 if not).",
     )
     notes.add_argument("--check", action="store_true", help="compare instead of writing")
+    add_verify_parser(commands)
     for command in (capture, drift, notes, merge):
         command.add_argument("--root", type=Path, help="project folder (default: found from the current one)")
         command.add_argument("--records", type=Path, help="records folder (default: <root>/records)")
@@ -330,6 +332,8 @@ def ingest_archive(root: Path, records: Path, archive: Path, *, accept: bool) ->
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     args = _parser().parse_args(argv)
+    if args.command == "verify":  # a reader's machine: the installed package only, no project
+        return verify_command(args)
     try:
         root = (args.root or find_root(Path.cwd())).resolve()
         records = (args.records or root / "records").resolve()

@@ -37,6 +37,7 @@ from ..records.script_cells import is_cell_marker, text_end
 
 __all__ = [
     "ReaderText",
+    "download_script",
     "guard_imports",
     "install_cell",
     "link_references",
@@ -202,6 +203,16 @@ def guard_imports(source: str, reader: ReaderText) -> str:
     return "\n".join([*lines[:at], *guard, *lines[at:]]) + "\n"
 
 
+def download_script(text: str, reader: ReaderText, address: str) -> str:
+    """The downloaded ``.py`` of a (translated) script ``text``: its header, then the script, guarded.
+
+    ``python -m autograd_notes verify`` takes these additions away again
+    (:mod:`autograd_notes.records.downloaded`).
+    """
+    header = "\n".join(script_header(reader, address))
+    return f"{header}\n{guard_imports(text, reader)}"
+
+
 def install_cell(reader: ReaderText) -> str:
     """The first cell of a notebook: installs the helper package when the kernel lacks it."""
     return "\n".join([f"# {reader.notebook}", *_TRY_THE_HELPERS, f"    %{reader.command}"])
@@ -252,8 +263,7 @@ def translate_downloads(
                 copy.parent.mkdir(parents=True, exist_ok=True)
                 copy.write_text(text, encoding="utf-8")
                 notebook = _notebook(copy, gallery_conf, reader)
-                header = "\n".join(script_header(reader, address_of(docname)))
-                python = f"{header}\n{guard_imports(text, reader)}"
+                python = download_script(text, reader, address_of(docname))
                 written[relative] = (python, notebook)
                 for target in downloads.rglob(script.name):
                     target.write_text(python, encoding="utf-8")

@@ -1,0 +1,170 @@
+"""An example as the site serves it for download: its page, and the gallery script inside it.
+
+A downloaded ``plot_*.py`` (one page's download, or a member of the
+download-all archive ``examples_python.zip``) is the gallery script with two
+additions (:mod:`autograd_notes.site.downloads` makes them): a few comment
+lines on top, the first naming the page's address
+(``https://…/en/examples/02_backward/plot_retain_graph.html``), and a guard
+before the first import of PyTorch or the helpers (``try: import
+autograd_notes`` … ``raise SystemExit(…) from None``). :func:`read_download`
+takes both away again: what is left is the gallery script line for line (for
+the English downloads; a translated download's text cells differ in their
+lines), so that a run of it records the gallery's line numbers, and the
+records it makes are those ``ingest`` checks against the gallery. The address
+says which example it is (``02_backward/plot_retain_graph.py``) and in which
+language. :func:`Download.download_line` maps a line of the script back to
+the downloaded file's, for the reader. This module reads files only: no
+Sphinx, no network.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+__all__ = [
+    "DOWNLOAD_ALL",
+    "Download",
+    "DownloadError",
+    "find_downloads",
+    "read_download",
+]
+
+DOWNLOAD_ALL = "examples_python.zip"
+"""The name of the site's download-all archive of the Python scripts (sphinx-gallery's)."""
+
+_PAGE = re.compile(
+    r"(?P<address>https?://\S+?/(?P<language>[A-Za-z_-]+)/examples/"
+    r"(?P<section>\w+)/(?P<name>plot_\w+)\.html)\b"
+)
+_GUARD = ("try:", "    import autograd_notes  # noqa: F401", "except ModuleNotFoundError:")
+_GUARD_END = re.compile(r"^    raise SystemExit\(.*\) from None$")
+_GUARD_LINES = len(_GUARD) + 1
+_MAX_BYTES = 1 << 20
+"""The largest script read (the biggest download is about 20 KiB)."""
+
+
+class DownloadError(Exception):
+    """A file that is not an example downloaded from the site: its name and why."""
+
+
+@dataclass(frozen=True)
+class Download:
+    """A downloaded example, its additions taken away."""
+
+    name: str
+    """Where it was read, as the reader named it (``plot_x.py``, ``examples_python.zip:05_x/plot_x.py``)."""
+    example: str
+    """The gallery's name of it, ``section/plot_x.py``."""
+    address: str
+    """Its page."""
+    language: str
+    """The language of its page and text (``en``, ``ru``, ...)."""
+    script: str
+    """The script without the download's additions: the gallery script (English downloads)."""
+    header: int
+    """How many lines the download adds on top."""
+    guard_at: int | None
+    """The script's line (1-based) before which the download adds its guard, if it has one."""
+
+    def download_line(self, line: int) -> int:
+        """The downloaded file's line that is the script's ``line``."""
+        moved = _GUARD_LINES if self.guard_at is not None and line >= self.guard_at else 0
+        return line + self.header + moved
+
+    @property
+    def translated(self) -> bool:
+        """Whether its text is a translation, whose lines need not be the gallery script's."""
+        return self.language != "en"
+
+
+def read_download(name: str, text: str) -> Download:
+    """Read one downloaded script; :class:`DownloadError` if it is not one of the site's."""
+    lines = text.splitlines()
+    found = _PAGE.search(lines[0]) if lines else None
+    if found is None:
+        raise DownloadError(f"{name}: its first line names no page of the site: not a download of an example")
+    header = 0
+    while header < len(lines) and lines[header].startswith("#"):
+        header += 1
+    body = lines[header:]
+    guard_at = None
+    for index in range(len(body) - len(_GUARD)):
+        if tuple(body[index : index + len(_GUARD)]) == _GUARD and _GUARD_END.match(body[index + len(_GUARD)]):
+            guard_at = index + 1
+            del body[index : index + len(_GUARD) + 1]
+            break
+    return Download(
+        name=name,
+        example=f"{found['section']}/{found['name']}.py",
+        address=found["address"],
+        language=found["language"],
+        script="\n".join(body) + "\n",
+        header=header,
+        guard_at=guard_at,
+    )
+
+
+def _read_zip(archive: Path) -> list[Download]:
+    downloads = []
+    try:
+        opened = zipfile.ZipFile(archive)
+    except zipfile.BadZipFile:
+        raise DownloadError(f"{archive.name}: not a readable zip archive") from None
+    with opened:
+        for info in opened.infolist():
+            member = PurePosixPath(info.filename)
+            if info.is_dir() or not (member.name.startswith("plot_") and member.suffix == ".py"):
+                continue
+            if info.file_size > _MAX_BYTES:
+                raise DownloadError(f"{archive.name}:{info.filename}: {info.file_size} bytes, not a script")
+            downloads.append(
+                read_download(f"{archive.name}:{info.filename}", _text(opened.read(info), info.filename))
+            )
+    return downloads
+
+
+def _read_file(path: Path, shown: str) -> Download:
+    if path.stat().st_size > _MAX_BYTES:
+        raise DownloadError(f"{shown}: {path.stat().st_size} bytes, not a script")
+    return read_download(shown, _text(path.read_bytes(), shown))
+
+
+def _text(data: bytes, shown: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DownloadError(f"{shown}: not UTF-8 text: not a download of an example") from None
+
+
+def find_downloads(source: Path) -> list[Download]:
+    """The downloaded examples in ``source``, sorted by example.
+
+    ``source`` is a folder (its ``plot_*.py``, in subfolders too, else its
+    ``examples_python.zip``), the download-all archive itself, or one script.
+    Sorted by example; :class:`DownloadError` when there are none, or one is not a download.
+    """
+    if source.is_file():
+        found = _read_zip(source) if source.suffix == ".zip" else [_read_file(source, source.name)]
+    elif source.is_dir():
+        scripts = sorted(source.rglob("plot_*.py"))
+        if scripts:
+            found = [_read_file(path, path.relative_to(source).as_posix()) for path in scripts]
+        elif (source / DOWNLOAD_ALL).is_file():
+            found = _read_zip(source / DOWNLOAD_ALL)
+        else:
+            found = []
+    else:
+        raise DownloadError(f"{source.name}: no such file or folder")
+    if not found:
+        raise DownloadError(
+            f"no examples in {source.name or source}: download them from the site (its examples "
+            f"page's 'Download all examples in Python source code', {DOWNLOAD_ALL}), then run this "
+            "where they are, or name them"
+        )
+    by_example: dict[str, Download] = {}
+    for download in found:
+        by_example.setdefault(download.example, download)
+    return [by_example[example] for example in sorted(by_example)]

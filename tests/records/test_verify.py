@@ -1,0 +1,191 @@
+"""python -m autograd_notes verify: a reader's downloads run here, judged, archived for ingest.
+
+The downloads are made by the site's own function
+(:func:`autograd_notes.site.downloads.download_script`, what a build writes
+under ``_downloads``) from the gallery scripts. The run tests call the command
+in this process; each example runs in a child process of this Python, as on
+a reader's machine.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+import torch
+
+from autograd_notes.records.archive import MANIFEST
+from autograd_notes.records.cli import main
+from autograd_notes.records.downloaded import DownloadError, find_downloads, read_download
+from autograd_notes.records.record import Record, load_record
+from autograd_notes.records.releases import release_of
+from autograd_notes.records.verify import Verdict, archive_name, judge, runner_place
+from autograd_notes.site.downloads import ReaderText, download_script, translate_script
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = "https://autograd-notes.example/site/"
+READER = ReaderText(
+    command=f"pip install autograd-notes --find-links {SITE}packages/",
+    page="This script is a page of Autograd Notes: {address}",
+    needs="It needs PyTorch and autograd-notes, the helper package it imports:",
+    missing="This example needs PyTorch and autograd-notes (its helper package). Install them:",
+    notebook="unused",
+)
+EXAMPLES = ["01_graph_basics/plot_tensor_kinds.py", "02_backward/plot_retain_graph.py"]
+FAKE_USER = "jdoe-fake-user"
+
+
+def address(example: str, language: str = "en") -> str:
+    return f"{SITE}{language}/examples/{Path(example).with_suffix('').as_posix()}.html"
+
+
+def downloaded(example: str, language: str = "en", messages: dict[str, str] | None = None) -> str:
+    """The ``.py`` the site serves for ``example``: what translate_downloads writes."""
+    text = translate_script((ROOT / "gallery" / example).read_text(encoding="utf-8"), messages or {})
+    return download_script(text, READER, address(example, language))
+
+
+def committed(example: str) -> Record:
+    record = load_record(ROOT / "records" / "cpu" / Path(example).with_suffix(".json"))
+    assert record is not None
+    return record
+
+
+GALLERY = sorted(p.relative_to(ROOT / "gallery").as_posix() for p in (ROOT / "gallery").glob("*/plot_*.py"))
+
+
+@pytest.mark.parametrize("example", GALLERY)
+def test_an_english_download_is_its_gallery_script_line_for_line(example: str) -> None:
+    source = (ROOT / "gallery" / example).read_text(encoding="utf-8")
+    text = downloaded(example)
+    download = read_download("plot.py", text)
+    assert (download.example, download.language, download.address) == (example, "en", address(example))
+    assert download.script == source
+    assert download.guard_at is not None
+    ours, theirs = source.splitlines(), text.splitlines()
+    for number, line in enumerate(ours, start=1):
+        assert theirs[download.download_line(number) - 1] == line
+
+
+def test_a_translated_download_says_its_language() -> None:
+    example = EXAMPLES[1]
+    first_text = (ROOT / "gallery" / example).read_text(encoding="utf-8").splitlines()
+    heading = next(line for line in first_text if line and line[0].isupper())
+    download = read_download("plot.py", downloaded(example, "ru", {heading: "Заголовок"}))
+    assert download.translated
+    assert (download.language, download.example) == ("ru", example)
+
+
+def test_a_file_that_names_no_page_is_refused(tmp_path: Path) -> None:
+    script = tmp_path / "plot_mine.py"
+    script.write_text((ROOT / "gallery" / EXAMPLES[0]).read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(DownloadError, match=r"plot_mine\.py: its first line names no page"):
+        find_downloads(tmp_path)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(DownloadError, match="no examples in empty"):
+        find_downloads(tmp_path / "empty")
+
+
+def test_judge_holds_differs_and_not_available() -> None:
+    record = committed(EXAMPLES[1])
+    assert judge(record).verdict == Verdict.HOLDS
+
+    differs = copy.deepcopy(record)
+    cell = next(c for c in differs["cells"] if any(e["kind"] == "error" for e in c["events"]))
+    event = next(e for e in cell["events"] if e["kind"] == "error")
+    event.update(holds=False, raised=None, message=None)
+    found = judge(differs)
+    assert (found.verdict, found.line, found.documented) == (
+        Verdict.DIFFERS,
+        event["line"],
+        event["documented"],
+    )
+    assert found.happened == "nothing was raised"
+
+    missing = copy.deepcopy(record)
+    last = missing["cells"][-1]
+    last.update(status="unavailable", output=["AttributeError: module 'torch' has no attribute 'x'"])
+    found = judge(missing)
+    assert (found.verdict, found.line) == (Verdict.NOT_AVAILABLE, last["lines"][0])
+    assert found.happened == "AttributeError: module 'torch' has no attribute 'x'"
+
+
+def test_runner_place_as_capture_release_places_records() -> None:
+    assert runner_place("2.13.0", "cuda", "2.13.0", cuda_build=True) == "cuda"
+    assert runner_place("2.13.0", "cpu", "2.13.0", cuda_build=False) == "cpu"
+    assert runner_place("2.13.0", "cpu", "2.13.0", cuda_build=True) == "releases/2.13.0/cpu"
+    assert runner_place("2.11.0", "cuda", "2.13.0", cuda_build=True) == "releases/2.11.0/cuda"
+    assert runner_place("2.13.0", "mps", "2.13.0", cuda_build=False) == "releases/2.13.0/mps"
+
+
+@pytest.fixture
+def reader_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A reader's download folder under a home folder that names a user, as the current folder."""
+    home = tmp_path / "home" / FAKE_USER
+    folder = home / "Downloads" / "autograd-notes"
+    folder.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def test_verify_on_this_cpu_writes_an_archive_that_ingest_accepts(
+    reader_folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for example in EXAMPLES:
+        (reader_folder / Path(example).name).write_text(downloaded(example), encoding="utf-8")
+
+    assert main(["verify", "--device", "cpu"]) == 0
+    out = capsys.readouterr().out
+    assert f"  {Verdict.HOLDS:<30} {len(EXAMPLES)}" in out
+    archive = reader_folder / archive_name(release_of(torch.__version__), "cpu")
+    assert f"archive: {archive.name}" in out
+
+    # nothing of this machine: no path, user or host name, in any member
+    data = gzip.decompress(archive.read_bytes())
+    for private in {FAKE_USER, str(tmp_path), str(reader_folder), socket.gethostname()}:
+        assert private.encode() not in data, private
+    assert MANIFEST.encode() in data
+
+    # ingest takes it whole into a scratch copy of the project: the records are the committed ones
+    scratch = tmp_path / "scratch"
+    for example in EXAMPLES:
+        for folder in ("gallery", "records/cpu"):
+            name = Path(example) if folder == "gallery" else Path(example).with_suffix(".json")
+            (scratch / folder / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(ROOT / folder / name, scratch / folder / name)
+    (scratch / "pyproject.toml").write_text('[project]\nname = "scratch"\n', encoding="utf-8")
+    shutil.copytree(ROOT / "constraints", scratch / "constraints")
+    assert main(["ingest", str(archive), "--root", str(scratch)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("unchanged: records/cpu/") == len(EXAMPLES), out
+
+
+def test_verify_names_the_download_line_and_page_where_a_check_differs(
+    reader_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    example = EXAMPLES[0]
+    documented = 'check(weights.requires_grad, False, label="weights.requires_grad")'
+    text = downloaded(example).replace(documented, documented.replace("False", "True"))
+    (reader_folder / "plot_tensor_kinds.py").write_text(text, encoding="utf-8")
+    (reader_folder / "plot_retain_graph.py").write_text(downloaded(EXAMPLES[1], "ru"), encoding="utf-8")
+
+    assert main(["verify", "--device", "cpu", "plot_tensor_kinds", "02_backward/plot_retain_graph"]) == 1
+    out = capsys.readouterr().out
+    line = next(
+        n for n, text in enumerate(text.splitlines(), start=1) if "weights.requires_grad, True" in text
+    )
+    assert f"differs: plot_tensor_kinds.py:{line}\n" in out
+    assert "the page documents: weights.requires_grad: True" in out
+    assert "here:               weights.requires_grad: False" in out
+    assert f"page: {address(example)}" in out
+    # the translated download ran, but only the English one is in the archive
+    assert "1 translated download(s) were run but not archived" in out
+    archive = reader_folder / archive_name(release_of(torch.__version__), "cpu")
+    data = gzip.decompress(archive.read_bytes())
+    assert b"plot_tensor_kinds.json" in data
+    assert b"plot_retain_graph" not in data
