@@ -455,6 +455,14 @@ def benchmark(session: nox.Session) -> None:
     session.run("python", "benchmarks/build_speed.py", *session.posargs)
 
 
+@nox.session(name="benchmark-tests")
+def benchmark_tests(session: nox.Session) -> None:
+    """Measure the test suite against a clean build, and the inner loop (-m "not build")."""
+    _install(session, "test")
+    _ensure_chromium(session)
+    session.run("python", "benchmarks/suite_speed.py", *session.posargs)
+
+
 @nox.session(default=False)
 def lock(session: nox.Session) -> None:
     """Resolve constraints/toolchain.txt from pyproject's dependency groups (-- --upgrade: newest)."""

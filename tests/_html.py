@@ -7,6 +7,7 @@ BeautifulSoup parses the page (with the standard library's parser);
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections.abc import Collection, Iterator
@@ -169,5 +170,16 @@ def parse_page(html: str, name: str) -> Page:
 
 
 def read_page(folder: Path, name: str) -> Page:
-    """Parse ``folder/name`` (e.g. ``build/html/ru``, ``examples/index.html``)."""
-    return parse_page((folder / name).read_text(encoding="utf-8"), name)
+    """Parse ``folder/name`` (e.g. ``build/html/ru``, ``examples/index.html``).
+
+    Pages are read by many tests, and followed link after link: a page is
+    parsed once per version of its file (its path, size and time of change).
+    """
+    path = folder / name
+    status = path.stat()
+    return _parsed(path, name, status.st_mtime_ns, status.st_size)
+
+
+@functools.lru_cache(maxsize=512)
+def _parsed(path: Path, name: str, _mtime_ns: int, _size: int) -> Page:
+    return parse_page(path.read_text(encoding="utf-8"), name)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -11,6 +12,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Set by conftest.py before each test: whether it is marked ``build``. A test that builds a
+# site must be, so that the inner loop (``-m "not build"``) never builds one.
+BUILD_ALLOWED = True
+
+
+class UnmarkedBuild(Exception):
+    """A test that is not marked ``build`` tried to build a site."""
+
+
+def _may_build() -> None:
+    if not BUILD_ALLOWED:
+        raise UnmarkedBuild(
+            "this test builds a Sphinx site: mark it @pytest.mark.build, or use a site fixture "
+            "(conftest.SITE_FIXTURES), so that `-m 'not build'` leaves it out"
+        )
 
 
 @dataclass
@@ -45,10 +62,61 @@ def copy_project(dest: Path, *, gallery: bool = True) -> Path:
     return dest
 
 
+# The pages of docs/ a small site keeps: they read the records of whatever examples it has,
+# and name none of the others.
+SMALL_SITE_PAGES = ("runners", "errors", "timeline")
+
+
+def small_site(dest: Path, examples: list[str], *, pages: tuple[str, ...] = SMALL_SITE_PAGES) -> Path:
+    """A copy of the project with only ``examples`` (``"05_inplace/plot_x.py"``) and ``pages`` of docs/.
+
+    The real conf.py, catalogs, templates and extension, the examples' own
+    section headers and records (every runner and release), and an index
+    whose table of contents lists the gallery and ``pages``: a site that
+    builds in seconds per language and behaves as the real one does, for the
+    tests that change something and build again.
+    """
+    copy_project(dest, gallery=False)
+    docs = dest / "docs"
+    for page in [*docs.glob("*.md"), *docs.glob("concepts/*.md")]:
+        if page.relative_to(docs).with_suffix("").as_posix() not in pages:
+            page.unlink()
+    toctree = "\n".join(["examples/index", *pages, "left_out"])
+    (docs / "index.md").write_text(f"# Small site\n\n```{{toctree}}\n{toctree}\n```\n", encoding="utf-8")
+    # the labels of what was left out, which the kept examples link to
+    left_out = [
+        label
+        for page in [*ROOT.glob("docs/*.md"), *ROOT.glob("docs/concepts/*.md")]
+        if page.relative_to(ROOT / "docs").with_suffix("").as_posix() not in pages
+        for label in re.findall(r"^\((\w+)\)=$", page.read_text(encoding="utf-8"), re.M)
+    ] + [
+        label
+        for script in sorted((ROOT / "gallery").glob("*/plot_*.py"))
+        if script.relative_to(ROOT / "gallery").as_posix() not in examples
+        for label in re.findall(r"^\.\. _(\w+):$", script.read_text(encoding="utf-8"), re.M)
+    ]
+    stand_ins = "".join(f"\n({label})=\n## {label}\n" for label in left_out)
+    (docs / "left_out.md").write_text(f"# Left out of this small site\n{stand_ins}", encoding="utf-8")
+    (dest / "gallery").mkdir()
+    shutil.copy2(ROOT / "gallery" / "GALLERY_HEADER.rst", dest / "gallery" / "GALLERY_HEADER.rst")
+    for example in examples:
+        source = ROOT / "gallery" / example
+        section = dest / "gallery" / source.parent.name
+        section.mkdir(exist_ok=True)
+        shutil.copy2(source.parent / "GALLERY_HEADER.rst", section / "GALLERY_HEADER.rst")
+        shutil.copy2(source, section / source.name)
+        for record in (ROOT / "records").rglob(Path(example).with_suffix(".json").as_posix()):
+            target = dest / "records" / record.relative_to(ROOT / "records")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(record, target)
+    return dest
+
+
 def sphinx_build(
     project: Path, *extra: str, env: dict[str, str] | None = None, timeout: float = 900
 ) -> Build:
     """Run ``sphinx-build -n -W --keep-going`` on ``project/docs`` like ``nox -s docs``."""
+    _may_build()
     html = project / "build" / "html"
     command = [
         sys.executable,
@@ -87,6 +155,11 @@ SYNTHETIC_CUDA_EDIT = {
     "+cpu": "+cu130",
 }
 SYNTHETIC_CUDA_EXAMPLE = "05_inplace/plot_detach_inplace_saved.py"
+# A CUDA record that printed what the CPU build prints: the runner differs, no output does.
+SYNTHETIC_SAME_CUDA_EXAMPLE = "04_detach_vs_data/plot_detach_shares_storage.py"
+SYNTHETIC_SAME_CUDA_EDIT = {
+    old: new for old, new in SYNTHETIC_CUDA_EDIT.items() if old != "torch.FloatTensor"
+}
 
 # A release newer than any the timeline has, that rewords one message of one example:
 # every page gets its column, and that example a "message differs" mark in it.
@@ -112,6 +185,7 @@ def patched_record(project: Path, example: str, runner: str, edit: dict[str, str
 
 def build_site(project: Path, *args: str, log: Path | None = None) -> subprocess.CompletedProcess[str]:
     """``python -m autograd_notes.site.sitebuild docs build/html`` in ``project``, as ``nox -s docs`` does."""
+    _may_build()
     env = {**os.environ, "PYTHONWARNINGS": ""}
     if log is not None:
         env["AUTOGRAD_NOTES_EXECUTION_LOG"] = str(log)

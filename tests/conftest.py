@@ -9,12 +9,15 @@ import pytest
 # tests/_site.py is a helper module of the tests, importable as `_site`.
 sys.path.insert(0, str(Path(__file__).parent))
 
+import _site
 from _site import (  # found through the path above
     SYNTHETIC_CUDA_EDIT,
     SYNTHETIC_CUDA_EXAMPLE,
     SYNTHETIC_RELEASE,
     SYNTHETIC_RELEASE_EDIT,
     SYNTHETIC_RELEASE_EXAMPLE,
+    SYNTHETIC_SAME_CUDA_EDIT,
+    SYNTHETIC_SAME_CUDA_EXAMPLE,
     Site,
     build_site,
     copy_project,
@@ -27,19 +30,42 @@ from _site import (  # found through the path above
 for variable in ("FORCE_COLOR", "PY_COLORS", "CLICOLOR_FORCE"):
     os.environ.pop(variable, None)
 os.environ["NO_COLOR"] = "1"
+# The test sites are published at conf.py's default address, whatever a host's CI sets.
+os.environ.pop("AUTOGRAD_NOTES_SITE_URL", None)
+
+# The fixtures that build a Sphinx site. A test that uses one, directly or through another
+# fixture, is marked ``build`` at collection, so that ``-m "not build"`` (the inner loop)
+# never builds a site; a test that builds one itself must say so with the marker, or the
+# builders of ``_site`` fail it (``pytest_runtest_setup`` below).
+SITE_FIXTURES = frozenset({"whole_site", "small_site_build"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if SITE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.build)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # before any fixture of the test is set up: the builders ask whether this test may build
+    _site.BUILD_ALLOWED = item.get_closest_marker("build") is not None
 
 
 @pytest.fixture(scope="session")
 def whole_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     """Every language of the real site, built once per test run as ``nox -s docs`` builds it.
 
-    One synthetic CUDA record (``_site.SYNTHETIC_CUDA_EXAMPLE``) is added to
-    the copy, so that a page has CPU/GPU tabs for the browser to switch, and
-    one synthetic release record (``_site.SYNTHETIC_RELEASE``), so that the
-    timeline has a release whose change the tests know.
+    Two synthetic CUDA records are added to the copy: one that differs from
+    this build (``_site.SYNTHETIC_CUDA_EXAMPLE``), so that a page has CPU/GPU
+    tabs for the browser to switch, and one that printed the same
+    (``_site.SYNTHETIC_SAME_CUDA_EXAMPLE``); and one synthetic release record
+    (``_site.SYNTHETIC_RELEASE``), so that the timeline has a release whose
+    change the tests know.
     """
     project = copy_project(tmp_path_factory.mktemp("site"))
     patched_record(project, SYNTHETIC_CUDA_EXAMPLE, "cuda", SYNTHETIC_CUDA_EDIT)
+    patched_record(project, SYNTHETIC_SAME_CUDA_EXAMPLE, "cuda", SYNTHETIC_SAME_CUDA_EDIT)
     release = f"releases/{SYNTHETIC_RELEASE}/cpu"
     patched_record(project, SYNTHETIC_RELEASE_EXAMPLE, release, SYNTHETIC_RELEASE_EDIT)
     log = project / "executions.log"

@@ -188,17 +188,14 @@ plt.show()
 # ``maximum(x, 0)``: 0, 0.5, 1. ``abs(x)``: -1, 0, 1.
 # ``hardtanh(x)``: 0, 1, 0. ``x.clamp(-1, 1)``: 1, 1, 1.
 #
-# The first three rows compute the same values, and at 0 their gradients
-# are 0, 1 and 0.5: ``relu`` treats 0 as outside, ``clamp`` treats the
-# bound as inside, and ``maximum`` splits a tie between its two inputs.
-# ``hardtanh`` and ``clamp(-1, 1)`` also compute the same values, yet at
-# the bounds -1 and 1 ``hardtanh`` gives 0 and ``clamp`` gives 1.
-# PyTorch 2.14 changed ``clamp`` at its bounds: there it gives 0, as
-# ``relu`` and ``hardtanh`` do (``x.clamp(min=0)`` gives 0 at 0, and
-# ``clamp(-1, 1)`` gives 0 at -1 and at 1).
-# ``abs`` gives 0 at 0. None of this is NaN, but a parameter sitting exactly
-# on a kink (a ``relu`` input initialised at 0, a value clamped to its
-# bound) gets whichever value its function chose.
+# The first three rows compute the same values, and at 0 their gradients are 0, 1 and 0.5:
+# ``relu`` treats 0 as outside, ``clamp`` treats the bound as inside, and ``maximum`` splits a
+# tie between its two inputs. ``hardtanh`` and ``clamp(-1, 1)`` also compute the same values,
+# yet at the bounds -1 and 1 ``hardtanh`` gives 0 and ``clamp`` gives 1. PyTorch 2.14 changed
+# ``clamp`` at its bounds: there it gives 0, as ``relu`` and ``hardtanh`` do
+# (``x.clamp(min=0)`` gives 0 at 0, and ``clamp(-1, 1)`` gives 0 at -1 and at 1). ``abs`` gives
+# 0 at 0. None of this is NaN, but a parameter sitting exactly on a kink (a ``relu`` input
+# initialised at 0, a value clamped to its bound) gets whichever value its function chose.
 #
 # Singular points and ties
 # ------------------------

@@ -1,12 +1,19 @@
-"""Every gallery script, run as a reader runs a download: its checks pass."""
+"""Every gallery script, run as a reader runs a download: its checks pass.
+
+The scripts run in one process that imported PyTorch once and forks a child
+per script (``_run_examples.py``): each child is ``python -W error <script>``
+in a folder of its own, outside the project.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -18,19 +25,56 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted(p.relative_to(ROOT / "gallery") for p in (ROOT / "gallery").glob("*/plot_*.py"))
 
 
-def run_as_download(example: Path, folder: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    """Copy the script to a folder outside the project and run it there."""
-    script = shutil.copy(ROOT / "gallery" / example, folder / example.name)
-    return subprocess.run(
-        # -W error: as in the site build, an undocumented warning is a failure
-        [sys.executable, "-W", "error", script],
-        cwd=folder,
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
+RUNNER = Path(__file__).with_name("_run_examples.py")
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one script did when run as a download: exit status, output, the folder it ran in."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    folder: Path
+
+
+def run_as_downloads(
+    examples: list[Path], folder: Path, gallery: Path = ROOT / "gallery", **env: str
+) -> dict[Path, Run]:
+    """Copy each script of ``gallery`` to a folder of its own under ``folder`` and run them there."""
+    runs = []
+    for example in examples:
+        own = folder / example.parent.name / example.stem
+        own.mkdir(parents=True)
+        runs.append([str(shutil.copy(gallery / example, own / example.name)), str(own)])
+    spec = folder / "runs.json"
+    spec.write_text(
+        json.dumps({"runs": runs, "env": env, "jobs": os.cpu_count() or 1, "timeout": 300}), encoding="utf-8"
     )
+    result = subprocess.run(
+        [sys.executable, str(RUNNER), str(spec)], capture_output=True, text=True, timeout=1800, check=False
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    statuses = json.loads(result.stdout.splitlines()[-1])
+    return {
+        example: Run(
+            statuses[script],
+            (Path(own) / "stdout.txt").read_text(encoding="utf-8"),
+            (Path(own) / "stderr.txt").read_text(encoding="utf-8"),
+            Path(own),
+        )
+        for example, (script, own) in zip(examples, runs, strict=True)
+    }
+
+
+@pytest.fixture(scope="module")
+def cuda_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, Run]:
+    return run_as_downloads(EXAMPLES, tmp_path_factory.mktemp("cuda"), AUTOGRAD_NOTES_DEVICE="cuda")
+
+
+@pytest.fixture(scope="module")
+def cpu_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, Run]:
+    return run_as_downloads(EXAMPLES, tmp_path_factory.mktemp("cpu"), AUTOGRAD_NOTES_DEVICE="cpu")
 
 
 def test_gallery_has_every_section() -> None:
@@ -59,11 +103,35 @@ def test_gallery_has_every_section() -> None:
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=str)
-def test_example_runs_and_its_checks_pass_on_cpu(example: Path, tmp_path: Path) -> None:
-    result = run_as_download(example, tmp_path, AUTOGRAD_NOTES_DEVICE="cpu")
+def test_example_runs_and_its_checks_pass_on_cpu(example: Path, cpu_runs: dict[Path, Run]) -> None:
+    result = cpu_runs[example]
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     assert "BehaviourDrift" not in result.stdout + result.stderr
-    assert find_leaks(result.stdout, leak_patterns([ROOT, tmp_path])) == []
+    assert find_leaks(result.stdout, leak_patterns([ROOT, result.folder])) == []
+
+
+def test_a_failing_script_is_reported_with_its_status_and_traceback(tmp_path: Path) -> None:
+    """The runner itself: a script that fails, one that warns and one that exits are told apart."""
+    scripts = {
+        "plot_fails.py": "print('before')\n1 / 0\n",
+        "plot_warns.py": "import warnings\nwarnings.warn('undocumented')\n",
+        "plot_exits.py": "import sys\nsys.exit(3)\n",
+    }
+    gallery = tmp_path / "gallery" / "00_fixture"
+    gallery.mkdir(parents=True)
+    for name, code in scripts.items():
+        (gallery / name).write_text(code, encoding="utf-8")
+    runs = run_as_downloads(
+        [Path("00_fixture") / name for name in scripts], tmp_path / "runs", tmp_path / "gallery"
+    )
+    failed = runs[Path("00_fixture/plot_fails.py")]
+    assert failed.returncode == 1
+    assert failed.stdout == "before\n"
+    assert "ZeroDivisionError: division by zero" in failed.stderr
+    warned = runs[Path("00_fixture/plot_warns.py")]
+    assert warned.returncode == 1
+    assert "UserWarning: undocumented" in warned.stderr
+    assert runs[Path("00_fixture/plot_exits.py")].returncode == 3
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=str)
@@ -84,8 +152,8 @@ def test_example_declares_label_title_and_sources(example: Path) -> None:
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("example", EXAMPLES, ids=str)
-def test_example_runs_and_its_checks_pass_on_cuda(example: Path, tmp_path: Path) -> None:
-    result = run_as_download(example, tmp_path, AUTOGRAD_NOTES_DEVICE="cuda")
+def test_example_runs_and_its_checks_pass_on_cuda(example: Path, cuda_runs: dict[Path, Run]) -> None:
+    result = cuda_runs[example]
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
 
 

@@ -9,15 +9,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from _site import ROOT, Site, build_site, copy_project, executions
+from _site import ROOT, Site, build_site, executions, small_site
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
 from autograd_notes.site.catalogs import check_locale, translations
 
-pytestmark = pytest.mark.build
-
 LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
+# the page whose catalogs the tests below break, on a small site of it alone (_site.small_site)
+PAGE = Path("examples/05_inplace/plot_detach_inplace_saved")
 EXAMPLES = sorted(p.relative_to(ROOT / "gallery") for p in (ROOT / "gallery").glob("*/plot_*.py"))
 
 
@@ -162,8 +162,9 @@ def test_translated_pages_show_translated_prose_and_interface(html_root: Path) -
     assert "回到顶部" in zh
 
 
+@pytest.mark.build
 def test_a_broken_catalog_stops_the_build_naming_file_and_line(tmp_path: Path) -> None:
-    project = copy_project(tmp_path)
+    project = small_site(tmp_path, [f"{PAGE.relative_to('examples')}.py"])
     po = project / "docs" / "locale" / "ru" / "LC_MESSAGES" / "errors.po"
     lines = po.read_text(encoding="utf-8").splitlines()
     lines.insert(20, 'msgid "unterminated')
@@ -187,9 +188,6 @@ def test_a_broken_catalog_stops_the_build_naming_file_and_line(tmp_path: Path) -
     )
 
 
-PAGE = Path("examples/05_inplace/plot_detach_inplace_saved")
-
-
 def edit_catalog(project: Path, language: str, change: Callable[[Catalog], None]) -> None:
     """Apply ``change`` to the catalog of ``PAGE`` in ``language`` and write it back."""
     po = project / "docs" / "locale" / language / "LC_MESSAGES" / PAGE.with_suffix(".po")
@@ -200,12 +198,13 @@ def edit_catalog(project: Path, language: str, change: Callable[[Catalog], None]
         write_po(stream, catalog)
 
 
+@pytest.mark.build
 def test_dropped_markup_fails_the_build_naming_the_catalog(tmp_path: Path) -> None:
     def drop_literals(catalog: Catalog) -> None:
         message = next(m for m in catalog if m.id and "``" in str(m.string))
         message.string = str(message.string).replace("``", "")  # the literals become plain text
 
-    project = copy_project(tmp_path)
+    project = small_site(tmp_path, [f"{PAGE.relative_to('examples')}.py"])
     edit_catalog(project, "pt_BR", drop_literals)
     result = build_site(project, "--language", "pt_BR")
     assert result.returncode != 0
@@ -214,11 +213,12 @@ def test_dropped_markup_fails_the_build_naming_the_catalog(tmp_path: Path) -> No
     assert "markup differs from English" in output
 
 
+@pytest.mark.build
 def test_an_untranslated_message_shows_in_english(tmp_path: Path) -> None:
     def forget_title(catalog: Catalog) -> None:
         catalog["Edits that backward notices"].string = ""
 
-    project = copy_project(tmp_path)
+    project = small_site(tmp_path, [f"{PAGE.relative_to('examples')}.py"])
     edit_catalog(project, "ru", forget_title)
     result = build_site(project, "--language", "en", "--language", "ru")
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]

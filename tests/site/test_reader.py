@@ -20,6 +20,7 @@ import functools
 import html
 import http.server
 import json
+import os
 import re
 import subprocess
 import threading
@@ -63,9 +64,20 @@ def served(whole_site: Site) -> Iterator[str]:
         httpd.server_close()
 
 
+# what would let the reader's Python see this project or the test environment
+NOT_THE_READERS = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV")
+
+
 def _run(*command: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {name: value for name, value in os.environ.items() if name not in NOT_THE_READERS}
     return subprocess.run(
-        [str(part) for part in command], cwd=cwd, capture_output=True, text=True, timeout=900, check=False
+        [str(part) for part in command],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
     )
 
 

@@ -1,9 +1,9 @@
 """The runners page: runners said once, one mark per example × runner, counts taken from the records.
 
 Unit tests compare records with this build's outputs; the built pages are
-read twice: an English build with two synthetic CUDA records (one that
-differs from this build, one that printed the same), and the whole site in
-every language (one synthetic CUDA record, ``_site.SYNTHETIC_CUDA_EXAMPLE``).
+those of the whole site, in every language, with two synthetic CUDA records:
+one that differs from this build (``_site.SYNTHETIC_CUDA_EXAMPLE``) and one
+that printed the same (``_site.SYNTHETIC_SAME_CUDA_EXAMPLE``).
 """
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ from _site import (
     ROOT,
     SYNTHETIC_CUDA_EDIT,
     SYNTHETIC_CUDA_EXAMPLE,
+    SYNTHETIC_SAME_CUDA_EDIT,
+    SYNTHETIC_SAME_CUDA_EXAMPLE,
     Site,
-    build_site,
-    copy_project,
-    patched_record,
 )
 
 from autograd_notes.records.status import RecordMatch
@@ -30,9 +29,8 @@ from autograd_notes.site.runners_page import MARKS, coverage_sentence, localise_
 
 LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 EXAMPLES = sorted(p.relative_to(ROOT / "gallery").as_posix() for p in (ROOT / "gallery").glob("*/plot_*.py"))
-# a CUDA record that printed what the CPU build prints: the runner differs, no output does
-SAME_EXAMPLE = "04_detach_vs_data/plot_detach_shares_storage.py"
-SAME_EDIT = {old: new for old, new in SYNTHETIC_CUDA_EDIT.items() if old != "torch.FloatTensor"}
+SAME_EXAMPLE = SYNTHETIC_SAME_CUDA_EXAMPLE
+SAME_EDIT = SYNTHETIC_SAME_CUDA_EDIT
 
 
 def cpu_record(example: str) -> dict[str, Any]:
@@ -107,14 +105,9 @@ def test_coverage_is_said_from_the_counts() -> None:
 
 
 @pytest.fixture(scope="module")
-def two_cuda_records(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = copy_project(tmp_path_factory.mktemp("runners"))
-    patched_record(project, SYNTHETIC_CUDA_EXAMPLE, "cuda", SYNTHETIC_CUDA_EDIT)
-    patched_record(project, SAME_EXAMPLE, "cuda", SAME_EDIT)
-    result = build_site(project, "--language", "en")
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "WARNING" not in result.stdout + result.stderr, (result.stdout + result.stderr)[-3000:]
-    return project / "build" / "html" / "en"
+def two_cuda_records(whole_site: Site) -> Path:
+    """The English pages: the whole site has the two synthetic CUDA records."""
+    return whole_site.html / "en"
 
 
 def matrix(page: Page) -> tuple[list[str], list[list[Element]]]:
@@ -140,7 +133,6 @@ def visible_text(element: Element) -> str:
     return element.text(hidden={"runner-cell-details", "runner-mark-label"})
 
 
-@pytest.mark.build
 def test_one_mark_per_example_and_runner(two_cuda_records: Path) -> None:
     page = read_page(two_cuda_records, "runners.html")
     header, rows = matrix(page)
@@ -159,7 +151,6 @@ def test_one_mark_per_example_and_runner(two_cuda_records: Path) -> None:
     assert set(marks.values()) == {("none", MARKS["none"])}
 
 
-@pytest.mark.build
 def test_a_marks_details_say_what_the_record_is_and_what_differs(two_cuda_records: Path) -> None:
     page = read_page(two_cuda_records, "runners.html")
     _header, rows = matrix(page)
@@ -182,7 +173,6 @@ def test_a_marks_details_say_what_the_record_is_and_what_differs(two_cuda_record
     assert by_example[EXAMPLES[0]][2].find_all("details") == []
 
 
-@pytest.mark.build
 def test_each_runner_is_described_once_above_the_matrix(two_cuda_records: Path) -> None:
     page = read_page(two_cuda_records, "runners.html")
     facts = page.article.find("table", "runner-facts")
@@ -205,7 +195,6 @@ def test_each_runner_is_described_once_above_the_matrix(two_cuda_records: Path) 
     assert "no record yet" not in shown
 
 
-@pytest.mark.build
 def test_the_legend_names_every_mark(two_cuda_records: Path) -> None:
     page = read_page(two_cuda_records, "runners.html")
     legend = [li.text() for li in page.article.find("ul", "runner-legend").find_all("li")]
@@ -223,17 +212,16 @@ def test_the_legend_names_every_mark(two_cuda_records: Path) -> None:
 # -- every language ---------------------------------------------------------------------------------
 
 COVERAGE = {
-    "en": ["All {total} examples have a CPU record.", "1 of {total} examples have a CUDA record."],
-    "ru": ["Записи для CPU есть у всех примеров ({total}).", "Примеров с записью для CUDA: 1 из {total}."],
-    "zh_CN": ["全部 {total} 个示例都有 CPU 记录。", "{total} 个示例中有 1 个有 CUDA 记录。"],
+    "en": ["All {total} examples have a CPU record.", "2 of {total} examples have a CUDA record."],
+    "ru": ["Записи для CPU есть у всех примеров ({total}).", "Примеров с записью для CUDA: 2 из {total}."],
+    "zh_CN": ["全部 {total} 个示例都有 CPU 记录。", "{total} 个示例中有 2 个有 CUDA 记录。"],
     "pt_BR": [
         "Todos os {total} exemplos têm registro de CPU.",
-        "Exemplos com registro de CUDA: 1 de {total}.",
+        "Exemplos com registro de CUDA: 2 de {total}.",
     ],
 }
 
 
-@pytest.mark.build
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_counts_are_true_in_every_language(whole_site: Site, language: str) -> None:
     folder = whole_site.html / language
@@ -244,13 +232,13 @@ def test_the_counts_are_true_in_every_language(whole_site: Site, language: str) 
     assert len(rows) == len(EXAMPLES)
     cuda = {example: mark_of(row[2])[0] for example, row in zip(EXAMPLES, rows, strict=True)}
     assert cuda.pop(SYNTHETIC_CUDA_EXAMPLE) == "differs"
+    assert cuda.pop(SAME_EXAMPLE) == "same"
     assert set(cuda.values()) == {"none"}
     for title, _cpu, _cuda in rows:
         link = title.find("a")
         assert link.text() == read_page(folder, page.resolve(link.attrs["href"])[0]).h1
 
 
-@pytest.mark.build
 def test_the_page_no_longer_claims_cuda_records_it_does_not_have(whole_site: Site) -> None:
     text = read_page(whole_site.html / "en", "runners.html").article.text()
     assert "Each example has also been recorded on each kind of runner" not in text
@@ -261,7 +249,6 @@ EXAMPLE_PAGE = f"examples/{Path(SYNTHETIC_CUDA_EXAMPLE).with_suffix('.html').as_
 CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
 
 
-@pytest.mark.build
 def test_chinese_runner_lines_use_chinese_punctuation(whole_site: Site) -> None:
     page = read_page(whole_site.html / "zh_CN", EXAMPLE_PAGE)
     summary = page.article.find("div", "runner-summary")
@@ -278,7 +265,6 @@ def test_chinese_runner_lines_use_chinese_punctuation(whole_site: Site) -> None:
     assert footer.endswith("运行器：CPU 运行器")
 
 
-@pytest.mark.build
 def test_russian_runner_sentences_decline_the_runner(whole_site: Site) -> None:
     page = read_page(whole_site.html / "ru", EXAMPLE_PAGE)
     summary = page.article.find("div", "runner-summary").text()

@@ -1,0 +1,95 @@
+"""Test-suite speed benchmark: prints times and ratios measured in one run.
+
+Run with ``nox -s benchmark-tests`` (or ``python benchmarks/suite_speed.py``
+in an environment with the test dependencies, such as ``.nox/tests``). In
+one run, on this machine, it measures:
+
+* a clean site build, every language, as ``nox -s docs`` makes it (in a
+  copy of the project, with no cache: every example executes);
+* the whole test suite, as ``nox -s tests`` runs it (without the install);
+* the inner loop, ``pytest -m "not build"``: every test that builds no site.
+
+and prints the goals beside them: the whole suite at most 3 × the clean
+build, the inner loop at most 90 s. It also lists the slowest tests of the
+whole run. The exit status is non-zero only when a command failed: times
+are reported, never asserted. ``--skip-suite`` leaves the whole suite out
+(the clean build and the inner loop only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from _site import copy_project  # noqa: E402
+
+SUITE_GOAL = 3.0  # the whole suite, in clean builds
+INNER_GOAL = 90.0  # seconds
+
+
+def timed(command: list[str], cwd: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
+    """Run ``command`` in ``cwd``; its wall time in seconds and its result."""
+    env = {**os.environ, "PYTHONWARNINGS": ""}
+    start = time.perf_counter()
+    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    return time.perf_counter() - start, result
+
+
+def clean_build() -> float:
+    """Seconds of a clean four-language build of a copy of the project."""
+    with tempfile.TemporaryDirectory() as folder:
+        project = copy_project(Path(folder) / "project")
+        seconds, result = timed(
+            [sys.executable, "-m", "autograd_notes.site.sitebuild", "docs", "build/html", "--no-color"],
+            project,
+        )
+        if result.returncode != 0:
+            sys.exit(f"the clean build failed:\n{result.stdout[-3000:]}{result.stderr[-3000:]}")
+    return seconds
+
+
+def pytest_run(*arguments: str) -> tuple[float, str]:
+    """Seconds of ``pytest arguments`` in the project, and the summary line it ended with."""
+    seconds, result = timed(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=15", *arguments], ROOT
+    )
+    lines = result.stdout.strip().splitlines()
+    if result.returncode != 0:
+        sys.exit(f"pytest {' '.join(arguments)} failed:\n" + "\n".join(lines[-40:]) + result.stderr[-2000:])
+    slowest = [line for line in lines if re.match(r"^\d+\.\d+s (setup|call|teardown) ", line)]
+    print("\n".join(f"    {line}" for line in slowest))
+    return seconds, lines[-1] if lines else ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Test-suite speed: the whole suite and the inner loop.")
+    parser.add_argument("--skip-suite", action="store_true", help="leave the whole suite out")
+    options = parser.parse_args(argv)
+    print(f"machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}")
+    build = clean_build()
+    print(f"clean build, every language:   {build:7.1f} s")
+    print("inner loop (-m 'not build'), slowest tests:")
+    inner, inner_summary = pytest_run("-m", "not build")
+    print(f"inner loop:                     {inner:7.1f} s  ({inner_summary})")
+    print(f"  goal ≤ {INNER_GOAL:.0f} s: {'met' if inner <= INNER_GOAL else 'MISSED'}")
+    if not options.skip_suite:
+        print("whole suite, slowest tests:")
+        suite, suite_summary = pytest_run()
+        ratio = suite / build
+        print(f"whole suite:                    {suite:7.1f} s  ({suite_summary})")
+        print(f"  whole suite / clean build:    {ratio:7.2f}  goal ≤ {SUITE_GOAL:.0f}: ", end="")
+        print("met" if ratio <= SUITE_GOAL else "MISSED")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
