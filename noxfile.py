@@ -507,7 +507,15 @@ def clean(session: nox.Session) -> None:
 
 @nox.session(name="capture-cuda")
 def capture_cuda(session: nox.Session) -> None:
-    """Record the examples on the CUDA runner and compare them with records/cuda (a GPU machine; REQUIRE_CUDA=1 fails without CUDA)."""  # noqa: E501
+    """CI's GPU job: record the examples on CUDA, compare them with records/cuda (REQUIRE_CUDA=1 needs CUDA).
+
+    It installs the pinned PyTorch from the network, as CI's cuda-records job
+    does. A GPU machine that has its own PyTorch (any release from 2.4) and no
+    network needs neither nox nor this session: the README's "Record on a GPU
+    machine" command runs there from a plain copy of the source tree
+    (``PYTHONPATH=src python -m autograd_notes capture --device cuda --release
+    --archive ...``), and tests/records/test_rehearsal.py runs it as written.
+    """
     # constraints/torch.txt pins the version only: on a GPU machine pip takes PyPI's CUDA wheel of it.
     _install(session)
     # REQUIRE_CUDA reaches both commands through the environment nox passes on. capture writes

@@ -439,3 +439,21 @@ def test_readthedocs_builds_with_nox_into_its_output(readthedocs: dict[Any, Any]
         # `cp -r build/html/. DEST` copies the contents: DEST must exist
         made = [c[-1].rstrip("/") for c in html[:copy] if c[:2] == ["mkdir", "-p"]]
         assert html[copy][-1].rstrip("/") in made, "the copy's destination is never created"
+
+
+def test_capture_cuda_sends_a_gpu_machine_with_its_own_pytorch_to_the_readme_recipe() -> None:
+    """``nox -s capture-cuda`` installs the pinned PyTorch from the network (CI's job); the recipe does not.
+
+    The recipe itself is run as written by tests/records/test_rehearsal.py.
+    """
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (row,) = [line for line in readme.splitlines() if line.startswith("| `nox -s capture-cuda` |")]
+    assert "(#record-on-a-gpu-machine)" in row
+    assert "its own PyTorch" in row
+    recipe = readme.split("## Record on a GPU machine", 1)[1].split("\n## ", 1)[0]
+    (command,) = [line.strip() for line in recipe.splitlines() if "-m autograd_notes capture" in line]
+    assert not {"nox", "pip", "uv"} & set(shlex.split(command))
+    (session,) = [f for f in _noxfile().body if isinstance(f, ast.FunctionDef) and f.name == "capture_cuda"]
+    docstring = " ".join((ast.get_docstring(session) or "").split())
+    assert '"Record on a GPU machine"' in docstring
+    assert command.split(" --archive")[0] in docstring.replace("``", "")
