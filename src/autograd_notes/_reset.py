@@ -23,7 +23,7 @@ import threading
 import warnings
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, Literal
 
 import torch
 
@@ -37,6 +37,7 @@ __all__ = [
     "ExampleTimeout",
     "example_memory_mib",
     "example_timeout",
+    "example_warning_filters",
     "memory_limit_applies",
     "reset_example",
     "reset_torch_state",
@@ -236,6 +237,20 @@ def _log_execution(fname: str) -> None:
             stream.write(f"{fname}\n")
 
 
+def example_warning_filters(action: Literal["error", "always"]) -> None:
+    """Set the warning filters an example runs under: ``action`` for every warning but plt.show()'s.
+
+    A site build makes any warning an error (``"error"``): a documented one is
+    caught by :func:`~autograd_notes.expect_warning` first, an undocumented one
+    fails the build. A capture of the records (:mod:`autograd_notes.records.cells`)
+    lets every warning through (``"always"``) to record it and go on. Either way
+    ``plt.show()`` on the build's non-interactive backend, which only warns that it
+    cannot show (it is there for readers of the download), is ignored.
+    """
+    warnings.simplefilter(action)
+    warnings.filterwarnings("ignore", message=r".*(non-GUI backend|is non-interactive)", category=UserWarning)
+
+
 def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
     """sphinx-gallery's reset hook: isolate one example from the next.
 
@@ -256,12 +271,7 @@ def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
         reset_torch_state()
         _saved_filters = warnings.catch_warnings()
         _saved_filters.__enter__()
-        warnings.simplefilter("error")
-        # plt.show() in an example is for readers of the download; on the
-        # build's non-interactive backend it only warns that it cannot show
-        warnings.filterwarnings(
-            "ignore", message=r".*(non-GUI backend|is non-interactive)", category=UserWarning
-        )
+        example_warning_filters("error")
         _reset_matplotlib()
         if _can_alarm():
             _arm(str(fname), timeout)

@@ -769,9 +769,10 @@ def test_drift_on_another_release_compares_with_its_release_records(
     status, out, _ = run("drift")
     assert status == 1
     assert out.splitlines()[0] == (
-        f"PyTorch {RELEASE} is not the pinned 0.4.1 and has no release records: compared with 0.4.1's, "
-        "so every difference between the two releases is reported"
+        f"PyTorch {RELEASE} is not the pinned 0.4.1 and has no release records, nor has any other release: "
+        "compared with 0.4.1's, so every difference between the two releases is reported"
     )
+    assert out.splitlines()[-1].endswith(RECORD_IT)
     assert run("capture", "--release")[0] == 0
     status, out, _ = run("drift")
     assert status == 0, out
@@ -779,15 +780,58 @@ def test_drift_on_another_release_compares_with_its_release_records(
         f"PyTorch {RELEASE} is not the pinned 0.4.1: compared with its own release records "
         f"(records/releases/{RELEASE}), what the timeline shows for it"
     )
-    # the release now behaves otherwise than its records: the advice names capture --release
+    # the release now behaves otherwise than its records: the advice records it again for the timeline
     behaviour.total = lambda: torch.ones(4).sum()  # type: ignore[attr-defined]
     status, out, err = run("drift")
     assert status == 1
-    assert "run `python -m autograd_notes capture --release --accept` with it" in err
+    assert out.splitlines()[-1].endswith(
+        f"Then record what PyTorch {RELEASE} does now for the timeline with "
+        f"`nox -s timeline -- {RELEASE} --accept`."
+    )
+    assert "drift --accept" not in out + err
     assert out.splitlines()[0] == (
         f"PyTorch {RELEASE} is not the pinned 0.4.1: compared with its own release records "
         f"(records/releases/{RELEASE}), what the timeline shows for it"
     )
+
+
+RECORD_IT = (
+    f"PyTorch {RELEASE} has no release records: record it for the timeline with "
+    f"`nox -s timeline -- {RELEASE}` (`drift --accept` writes only the pinned release's records)."
+)
+
+
+def test_drift_on_an_unrecorded_release_compares_with_the_nearest_recorded_one(
+    run: Run, project: Path, behaviour: types.ModuleType
+) -> None:
+    """Only what changed since the newest older recorded release is listed, and the timeline is advised."""
+    pin(project, "0.4.1")
+    older, oldest = older_release(), "0.3.0"
+    behaviour.total = lambda: torch.ones(5).sum()  # type: ignore[attr-defined]
+    assert run("capture", "--release")[0] == 0  # what the nearest older release did (a sum of 5)
+    (project / "records" / "releases" / RELEASE).rename(project / "records" / "releases" / older)
+    behaviour.total = lambda: torch.ones(7).sum()  # type: ignore[attr-defined]
+    assert run("capture", "--release")[0] == 0  # an older one still, which did otherwise (7)
+    (project / "records" / "releases" / RELEASE).rename(project / "records" / "releases" / oldest)
+    behaviour.total = lambda: torch.ones(6).sum()  # type: ignore[attr-defined]
+    status, out, _ = run("drift")
+    assert status == 1
+    lines = out.splitlines()
+    assert lines[0] == (
+        f"PyTorch {RELEASE} is not the pinned 0.4.1 and has no release records: compared with {older}'s "
+        f"(records/releases/{older}), the nearest recorded release, so only what differs from {older} "
+        "is reported"
+    )
+    assert [line.strip() for line in lines if "->" in line] == ["total: tensor(5.) -> tensor(6.)"]
+    assert lines[-1].endswith(RECORD_IT)
+    assert "drift --accept`." not in out.replace(RECORD_IT, "")
+    assert not (project / "records" / "releases" / RELEASE).exists(), "a drift check writes nothing"
+
+
+def older_release() -> str:
+    """A release older than this PyTorch's, newer than 0.4.1: the minor release before (2.13.0 -> 2.12.0)."""
+    major, minor, _ = (int(part) for part in RELEASE.split("."))
+    return f"{major}.{minor - 1}.0" if minor else f"{major - 1}.99.0"
 
 
 def test_release_notes_of_the_project_are_up_to_date(capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,6 +22,7 @@ from autograd_notes.records.compare import (
     output_difference_reason,
     record_cell,
     render_word_diff,
+    same_behaviour,
     word_diff,
 )
 from autograd_notes.records.record import Record, capture_example
@@ -214,22 +215,59 @@ def test_pytorch_internal_lines_and_folded_frames_are_not_drift(
 ) -> None:
     """A release that moves PyTorch's own code changes where it warns and how many frames fold."""
     index, _ = first_event(inplace, "value")
-    old = captured[INPLACE]
+    old = copy.deepcopy(captured[INPLACE])
     old["cells"][index]["output"][:0] = [
         "torch/autograd/graph.py:979: UserWarning: the same words",
         "  [3 frames inside PyTorch: torch._tensor.backward > torch.autograd.backward > x]",
+        '  File "gallery/05/plot_x.py", line 12, in <module>',
     ]
     inplace["cells"][index]["output"][:0] = [
         "torch/autograd/graph.py:1072: UserWarning: the same words",
         "  [2 frames inside PyTorch: torch._tensor.backward > y]",
+        '  File "gallery/05/plot_x.py", line 12, in <module>',
+        # a frame that a release folds where the other has none (custom_function's apply)
+        "  [1 frame inside PyTorch: torch.autograd.function.apply]",
     ]
     assert compare_records(old, inplace) == []
+    assert compare_records(inplace, old) == []
+    assert same_behaviour(old, inplace)
     # the words of the warning, or a line of the example itself, still count
     inplace["cells"][index]["output"][0] = "torch/autograd/graph.py:1072: UserWarning: other words"
     assert only(compare_records(old, inplace)).kind == "output changed"
     assert comparable_output(["gallery/05/plot_x.py:12: UserWarning: w"]) == [
         "gallery/05/plot_x.py:12: UserWarning: w"
     ]
+
+
+def test_a_check_moved_inside_its_cell_is_listed(captured: dict[str, Record], inplace: Record) -> None:
+    """The cells kept their lines but a check moved: the record would name a wrong line."""
+    index, event = first_event(inplace, "value")
+    event["line"] += 1
+    difference = only(compare_records(captured[INPLACE], inplace))
+    assert (difference.kind, difference.cell, difference.line) == ("cells changed", index, event["line"])
+    assert (difference.old, difference.new) == (str(event["line"] - 1), str(event["line"]))
+    assert not same_behaviour(captured[INPLACE], inplace)
+
+
+def test_an_unexpected_warning_that_appears_breaks_the_page(
+    captured: dict[str, Record], inplace: Record
+) -> None:
+    index, _ = first_event(inplace, "value")
+    first = inplace["cells"][index]["lines"][0]
+    inplace["cells"][index]["unexpected"] = [{"line": first, "category": "FutureWarning", "message": "soon"}]
+    difference = only(compare_records(captured[INPLACE], inplace))
+    assert (difference.kind, difference.cell, difference.breaks) == ("unexpected warning", index, True)
+    assert (difference.old, difference.new) == (None, f"line {first}: FutureWarning: soon")
+    gone = only(compare_records(inplace, captured[INPLACE]))
+    assert (gone.kind, gone.old, gone.new, gone.breaks) == (
+        "unexpected warning",
+        f"line {first}: FutureWarning: soon",
+        None,
+        False,
+    )
+    reworded = copy.deepcopy(inplace)
+    reworded["cells"][index]["unexpected"][0]["message"] = "later"
+    assert render_word_diff(only(compare_records(inplace, reworded)).words).endswith("[-soon-]{+later+}")
 
 
 def test_no_longer_warns(captured: dict[str, Record], non_leaf: Record) -> None:

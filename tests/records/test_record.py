@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from autograd_notes._device import DEVICE_VARIABLE
+from autograd_notes.records.compare import same_behaviour
 from autograd_notes.records.record import (
     FORMAT,
     RecordError,
@@ -20,7 +21,6 @@ from autograd_notes.records.record import (
     load_record,
     record_path,
     runner_metadata,
-    same_behaviour,
     write_record,
 )
 

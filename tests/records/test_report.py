@@ -305,3 +305,12 @@ def test_exit_status(status: DriftStatus, code: int) -> None:
 
 def test_exit_status_of_nothing_is_0() -> None:
     assert exit_status([]) == 0
+
+
+def test_the_advice_that_ends_a_report_is_the_baselines() -> None:
+    """A release other than the pinned one is recorded for the timeline, not accepted with drift --accept."""
+    advice = "PyTorch 2.15.0 has no release records: record it with `nox -s timeline -- 2.15.0`."
+    lines = render_text([drifted(diff("value changed", "1", "2"))], [], advice=advice).splitlines()
+    assert lines[-1].endswith(f"update the text if it quotes the old words. {advice}")
+    assert "drift --accept" not in "\n".join(lines)
+    assert render_text([same()], [], advice=advice).splitlines()[-1] == "No behaviour drift."

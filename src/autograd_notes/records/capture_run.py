@@ -20,7 +20,7 @@ from pathlib import Path
 from .archive import ARCHIVE_FORMAT, Manifest, RunResult, write_archive
 from .compare import compare_records
 from .isolated import capture_isolated
-from .record import Record, Runner, load_record, record_path, same_behaviour, write_record
+from .record import Record, Runner, load_record, record_path, write_record
 from .releases import release_of
 from .report import ExampleResult
 from .status import DriftStatus
@@ -41,7 +41,9 @@ def compare_captured(
             write_record(path, new)
         return result
     result.before, result.recorded = old["runner"], old["recorded"]
-    if same_behaviour(old, new):
+    # what differs is what drift lists: a record that is not the same always has a difference to show
+    differences = compare_records(old, new)
+    if not differences:
         if "seconds" not in old and (write_missing or accept):
             # a record from before running times (capture): add it, change nothing else
             timed = Record(
@@ -54,7 +56,7 @@ def compare_captured(
             )
             write_record(path, timed)
         return result
-    result.differences = compare_records(old, new)
+    result.differences = differences
     result.status = DriftStatus.ACCEPTED if accept else DriftStatus.DRIFT
     if accept:
         write_record(path, new)

@@ -7,28 +7,37 @@ with the script's own file name and line numbers, in the script's folder,
 with the same per-example reset as a site build
 (:func:`~autograd_notes._reset.reset_example`). This module imports no
 Sphinx: it runs where only PyTorch is installed.
+
+Unlike a site build, where a warning that no ``expect_warning`` catches is an
+error that fails the page, a capture records it as the cell's *unexpected
+warning* (:class:`~.record.UnexpectedWarning`) and the cell goes on: one
+release's new deprecation warning then shows as itself, and every later check
+still says what that release does.
 """
 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import os
 import re
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._events import Event, recording
 from .._normalise import normalise_message
-from .._reset import reset_example
+from .._reset import example_warning_filters, reset_example
 from .._traceback import format_clean_traceback
 from .script_cells import Cell, split_cells
 
 if TYPE_CHECKING:  # record.py runs the cells: at run time, only it imports the other
-    from .record import CellRecord, CellStatus
+    from .record import CellRecord, CellStatus, UnexpectedWarning
 
-__all__ = ["Cell", "CellResult", "is_missing_api", "run_cells", "split_cells"]
+__all__ = ["Cell", "CellResult", "is_missing_api", "run_cells", "split_cells", "unexpected_warnings"]
 
 _MISSING = re.compile(r"unexpected keyword argument|has no attribute|[Uu]nknown attribute|cannot import name")
 # what a value of Python's own types lacks is the example's code meeting another value
@@ -62,23 +71,75 @@ class CellResult:
     last: int
     output: list[str] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
+    unexpected: list[UnexpectedWarning] = field(default_factory=list)
+    """The warnings no ``expect_warning`` caught, each once, in order."""
     status: CellStatus = "ran"
     """``ran``; ``failed`` (an undocumented exception); ``unavailable`` (it failed because an
     API does not exist in this PyTorch, :func:`is_missing_api`); ``not run`` (after either)."""
 
     def as_record(self) -> CellRecord:
-        """Return the cell as stored in a record file."""
-        return {
+        """Return the cell as stored in a record file (``unexpected`` only where it warned so)."""
+        record: CellRecord = {
             "lines": [self.first, self.last],
             "status": self.status,
             "output": self.output,
             "events": self.events,
         }
+        if self.unexpected:
+            record["unexpected"] = self.unexpected
+        return record
+
+
+def _clean_text(text: str, root: Path) -> str:
+    return normalise_message(text.replace(f"{root.as_posix()}/", ""))
 
 
 def _clean_output(text: str, root: Path) -> list[str]:
-    text = text.replace(f"{root.as_posix()}/", "")
-    return normalise_message(text).splitlines()
+    return _clean_text(text, root).splitlines()
+
+
+def _script_line(script: Path, default: int) -> int:
+    """The line of ``script`` running now: its innermost frame on the stack (``default`` if none)."""
+    name = str(script)
+    frame = inspect.currentframe()
+    while frame is not None:
+        if frame.f_code.co_filename == name:
+            return frame.f_lineno
+        frame = frame.f_back
+    return default
+
+
+@contextlib.contextmanager
+def unexpected_warnings(script: Path, root: Path, first: int) -> Iterator[list[UnexpectedWarning]]:
+    """Collect, into the yielded list, every warning that reaches the warning filters in the block.
+
+    ``expect_warning`` catches the documented ones first (and emits the others
+    again, which land here). Each is collected once, with the script's line
+    running when it warned (``first``, the cell's first line, when no frame of
+    the script is on the stack), instead of being raised: the cell goes on.
+    """
+    caught: list[UnexpectedWarning] = []
+
+    def collect(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: object = None,
+        line: str | None = None,
+    ) -> None:
+        found: UnexpectedWarning = {
+            "line": _script_line(script, first),
+            "category": category.__name__,
+            "message": _clean_text(str(message), root),
+        }
+        if found not in caught:
+            caught.append(found)
+
+    with warnings.catch_warnings():
+        example_warning_filters("always")
+        warnings.showwarning = collect
+        yield caught
 
 
 def _warm_up() -> None:
@@ -97,7 +158,9 @@ def run_cells(script: Path, root: Path) -> list[CellResult]:
     An exception that no ``expect_error`` documents ends the run: its cell
     is ``failed``, or ``unavailable`` when the exception says an API is
     missing (its clean traceback is part of its output either way), and the
-    later cells are ``not run``.
+    later cells are ``not run``. A warning that no ``expect_warning`` catches
+    does not: it is recorded as the cell's unexpected warning
+    (:func:`unexpected_warnings`).
     """
     script = script.resolve()
     _warm_up()
@@ -113,6 +176,7 @@ def run_cells(script: Path, root: Path) -> list[CellResult]:
             stream = io.StringIO()
             with (
                 recording() as events,
+                unexpected_warnings(script, root, cell.first) as unexpected,
                 contextlib.redirect_stdout(stream),
                 contextlib.redirect_stderr(stream),
             ):
@@ -129,6 +193,7 @@ def run_cells(script: Path, root: Path) -> list[CellResult]:
                     result.status = "unavailable" if missing else "failed"
             result.output = _clean_output(stream.getvalue(), root)
             result.events = events
+            result.unexpected = unexpected
             if result.status != "ran":
                 for later in results[results.index(result) + 1 :]:
                     later.status = "not run"

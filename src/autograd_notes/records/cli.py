@@ -18,6 +18,7 @@ from pathlib import Path
 import torch
 
 from .._device import DEVICE_VARIABLE, device_available
+from .baseline import ACCEPT_PINNED, comparison_records
 from .capture_run import Destination, compare_captured, run_captures
 from .ingest import ArchiveError, ingest
 from .isolated import DEFAULT_TIMEOUT_S
@@ -30,7 +31,7 @@ from .record import (
     record_path,
     runner_metadata,
 )
-from .releases import PIN_FILE, RELEASES, pinned_torch, release_of, release_records
+from .releases import PIN_FILE, pinned_torch, release_of, release_records
 from .report import (
     ExampleResult,
     RunnerSkip,
@@ -118,30 +119,6 @@ def release_target(root: Path, records: Path, torch_version: str, device: str) -
             f"{records.name}/{device}"
         )
     return release_records(records, release), ""
-
-
-def comparison_records(root: Path, records: Path, torch_version: str) -> tuple[Path, str]:
-    """The records a drift check compares with, and a sentence saying which.
-
-    The pinned release compares with the runner records. Another release
-    compares with its own release records where the timeline has them, so
-    that what the timeline already shows for it is no drift; otherwise with
-    the pinned release's.
-    """
-    release = release_of(torch_version)
-    pinned = pinned_torch(root)
-    if pinned is None or release == pinned:
-        return records, ""
-    own = release_records(records, release)
-    if own.is_dir():
-        return own, (
-            f"PyTorch {release} is not the pinned {pinned}: compared with its own release records "
-            f"({own.relative_to(records.parent).as_posix()}), what the timeline shows for it"
-        )
-    return records, (
-        f"PyTorch {release} is not the pinned {pinned} and has no release records: compared with "
-        f"{pinned}'s, so every difference between the two releases is reported"
-    )
 
 
 def select_runners(device: str, *, required: bool = False) -> tuple[list[str], list[RunnerSkip]]:
@@ -342,16 +319,21 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "ingest":
             return ingest_archive(root, records, args.archive, accept=args.accept)
         examples = select_examples(root / "gallery", args.examples)
-        records_root, against = records, ""
+        records_root, against, advice = records, "", ACCEPT_PINNED
         if getattr(args, "release", False):
             records, against = release_target(root, records, torch.__version__, args.device)
+            advice = (
+                f"Then record what PyTorch {release_of(torch.__version__)} does now with "
+                "`python -m autograd_notes capture --release --accept`."
+            )
         else:
             if args.command == "capture" and args.device not in RUNNERS:
                 raise UsageError(f"{args.device} records are release records: add --release")
             if args.accept or args.command == "capture":
                 check_writes_this_release(root, torch.__version__)
             if args.command == "drift":
-                records, against = comparison_records(root, records, torch.__version__)
+                baseline = comparison_records(root, records, torch.__version__)
+                records, against, advice = baseline.records, baseline.sentence, baseline.advice
         archive = getattr(args, "archive", None)
         runners, skips = select_runners(args.device, required=archive is not None)
         if args.command == "capture" and runners and (args.isolate or archive or args.device != "cpu"):
@@ -381,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if against:
         print(against)
-    print(render_text(results, skips))
+    print(render_text(results, skips, advice=advice))
     for result in results:
         if result.status in (DriftStatus.RECORDED, DriftStatus.ACCEPTED):
             verb = "wrote" if result.status == DriftStatus.RECORDED else "overwrote"
@@ -396,17 +378,6 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"archive: {args.archive} (bring it back, then: "
             f"python -m autograd_notes ingest {args.archive.name})"
-        )
-    if (
-        against
-        and args.command == "drift"
-        and records.parent.name == RELEASES
-        and any(r.status == DriftStatus.DRIFT for r in results)
-    ):
-        print(
-            f"These are the release records of PyTorch {records.name}, not the pinned release's: "
-            "to record what it does now, run `python -m autograd_notes capture --release --accept` with it.",
-            file=sys.stderr,
         )
     if args.command == "capture" and any(r.status == DriftStatus.DRIFT for r in results):
         print("capture: records that differ were kept; pass --accept to overwrite them", file=sys.stderr)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .._events import Event, WarningEvent
-from .record import CellRecord, Record
+from .record import CellRecord, Record, UnexpectedWarning
 from .status import Word
 
 __all__ = [
@@ -32,7 +32,9 @@ __all__ = [
     "output_difference_reason",
     "record_cell",
     "render_word_diff",
+    "same_behaviour",
     "spaced_segments",
+    "unexpected_text",
     "word_diff",
 ]
 
@@ -46,6 +48,8 @@ class DifferenceKind(Word):
     NO_LONGER_WARNS = "no longer warns"
     NOW_WARNS = "now warns"
     WARNING_CHANGED = "warning changed"
+    UNEXPECTED_WARNING = "unexpected warning"
+    """A warning no ``expect_warning`` catches appeared, went, or changed (a site build fails on one)."""
     VALUE_CHANGED = "value changed"
     OUTPUT_CHANGED = "output changed"
     STATUS_CHANGED = "status changed"
@@ -159,22 +163,21 @@ def render_word_diff(diff: WordDiff, show: Callable[[Segment], str] = _marked) -
 
 
 # Where PyTorch's own code sits moves with every release: the line of a warning's
-# location ("torch/utils/checkpoint.py:238: UserWarning: ...") and how many of
-# its frames a traceback folds ("[3 frames inside PyTorch: a > b > c]") say
-# nothing about the behaviour a page documents, so they never count as drift.
+# location ("torch/utils/checkpoint.py:238: UserWarning: ...") and the frames a
+# traceback folds ("  [3 frames inside PyTorch: a > b > c]", a line of its own
+# that a release may add or take away) say nothing about the behaviour a page
+# documents, so they never count as drift.
 _INTERNAL_LINE = re.compile(r"\b(torch/[\w./-]+\.py):\d+\b")
-_FOLDED_FRAMES = re.compile(r"\[\d+ frames? inside PyTorch: [^\]]*\]")
+_FOLDED_FRAMES = re.compile(r"\s*\[\d+ frames? inside PyTorch: [^\]]*\]\s*")
 
 
 def comparable_output(lines: list[str]) -> list[str]:
     """Printed output as drift compares it: PyTorch-internal line numbers and folded frames left out.
 
-    >>> comparable_output(["torch/autograd/graph.py:979: UserWarning: x", "[2 frames inside PyTorch: f > g]"])
-    ['torch/autograd/graph.py:…: UserWarning: x', '[…frames inside PyTorch…]']
+    >>> comparable_output(["torch/autograd/graph.py:979: UserWarning: x", "  [2 frames inside PyTorch: f]"])
+    ['torch/autograd/graph.py:…: UserWarning: x']
     """
-    return [
-        _FOLDED_FRAMES.sub("[…frames inside PyTorch…]", _INTERNAL_LINE.sub(r"\1:…", line)) for line in lines
-    ]
+    return [_INTERNAL_LINE.sub(r"\1:…", line) for line in lines if not _FOLDED_FRAMES.fullmatch(line)]
 
 
 def _output_diff(old: list[str], new: list[str]) -> str:
@@ -255,6 +258,44 @@ def _moved_only(old: Event, new: Event) -> bool:
     return {**old, "line": None} == {**new, "line": None}
 
 
+def unexpected_text(warned: list[UnexpectedWarning]) -> str:
+    """A cell's unexpected warnings as one line: ``line 83: FutureWarning: ...; ...``."""
+    return "; ".join(f"line {w['line']}: {w['category']}: {w['message']}" for w in warned)
+
+
+_MOVED = "the check moved to another line"
+
+
+def _check_differences(
+    before: CellRecord, after: CellRecord, *, cells_edited: bool
+) -> tuple[list[_CheckDifference], list[Event]]:
+    """The differences of a cell's checks, matched by their order, each with the new check it is of."""
+    found: list[_CheckDifference] = []
+    of: list[Event] = []
+    for old_event, new_event in zip(before["events"], after["events"], strict=False):
+        differences = _event_differences(old_event, new_event)
+        if not differences and not _moved_only(old_event, new_event):
+            # the same observation, but the check was edited
+            differences = [
+                _CheckDifference(
+                    DifferenceKind.CELLS_CHANGED, old_event["documented"], new_event["documented"]
+                )
+            ]
+        elif not differences and old_event["line"] != new_event["line"] and not cells_edited:
+            # moved inside its cell, whose lines stayed: the record would name a wrong line
+            differences = [
+                _CheckDifference(
+                    DifferenceKind.CELLS_CHANGED,
+                    str(old_event["line"]),
+                    str(new_event["line"]),
+                    _MOVED,
+                )
+            ]
+        found += differences
+        of += [new_event] * len(differences)
+    return found, of
+
+
 def compare_records(old: Record, new: Record) -> list[Difference]:
     """Every difference between a recorded capture and a new one, cell by cell.
 
@@ -264,7 +305,8 @@ def compare_records(old: Record, new: Record) -> list[Difference]:
     """
     differences: list[Difference] = []
     old_cells, new_cells = old["cells"], new["cells"]
-    if [c["lines"] for c in old_cells] != [c["lines"] for c in new_cells]:
+    cells_edited = [c["lines"] for c in old_cells] != [c["lines"] for c in new_cells]
+    if cells_edited:
         differences.append(
             Difference(
                 0,
@@ -290,31 +332,21 @@ def compare_records(old: Record, new: Record) -> list[Difference]:
                     breaks=after["status"] != "ran",
                 )
             )
-        events_differ = False
-        for old_event, new_event in zip(before["events"], after["events"], strict=False):
-            found = _event_differences(old_event, new_event)
-            if not found and not _moved_only(old_event, new_event):
-                # the same observation, but the check was edited
-                found = [
-                    _CheckDifference(
-                        DifferenceKind.CELLS_CHANGED, old_event["documented"], new_event["documented"]
-                    )
-                ]
-            events_differ = events_differ or bool(found)
-            for item in found:
-                differences.append(
-                    Difference(
-                        index,
-                        lines,
-                        item.kind,
-                        new_event["line"],
-                        item.old,
-                        item.new,
-                        item.detail,
-                        breaks=not new_event["holds"],
-                        words=item.words,
-                    )
+        found, of = _check_differences(before, after, cells_edited=cells_edited)
+        for item, new_event in zip(found, of, strict=True):
+            differences.append(
+                Difference(
+                    index,
+                    lines,
+                    item.kind,
+                    new_event["line"],
+                    item.old,
+                    item.new,
+                    item.detail,
+                    breaks=not new_event["holds"],
+                    words=item.words,
                 )
+            )
         if len(before["events"]) != len(after["events"]):
             differences.append(
                 Difference(
@@ -327,8 +359,23 @@ def compare_records(old: Record, new: Record) -> list[Difference]:
                     "checks added or removed",
                 )
             )
+        warned_before, warned_after = before.get("unexpected", []), after.get("unexpected", [])
+        if warned_before != warned_after:
+            differences.append(
+                Difference(
+                    index,
+                    lines,
+                    DifferenceKind.UNEXPECTED_WARNING,
+                    None,
+                    unexpected_text(warned_before) or None,
+                    unexpected_text(warned_after) or None,
+                    breaks=bool(warned_after),
+                    words=word_diff(unexpected_text(warned_before), unexpected_text(warned_after)),
+                )
+            )
         # a changed message or value is printed too: the output diff would say it twice
-        if not events_differ and comparable_output(before["output"]) != comparable_output(after["output"]):
+        said = any(item.detail != _MOVED for item in found)
+        if not said and comparable_output(before["output"]) != comparable_output(after["output"]):
             differences.append(
                 Difference(
                     index,
@@ -341,6 +388,17 @@ def compare_records(old: Record, new: Record) -> list[Difference]:
                 )
             )
     return differences
+
+
+def same_behaviour(old: Record, new: Record) -> bool:
+    """Whether two records agree on what the example did: :func:`compare_records` finds no difference.
+
+    Its date, running time and runner's versions do not count, nor does what
+    :func:`comparable_output` leaves out (where PyTorch's own code moved): a
+    new PyTorch or Python that behaves the same is no drift, and a record that
+    is not the same always has a difference to show.
+    """
+    return not compare_records(old, new)
 
 
 def record_cell(record: Record, line: int) -> CellRecord | None:

@@ -46,7 +46,8 @@ from .archive import (
     Manifest,
     member_place,
 )
-from .record import Record, load_record, same_behaviour, write_record
+from .compare import same_behaviour
+from .record import Record, load_record, write_record
 from .releases import pinned_torch, release_of
 from .schema import SchemaError, check_record, check_typed, gallery_cells
 from .status import Merge

@@ -32,13 +32,13 @@ __all__ = [
     "CellStatus",
     "Record",
     "Runner",
+    "UnexpectedWarning",
     "capture_example",
     "load_all_records",
     "load_record",
     "record_path",
     "record_text",
     "runner_metadata",
-    "same_behaviour",
     "write_record",
 ]
 
@@ -64,7 +64,23 @@ class Runner(GpuDetails):
     python: str
 
 
-class CellRecord(TypedDict):
+class UnexpectedWarning(TypedDict):
+    """A warning that no ``expect_warning`` caught: a site build fails on it, a capture records it."""
+
+    line: int
+    """The example's line that was running when it warned."""
+    category: str
+    message: str
+    """The warning's normalised message."""
+
+
+class _Unexpected(TypedDict, total=False):
+    unexpected: list[UnexpectedWarning]
+    """The cell's unexpected warnings, each once, in order; only where it had some (records from
+    before it never have it)."""
+
+
+class CellRecord(_Unexpected):
     """One cell of a record: its lines, how its run ended, what it printed and what its checks saw."""
 
     lines: list[int]
@@ -88,9 +104,6 @@ class Record(_Timed):
     recorded: str
     """The date of the capture, ``YYYY-MM-DD``."""
     cells: list[CellRecord]
-
-
-_IGNORED = ("recorded", "runner", "seconds")
 
 
 @dataclass(frozen=True)
@@ -141,17 +154,6 @@ def capture_example(gallery: Path, example: str, root: Path) -> Record:
         "seconds": round(seconds, 1),
         "cells": [cell.as_record() for cell in cells],
     }
-
-
-def same_behaviour(old: Record, new: Record) -> bool:
-    """Whether two records agree on everything but the date, running time and runner's versions.
-
-    A new PyTorch or Python that behaves the same is no drift: only what the
-    example did (its cells) counts.
-    """
-    kept_old = {key: value for key, value in old.items() if key not in _IGNORED}
-    kept_new = {key: value for key, value in new.items() if key not in _IGNORED}
-    return kept_old == kept_new
 
 
 def load_record(path: Path) -> Record | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass, field
 
+from .baseline import ACCEPT_PINNED
 from .compare import Difference, DifferenceKind, render_word_diff
 from .record import Runner
 from .status import DriftStatus
@@ -69,8 +70,12 @@ def _difference_text(difference: Difference) -> str:
     return head + ":\n" + textwrap.indent(body.strip(), "    ")
 
 
-def render_text(results: list[ExampleResult], skips: list[RunnerSkip]) -> str:
-    """Render the report a maintainer reads: each difference, then a summary."""
+def render_text(results: list[ExampleResult], skips: list[RunnerSkip], *, advice: str = ACCEPT_PINNED) -> str:
+    """Render the report a maintainer reads: each difference, then a summary.
+
+    ``advice`` ends it where something differs: how to record the new behaviour
+    (:class:`~.baseline.Baseline`; by default, the pinned release's ``drift --accept``).
+    """
     lines: list[str] = []
     drifted = [r for r in results if r.status == DriftStatus.DRIFT]
     for result in results:
@@ -118,8 +123,7 @@ def render_text(results: list[ExampleResult], skips: list[RunnerSkip]) -> str:
         lines.append(
             f"Behaviour drift in {len(drifted)} example(s). Where a page breaks, change the page (widen "
             "its documented pattern, or raise the floor of the PyTorch it supports) or the code; where "
-            "the change is cosmetic, update the text if it quotes the old words. Then, on the pinned "
-            "PyTorch, accept the new records with `python -m autograd_notes drift --accept`."
+            f"the change is cosmetic, update the text if it quotes the old words. {advice}"
         )
     return "\n".join(lines)
 

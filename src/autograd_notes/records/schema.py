@@ -150,7 +150,7 @@ def check_record(data: object, example: str, known: dict[str, list[list[int]]]) 
     :class:`~.record.Record`): the record's format, its example (the one its
     place names, and a script of the gallery), its cells (exactly the script's,
     line for line), its date (``YYYY-MM-DD``), its running time (not negative)
-    and every check's line (inside the script).
+    and every check's and unexpected warning's line (inside the script).
     """
     check_typed(data, Record)
     record = typing.cast("Record", data)
@@ -177,11 +177,12 @@ def check_record(data: object, example: str, known: dict[str, list[list[int]]]) 
         raise SchemaError("seconds", "must not be negative")
     last = known[example][-1][1] if known[example] else 0
     for index, cell in enumerate(record["cells"]):
-        for number, event in enumerate(cell["events"]):
-            if not 1 <= event["line"] <= last:
-                raise SchemaError(
-                    f"cells[{index}].events[{number}].line", f"is not a line of the script (1-{last})"
-                )
+        for place, found in (("events", cell["events"]), ("unexpected", cell.get("unexpected", []))):
+            for number, item in enumerate(found):
+                if not 1 <= item["line"] <= last:
+                    raise SchemaError(
+                        f"cells[{index}].{place}[{number}].line", f"is not a line of the script (1-{last})"
+                    )
 
 
 def _spans(lines: list[list[int]]) -> str:
