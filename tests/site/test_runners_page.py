@@ -24,8 +24,18 @@ from _site import (
     Site,
 )
 
+from autograd_notes.records.compare import OutputReason, output_difference_reason
+from autograd_notes.records.runners import load_runner_records, record_outputs
 from autograd_notes.records.status import RecordMatch
-from autograd_notes.site.runners_page import MARKS, coverage_sentence, localise_output, record_status
+from autograd_notes.site.runner_releases import gpu_runner_counts
+from autograd_notes.site.runners_page import (
+    MARKS,
+    coverage_sentence,
+    localise_output,
+    record_status,
+    release_coverage_sentence,
+    runner_name,
+)
 
 LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 EXAMPLES = sorted(p.relative_to(ROOT / "gallery").as_posix() for p in (ROOT / "gallery").glob("*/plot_*.py"))
@@ -101,6 +111,85 @@ def test_coverage_is_said_from_the_counts() -> None:
     assert coverage_sentence("cpu", 32, 32) == "All 32 examples have a CPU record."
 
 
+# -- runners × releases: a GPU record is compared with the CPU of its own release ---------------------
+
+RELEASE = "2.11.0"
+
+
+def release_record(example: str, release: str = RELEASE) -> dict[str, Any]:
+    path = ROOT / "records" / "releases" / release / "cpu" / Path(example).with_suffix(".json")
+    return dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def gpu_of(record: dict[str, Any]) -> dict[str, Any]:
+    """A CUDA record of ``record``'s release that printed what its CPU printed but for the tensor type."""
+    cuda = edited(record, {k: v for k, v in SYNTHETIC_CUDA_EDIT.items() if k != "+cpu"})
+    cuda["runner"]["torch"] = record["runner"]["torch"]
+    return cuda
+
+
+def write_record(records: Path, folder: str, example: str, record: dict[str, Any]) -> None:
+    path = records / folder / Path(example).with_suffix(".json")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record), encoding="utf-8")
+
+
+def test_a_gpu_record_of_another_release_differs_from_its_cpu_by_the_tensor_type_only() -> None:
+    cpu = release_record(SYNTHETIC_CUDA_EXAMPLE)
+    today = cpu_record(SYNTHETIC_CUDA_EXAMPLE)
+    assert record_outputs(cpu) != live_outputs(today)  # the release printed otherwise than today's
+    cuda = gpu_of(cpu)
+    within = record_status(record_outputs(cpu), cuda)
+    assert within.status is RecordMatch.DIFFERS
+    reasons = {output_difference_reason(first, second) for first, second in within.outputs}
+    assert reasons == {OutputReason.TENSOR_TYPE}
+    # across releases, the same record would read as a change of behaviour: never compared so
+    across = record_status(live_outputs(today), cuda)
+    assert OutputReason.BEHAVIOUR in {output_difference_reason(a, b) for a, b in across.outputs}
+
+
+def test_the_timeline_lists_each_gpu_release_with_its_count_against_the_same_releases_cpu(
+    tmp_path: Path,
+) -> None:
+    same_cpu = release_record(SAME_EXAMPLE)
+    write_record(tmp_path, f"releases/{RELEASE}/cpu", SAME_EXAMPLE, same_cpu)
+    write_record(
+        tmp_path, f"releases/{RELEASE}/cuda", SAME_EXAMPLE, gpu_of(same_cpu) | {"cells": same_cpu["cells"]}
+    )
+    cpu = release_record(SYNTHETIC_CUDA_EXAMPLE)
+    write_record(tmp_path, f"releases/{RELEASE}/cpu", SYNTHETIC_CUDA_EXAMPLE, cpu)
+    write_record(tmp_path, f"releases/{RELEASE}/cuda", SYNTHETIC_CUDA_EXAMPLE, gpu_of(cpu))
+    # a CUDA record of a release no CPU recorded: counted, not compared
+    write_record(
+        tmp_path, "releases/2.10.0/cuda", SAME_EXAMPLE, edited(gpu_of(same_cpu), {RELEASE: "2.10.0"})
+    )
+    write_record(tmp_path, "cpu", SAME_EXAMPLE, cpu_record(SAME_EXAMPLE))
+    counts = gpu_runner_counts(load_runner_records(tmp_path))
+    assert [(c.runner.device, c.runner.release, c.recorded, c.differing) for c in counts] == [
+        ("cuda", "2.10.0", 1, None),
+        ("cuda", RELEASE, 2, 1),
+    ]
+    assert counts[1].machines == ("NVIDIA H100 80GB HBM3",)
+
+
+def test_no_gpu_record_no_gpu_runner(tmp_path: Path) -> None:
+    write_record(tmp_path, "cpu", SAME_EXAMPLE, cpu_record(SAME_EXAMPLE))
+    write_record(tmp_path, f"releases/{RELEASE}/cpu", SAME_EXAMPLE, release_record(SAME_EXAMPLE))
+    (tmp_path / "cuda").mkdir()
+    assert gpu_runner_counts(load_runner_records(tmp_path)) == []
+
+
+def test_a_runner_and_release_is_counted_in_a_sentence() -> None:
+    assert release_coverage_sentence("cuda", "2.11.0", 2, 49) == (
+        "2 of 49 examples have a CUDA record of PyTorch 2.11.0."
+    )
+    assert release_coverage_sentence("mps", "2.12.1", 49, 49) == (
+        "All 49 examples have a MPS record of PyTorch 2.12.1."
+    )
+    assert runner_name("xpu") == "XPU runner"
+    assert runner_name("npu") == "NPU"
+
+
 # -- the page, in English, with a CUDA record that differs and one that does not -------------------
 
 
@@ -136,7 +225,7 @@ def visible_text(element: Element) -> str:
 def test_one_mark_per_example_and_runner(two_cuda_records: Path) -> None:
     page = read_page(two_cuda_records, "runners.html")
     header, rows = matrix(page)
-    assert header == ["Example", "CPU runner (this build)", "CUDA runner"]
+    assert header == ["Example", "CPU runner (this build)", "CUDA runner · 2.13.0"]
     assert len(rows) == len(EXAMPLES)
     marks: dict[str, tuple[str, str]] = {}
     for (title, cpu, cuda), example in zip(rows, EXAMPLES, strict=True):
@@ -177,18 +266,23 @@ def test_each_runner_is_described_once_above_the_matrix(two_cuda_records: Path) 
     page = read_page(two_cuda_records, "runners.html")
     facts = page.article.find("table", "runner-facts")
     rows = [[td.text() for td in tr.find_all("td")] for tr in facts.find("tbody").find_all("tr")]
-    assert [row[:3] for row in rows] == [
-        ["CPU runner (this build)", "2.13.0+cpu", "x86_64"],
-        ["CUDA runner", "2.13.0+cu130", "NVIDIA H100 80GB HBM3"],
+    # one row per runner and release that has records: this build's first, the CPU's other releases,
+    # then the CUDA runner's
+    assert rows[0][:3] == ["CPU runner (this build)", "2.13.0+cpu", "x86_64"]
+    assert rows[0][4] == f"{len(EXAMPLES)} of {len(EXAMPLES)}"
+    assert [row[:3] + row[4:] for row in rows if row[0] == "CUDA runner"] == [
+        ["CUDA runner", "2.13.0+cu130", "NVIDIA H100 80GB HBM3", f"2 of {len(EXAMPLES)}"]
     ]
+    releases = [row[1] for row in rows if row[0] == "CPU runner"]
+    assert len(releases) == len(list((ROOT / "records" / "releases").iterdir())) + 1  # and the synthetic one
     assert re.fullmatch(r"\d{4}-\d\d-\d\d( to \d{4}-\d\d-\d\d)?", rows[0][3])
     coverage = [p.text() for p in page.article.find_all("p", "runner-coverage")]
     assert coverage == [
         f"All {len(EXAMPLES)} examples have a CPU record.",
-        f"2 of {len(EXAMPLES)} examples have a CUDA record.",
+        f"2 of {len(EXAMPLES)} examples have a CUDA record of PyTorch 2.13.0.",
     ]
-    # what the cells held 32 times over is said once: no record's details show before a mark is opened
-    assert visible_text(facts).count("x86_64") == 1
+    # what the cells held 32 times over is said once per runner and release
+    assert visible_text(facts).count("NVIDIA H100 80GB HBM3") == 1
     shown = visible_text(page.article.find("table", "runner-matrix"))
     assert "x86_64" not in shown
     assert "recorded" not in shown
@@ -212,12 +306,21 @@ def test_the_legend_names_every_mark(two_cuda_records: Path) -> None:
 # -- every language ---------------------------------------------------------------------------------
 
 COVERAGE = {
-    "en": ["All {total} examples have a CPU record.", "2 of {total} examples have a CUDA record."],
-    "ru": ["Записи для CPU есть у всех примеров ({total}).", "Примеров с записью для CUDA: 2 из {total}."],
-    "zh_CN": ["全部 {total} 个示例都有 CPU 记录。", "{total} 个示例中有 2 个有 CUDA 记录。"],
+    "en": [
+        "All {total} examples have a CPU record.",
+        "2 of {total} examples have a CUDA record of PyTorch 2.13.0.",
+    ],
+    "ru": [
+        "Записи для CPU есть у всех примеров ({total}).",
+        "Примеров с записью для CUDA с PyTorch 2.13.0: 2 из {total}.",
+    ],
+    "zh_CN": [
+        "全部 {total} 个示例都有 CPU 记录。",
+        "{total} 个示例中有 2 个有 CUDA 在 PyTorch 2.13.0 上的记录。",
+    ],
     "pt_BR": [
         "Todos os {total} exemplos têm registro de CPU.",
-        "Exemplos com registro de CUDA: 2 de {total}.",
+        "Exemplos com registro de CUDA com o PyTorch 2.13.0: 2 de {total}.",
     ],
 }
 

@@ -30,6 +30,7 @@ from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
 from .._events import Event
+from .._runner import runner_info
 from ..records.record import RUNNERS, Record, load_all_records
 from .error_index import (
     PLACEHOLDER,
@@ -178,20 +179,22 @@ class SourceStatusDirective(SphinxDirective):
             if source in _CITATION.findall(script.read_text(encoding="utf-8")):
                 examples.append(script.relative_to(gallery).as_posix())
         timelines = site_timelines(self.env)
+        # a column per runner that has a record, and this build's: none that no record backs
+        runners = [r for r in RUNNERS if records.get(r) or r == runner_info().device]
         rows = [
             [
                 doc_link(gallery_docname(self.env, example), example, literal=True),
-                *(self._status(records.get(runner, {}).get(example)) for runner in RUNNERS),
+                *(self._status(records.get(runner, {}).get(example)) for runner in runners),
                 held_sentence(timelines[example]) if example in timelines else _("no record yet"),
             ]
             for example in examples
         ]
         header = [
             _("Example"),
-            *(_("{runner} runner").format(runner=runner) for runner in RUNNERS),
+            *(_("{runner} runner").format(runner=runner) for runner in runners),
             _("Across PyTorch releases"),
         ]
-        widths = [3, *(2 for _ in RUNNERS), 3]
+        widths = [3, *(2 for _ in runners), 3]
         table = make_table(rows, header=header, widths=widths, classes=["source-status"])
         return untranslatable([table])
 

@@ -27,7 +27,12 @@ CHARACTERS_PER_WIDTH = 10
 """How many characters a unit of :func:`make_table`'s relative widths is in the text builder's tables."""
 Part: TypeAlias = "nodes.Node | str | Sequence[nodes.Node]"
 
-RUNNER_NAMES = {"cpu": _("CPU runner"), "cuda": _("CUDA runner")}
+RUNNER_NAMES = {
+    "cpu": _("CPU runner"),
+    "cuda": _("CUDA runner"),
+    "mps": _("MPS runner"),
+    "xpu": _("XPU runner"),
+}
 """Each runner's name as a label (a table header, a tab).
 
 Never inside a sentence, where a language may need another case of it:

@@ -68,6 +68,7 @@ from .links import (
     page_link,
 )
 from .nodes import compose, doc_reference, untranslatable
+from .runner_releases import gpu_runner_notes
 
 __all__ = [
     "DIRECTIVES",
@@ -610,7 +611,8 @@ class TimelineMatrixDirective(SphinxDirective):
             rows.append([_cell(page_link(docname, SECTION_ID)), *_mark_cells(marks, names)])
         header = [_cell(_("Example")), *_header(releases, pinned, linked=True)]
         table = _table(["tl-table", "tl-matrix"], header, rows, widths=[30, *(5 for _release in releases)])
-        result = [legend(), table]
+        # the GPU runners and releases that have records, a line each under the CPU's matrix
+        result = [legend(), table, *gpu_runner_notes(self.env)]
         for node in result:
             node["support_smartquotes"] = False
         return untranslatable(result)

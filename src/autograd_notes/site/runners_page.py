@@ -8,12 +8,18 @@ Three directives, registered by :mod:`autograd_notes.site.runner_directives`:
   output in a tab, with a sentence saying why; where the records agree, one
   output and a mark saying so.
 * ``runner-summary`` (top of each example page): which runners the page's
-  outputs come from, their PyTorch and when they were recorded.
-* ``runner-matrix`` (the runners page): what each runner has recorded, said
-  once per runner and counted from the records; then every example × every
-  runner, one mark per cell (the record printed the same as this build,
-  differs from it, or does not exist) whose details open on demand; then
-  the differences between this build and its own runner's records.
+  outputs come from, their machine, PyTorch and when they were recorded.
+* ``runner-matrix`` (the runners page): what each runner and release has
+  recorded, one row each, counted from the records; then every example ×
+  every runner and release, one mark per cell (the record printed the same,
+  differs, or does not exist) whose details open on demand; then the
+  differences between this build and its own runner's records.
+
+The runners are those that have a record
+(:mod:`autograd_notes.records.runners`): this build's, and every GPU runner of
+any release, never a column or tab that no record backs. A record of this
+build's release is compared with what this build printed; a GPU record of
+another release with the CPU record of that release, never across releases.
 """
 
 from __future__ import annotations
@@ -31,7 +37,17 @@ from sphinx.util.docutils import SphinxDirective
 
 from .._runner import runner_info
 from ..records.compare import Difference, OutputReason, compare_live, output_difference_reason, record_cell
-from ..records.record import RUNNERS, Record, load_record, record_path
+from ..records.record import Record, record_path
+from ..records.releases import release_of
+from ..records.runners import (
+    BUILD,
+    RunnerRecord,
+    RunnerRelease,
+    baseline,
+    example_runner_records,
+    page_runners,
+    record_outputs,
+)
 from ..records.status import RecordMatch
 from .errors_page import ErrorIndexDirective, SourceStatusDirective, error_links
 from .gallery_rst import code_cells
@@ -61,6 +77,25 @@ _PAGE_CELLS = "autograd_notes_page_cells"  # env.temp_data key: the first line o
 
 MARKS = {RecordMatch.SAME: "✓", RecordMatch.DIFFERS: "≠", RecordMatch.NONE: "–"}
 """The mark of each status in the runners matrix."""
+UNCOMPARED_MARK = "?"
+"""The mark of a record that has no CPU record of its release to be compared with."""
+
+
+def runner_name(device: str) -> str:
+    """A device's runner as a label: ``CUDA runner``; a device the site has no name for, ``XYZ``."""
+    return str(RUNNER_NAMES[device]) if device in RUNNER_NAMES else runner_kind(device)
+
+
+def release_coverage_sentence(device: str, release: str, count: int, total: int) -> str:
+    """How many examples a runner has recorded with one PyTorch release, in this build's language."""
+    kind = runner_kind(device)
+    if count == total:
+        return _("All {total} examples have a {kind} record of PyTorch {release}.").format(
+            total=total, kind=kind, release=release
+        )
+    return _("{count} of {total} examples have a {kind} record of PyTorch {release}.").format(
+        count=count, total=total, kind=kind, release=release
+    )
 
 
 def reason_sentence(reason: OutputReason) -> str:
@@ -140,16 +175,35 @@ class _RunnerDirective(SphinxDirective):
     def records_dir(self) -> Path:
         return Path(self.config.autograd_notes_records)
 
-    def records(self, example: str) -> dict[str, Record | None]:
-        """Every runner's record of ``example``, read once per page (its summary and each cell ask)."""
+    @property
+    def this_release(self) -> str:
+        return release_of(runner_info().torch_version)
+
+    def records(self, example: str) -> list[RunnerRecord]:
+        """Every record of ``example``, each runner and release, read once per page (summary and cells)."""
         # no note_dependency: records are hashed into a config value that
         # rebuilds the environment when any of them changes (see runner_key)
-        read = cast("dict[str, dict[str, Record | None]]", self.env.temp_data.setdefault(_READ_RECORDS, {}))
+        read = cast("dict[str, list[RunnerRecord]]", self.env.temp_data.setdefault(_READ_RECORDS, {}))
         if example not in read:
-            read[example] = {
-                runner: load_record(record_path(self.records_dir(), runner, example)) for runner in RUNNERS
-            }
+            read[example] = example_runner_records(self.records_dir(), example)
         return read[example]
+
+    def own_run(self, runs: list[RunnerRecord]) -> RunnerRecord | None:
+        """The record of this build's runner and release (``records/<device>``), if there is one."""
+        own = [run for run in runs if run.runner.pinned and run.runner.device == self.this_runner]
+        return own[0] if own else None
+
+    def others(self, runs: list[RunnerRecord]) -> list[tuple[RunnerRecord, RunnerRecord | str | None]]:
+        """The other runners a page shows, each with what it is compared with (:func:`baseline`)."""
+        return [
+            (run, baseline(run, runs, self.this_release))
+            for run in page_runners(runs)
+            if not (run.runner.pinned and run.runner.device == self.this_runner)
+        ]
+
+    def runner_label(self, run: RunnerRecord) -> str:
+        """A runner and its record as a label: ``CUDA runner · torch 2.11.0+cu130, NVIDIA H100, …``."""
+        return f"{runner_name(run.runner.device)} · {self.describe(run.record)}"
 
     def page_cells(self) -> list[CodeCellOutput]:
         """(first line, output) of each code cell of this page, read once per page."""
@@ -261,28 +315,41 @@ class RunnerOutputsDirective(_RunnerDirective):
         live = list(self.content)
         while live and not live[-1].strip():
             live.pop()
-        records = self.records(example)
-        this_runner = self.this_runner
-        others: list[tuple[str, Record, list[str]]] = []
-        for runner, record in records.items():
-            cell = record_cell(record, line) if record is not None and runner != this_runner else None
-            if record is not None and cell is not None:
-                others.append((runner, record, cell["output"]))
-        differing = [(runner, record, output) for runner, record, output in others if output != live]
-        own = records.get(this_runner)
-        own_cell = record_cell(own, line) if own is not None else None
+        runs = self.records(example)
+        compared = []
+        for run, against in self.others(runs):
+            output = _cell_output(run.record, line)
+            reference = live if against == BUILD else _reference_output(against, line)
+            if output is not None and reference is not None:
+                compared.append(_CellComparison(run, against, output, reference))
+        differing = [comparison for comparison in compared if comparison.differs]
+        own = self.own_run(runs)
+        own_cell = record_cell(own.record, line) if own is not None else None
         links = error_links(self.env, own_cell["events"]) if own_cell is not None else []
         target = self._cell_target(example, line)
         if not differing:
             result: list[nodes.Node] = [_output_block(live)] if live else []
             if live:
-                for runner, record, _output in others:
-                    same = _("✓ Same output on the {kind} runner ({record}).").format(
-                        kind=runner_kind(runner), record=self.describe(record)
-                    )
-                    result.append(nodes.paragraph("", same, classes=["runner-same"]))
+                result += [self._same(comparison) for comparison in compared]
             return [*target, *untranslatable([*result, *links])]
         return [*target, *untranslatable([self._tabs(live, differing), *links])]
+
+    def _same(self, comparison: _CellComparison) -> nodes.Node:
+        """The line saying another runner printed the same, in this build or in its own release."""
+        run = comparison.run
+        if comparison.against == BUILD:
+            same = _("✓ Same output on the {kind} runner ({record}).").format(
+                kind=runner_kind(run.runner.device), record=self.describe(run.record)
+            )
+        else:
+            same = _(
+                "✓ The {kind} runner printed what the CPU printed with PyTorch {release} ({record})."
+            ).format(
+                kind=runner_kind(run.runner.device),
+                release=run.runner.release,
+                record=self.describe(run.record),
+            )
+        return nodes.paragraph("", same, classes=["runner-same"])
 
     def _cell_target(self, example: str, line: int) -> list[nodes.Node]:
         """The anchor of this code cell (``cell-<n>``), for the error index's and the timeline's links.
@@ -313,13 +380,24 @@ class RunnerOutputsDirective(_RunnerDirective):
         parent.insert(at, shown)
         return []
 
-    def _tabs(self, live: list[str], differing: list[tuple[str, Record, list[str]]]) -> nodes.Node:
+    def _tabs(self, live: list[str], differing: list[_CellComparison]) -> nodes.Node:
+        """Tabs: this build's output, then each runner that printed otherwise than the CPU of its release.
+
+        A runner of another release comes after that release's CPU output,
+        unless the CPU printed there what this build prints.
+        """
         # unique on the page, whatever else this build reads (no counter shared by the pages)
         group = f"runner-tabs-{self.env.new_serialno('runner-tabs')}"
         info = runner_info()
         this_build = _("this build (torch {torch})").format(torch=info.torch_version)
-        tabs = [(f"{RUNNER_NAMES[self.this_runner]} · {this_build}", live)]
-        tabs += [(f"{RUNNER_NAMES[r]} · {self.describe(rec)}", output) for r, rec, output in differing]
+        tabs = [(f"{runner_name(self.this_runner)} · {this_build}", live)]
+        for comparison in differing:
+            against = comparison.against
+            if isinstance(against, RunnerRecord) and comparison.reference != live:
+                cpu_tab = (self.runner_label(against), comparison.reference)
+                if cpu_tab not in tabs:
+                    tabs.append(cpu_tab)
+            tabs.append((self.runner_label(comparison.run), comparison.output))
         container = nodes.container(classes=["runner-tabs"])
         for index, (label, lines) in enumerate(tabs):
             container += RadioTab(
@@ -334,12 +412,61 @@ class RunnerOutputsDirective(_RunnerDirective):
             panel += _output_block(lines) if lines else nodes.paragraph("", _("(no output)"))
             container += panel
         why = " ".join(
-            sorted({reason_sentence(output_difference_reason(live, output)) for _r, _c, output in differing})
+            sorted(
+                {
+                    reason_sentence(output_difference_reason(comparison.reference, comparison.output))
+                    for comparison in differing
+                }
+            )
         )
         container += nodes.paragraph(
             "", _("Why the runners differ: {why}").format(why=why), classes=["runner-why"]
         )
+        if any(comparison.against != BUILD for comparison in differing):
+            container += nodes.paragraph("", _within_release_note(), classes=["runner-why"])
         return container
+
+
+@dataclass(frozen=True)
+class _CellComparison:
+    """One cell of another runner's record against its baseline's output (same release)."""
+
+    run: RunnerRecord
+    against: RunnerRecord | str | None
+    output: list[str]
+    reference: list[str]
+
+    @property
+    def differs(self) -> bool:
+        return self.output != self.reference
+
+
+def _cell_output(record: Record, line: int) -> list[str] | None:
+    cell = record_cell(record, line)
+    return None if cell is None else list(cell["output"])
+
+
+def _reference_output(against: RunnerRecord | str | None, line: int) -> list[str] | None:
+    """The CPU record's output of the cell at ``line``; ``None`` where nothing is there to compare with."""
+    return _cell_output(against.record, line) if isinstance(against, RunnerRecord) else None
+
+
+def _compared_status(
+    run: RunnerRecord, against: RunnerRecord | str | None, live: list[CodeCellOutput]
+) -> RecordStatus | None:
+    """``run`` against this build's outputs or its release's CPU record; ``None``: nothing to compare with."""
+    if against == BUILD:
+        return record_status(live, run.record)
+    if isinstance(against, RunnerRecord):
+        return record_status(record_outputs(against.record), run.record)
+    return None
+
+
+def _within_release_note() -> str:
+    return _(
+        "A GPU record of another PyTorch release is compared with the CPU record of that same release, "
+        "never with this build's."
+    )
 
 
 class RunnerSummaryDirective(_RunnerDirective):
@@ -367,32 +494,52 @@ class RunnerSummaryDirective(_RunnerDirective):
                 device=info.device_name,
             ),
         )
+        runs = self.records(example)
         items = nodes.bullet_list()
-        for runner, record in self.records(example).items():
-            if record is None:
-                text = _("{runner}: no record yet; no such runner has captured this example.").format(
-                    runner=RUNNER_NAMES[runner]
-                )
-                if runner == info.device and self.config.autograd_notes_require_records:
-                    self.missing_record(example, runner)
-            elif runner == info.device:
-                changed = compare_live(self.page_cells(), record)
-                if changed:
-                    text = _(
-                        "{runner}: {record}. This build differs from it in {count} cell(s): "
-                        "see the drift report."
-                    ).format(runner=RUNNER_NAMES[runner], record=self.describe(record), count=len(changed))
-                else:
-                    text = _("{runner}: {record}. This build printed the same.").format(
-                        runner=RUNNER_NAMES[runner], record=self.describe(record)
-                    )
-            else:
-                text = _("{runner}: {record}.").format(
-                    runner=RUNNER_NAMES[runner], record=self.describe(record)
-                )
-            items += nodes.list_item("", nodes.paragraph("", text))
+        own = self.own_run(runs)
+        own_line = self._own_line(example, own.record if own is not None else None)
+        items += nodes.list_item("", nodes.paragraph("", own_line))
+        for run, against in self.others(runs):
+            items += nodes.list_item("", nodes.paragraph("", self._other_line(run, against)))
         note += items
         return untranslatable([note])
+
+    def _own_line(self, example: str, record: Record | None) -> str:
+        """The line of this build's runner: its record, and whether this build printed the same."""
+        runner = self.this_runner
+        if record is None:
+            if self.config.autograd_notes_require_records:
+                self.missing_record(example, runner)
+            return _("{runner}: no record yet; no such runner has captured this example.").format(
+                runner=runner_name(runner)
+            )
+        changed = compare_live(self.page_cells(), record)
+        if changed:
+            return _(
+                "{runner}: {record}. This build differs from it in {count} cell(s): see the drift report."
+            ).format(runner=runner_name(runner), record=self.describe(record), count=len(changed))
+        return _("{runner}: {record}. This build printed the same.").format(
+            runner=runner_name(runner), record=self.describe(record)
+        )
+
+    def _other_line(self, run: RunnerRecord, against: RunnerRecord | str | None) -> str:
+        """Another runner's record; of another release, how it compares with that release's CPU."""
+        name, record = runner_name(run.runner.device), self.describe(run.record)
+        if against == BUILD:
+            return _("{runner}: {record}.").format(runner=name, record=record)
+        if not isinstance(against, RunnerRecord):
+            return _("{runner}: {record}. No CPU record of PyTorch {release} to compare it with.").format(
+                runner=name, record=record, release=run.runner.release
+            )
+        status = record_status(record_outputs(against.record), run.record)
+        if status.status == RecordMatch.SAME:
+            return _("{runner}: {record}. It printed what the CPU printed with PyTorch {release}.").format(
+                runner=name, record=record, release=run.runner.release
+            )
+        return _(
+            "{runner}: {record}. It printed otherwise than the CPU with PyTorch {release} "
+            "in {count} cell(s), shown beside this build's output."
+        ).format(runner=name, record=record, release=run.runner.release, count=len(status.cells))
 
 
 class RunnerMatrixDirective(_RunnerDirective):
@@ -401,27 +548,41 @@ class RunnerMatrixDirective(_RunnerDirective):
     option_spec = {"gallery": directives.unchanged_required}  # noqa: RUF012 - docutils API
 
     def run(self) -> list[nodes.Node]:
-        """Return the runners' facts, the legend, the matrix and a drift section per example that differs."""
+        """Return the runners' facts, the legend, the matrix and a drift section per example that differs.
+
+        The matrix has this build's runner and one column per other runner and
+        release that has a record (:func:`~autograd_notes.records.runners.page_runners`):
+        none for a runner no record backs.
+        """
         generated = Path(self.env.srcdir, self.options.get("gallery", "examples"))
         pages = sorted(p for p in generated.glob("*/plot_*.rst"))
-        rows: list[list[Cell]] = []
         drift_sections: list[nodes.Node] = []
-        recorded: dict[str, list[Record]] = {runner: [] for runner in RUNNERS}
+        examples: list[tuple[str, str, list[CodeCellOutput], list[RunnerRecord]]] = []
         for page in pages:
             self.env.note_dependency(str(page))
             example = page.relative_to(generated).with_suffix(".py").as_posix()
             docname = page.relative_to(self.env.srcdir).with_suffix("").as_posix()
-            records = self.records(example)
             live = [(c.first_line, c.output) for c in code_cells(page.read_text(encoding="utf-8"))]
-            row: list[Cell] = [_title_link(docname)]
-            for runner in RUNNERS:
-                record = records[runner]
-                status = record_status(live, record)
-                if record is not None:
-                    recorded[runner].append(record)
-                row.append(self._cell(example, runner, record, status))
-                if runner == self.this_runner and status.differences:
-                    drift_sections += self._drift(example, status.differences)
+            examples.append((example, docname, live, self.records(example)))
+        columns = sorted({run.runner for *_page, runs in examples for run, _against in self.others(runs)})
+        own_count = 0
+        counts = dict.fromkeys(columns, 0)
+        rows: list[list[Cell]] = []
+        for example, docname, live, runs in examples:
+            own = self.own_run(runs)
+            status = record_status(live, own.record if own is not None else None)
+            own_count += own is not None
+            row: list[Cell] = [_title_link(docname), self._cell(example, own, status)]
+            if status.differences:
+                drift_sections += self._drift(example, status.differences)
+            others = {run.runner: (run, against) for run, against in self.others(runs)}
+            for column in columns:
+                if column not in others:
+                    row.append(self._cell(example, None, RecordStatus(RecordMatch.NONE)))
+                    continue
+                run, against = others[column]
+                counts[column] += 1
+                row.append(self._cell(example, run, _compared_status(run, against, live), against))
             rows.append(row)
         if not drift_sections:
             drift_sections.append(
@@ -430,30 +591,38 @@ class RunnerMatrixDirective(_RunnerDirective):
                     _("No drift: every example printed on this build what its record for this runner holds."),
                 )
             )
-        header = [_("Example"), *(self._runner_name(r) for r in RUNNERS)]
-        table = make_table(rows, header=header, widths=[6, *(2 for _ in RUNNERS)], classes=["runner-matrix"])
-        coverage = [
-            nodes.paragraph(
-                "", coverage_sentence(r, len(recorded[r]), len(pages)), classes=["runner-coverage"]
-            )
-            for r in RUNNERS
-        ]
-        return untranslatable([self._facts(recorded), *coverage, self._legend(), table, *drift_sections])
+        header = [self._own_name(), *(self._column_name(column) for column in columns)]
+        table = make_table(
+            rows,
+            header=[_("Example"), *header],
+            widths=[6, *(2 for _ in header)],
+            classes=["runner-matrix"],
+        )
+        coverage = [coverage_sentence(self.this_runner, own_count, len(pages))]
+        coverage += [release_coverage_sentence(c.device, c.release, counts[c], len(pages)) for c in columns]
+        notes = [nodes.paragraph("", sentence, classes=["runner-coverage"]) for sentence in coverage]
+        if columns:
+            notes.append(nodes.paragraph("", _within_release_note()))
+        facts = self._facts([run for *_page, runs in examples for run in runs], len(pages))
+        return untranslatable([facts, *notes, self._legend(), table, *drift_sections])
 
-    def _runner_name(self, runner: str) -> str:
-        if runner == self.this_runner:
-            return _("{runner} (this build)").format(runner=RUNNER_NAMES[runner])
-        return str(RUNNER_NAMES[runner])
+    def _own_name(self) -> str:
+        return _("{runner} (this build)").format(runner=runner_name(self.this_runner))
 
-    def _facts(self, recorded: dict[str, list[Record]]) -> nodes.Node:
-        """One row per runner: the PyTorch, machine and dates of its records, said once."""
+    def _column_name(self, column: RunnerRelease) -> str:
+        """``CUDA runner · 2.11.0``: a runner and the PyTorch release of its records."""
+        return f"{runner_name(column.device)} · {column.release}"
+
+    def _facts(self, runs: list[RunnerRecord], total: int) -> nodes.Node:
+        """One row per runner and release that has records: PyTorch, machine, dates and count, said once."""
         language = self.config.language or "en"
         rows: list[list[Cell]] = []
-        for runner in RUNNERS:
-            records = recorded[runner]
-            if not records:
-                rows.append([self._runner_name(runner), "—", "—", "—"])
-                continue
+        by_runner: dict[RunnerRelease, list[Record]] = {}
+        for run in runs:
+            by_runner.setdefault(run.runner, []).append(run.record)
+        own = [runner for runner in by_runner if runner.pinned and runner.device == self.this_runner]
+        for runner in [*own, *(runner for runner in sorted(by_runner) if runner not in own)]:
+            records = by_runner[runner]
             torches = sorted({record["runner"]["torch"] for record in records})
             machines = sorted({record["runner"]["device_name"] for record in records})
             dates = sorted({record["recorded"] for record in records})
@@ -462,14 +631,17 @@ class RunnerMatrixDirective(_RunnerDirective):
             )
             rows.append(
                 [
-                    self._runner_name(runner),
+                    self._own_name() if runner in own else runner_name(runner.device),
                     nodes.paragraph("", "", *list_of(torches, language)),
                     nodes.paragraph("", "", *list_of(machines, language)),
                     when,
+                    _("{count} of {total}").format(count=len(records), total=total),
                 ]
             )
-        header = [_("Runner"), "PyTorch", _("Machine"), _("Recorded")]
-        return make_table(rows, header=header, widths=[3, 2, 3, 3], classes=["runner-facts"])
+        if not own:
+            rows.insert(0, [self._own_name(), "—", "—", "—", "—"])
+        header = [_("Runner"), "PyTorch", _("Machine"), _("Recorded"), _("Examples")]
+        return make_table(rows, header=header, widths=[3, 2, 3, 3, 2], classes=["runner-facts"])
 
     def _legend(self) -> nodes.Node:
         legend = nodes.bullet_list(classes=["runner-legend"])
@@ -483,24 +655,33 @@ class RunnerMatrixDirective(_RunnerDirective):
         note = _("Open a mark for its record: the PyTorch, machine, date and running time, and what differs.")
         return nodes.container("", legend, nodes.paragraph("", note), classes=["runner-legend-box"])
 
-    def _cell(self, example: str, runner: str, record: Record | None, status: RecordStatus) -> nodes.Node:
-        """One mark, its details (the record, what differs and why) on demand."""
-        label = {
-            RecordMatch.SAME: _("same"),
-            RecordMatch.DIFFERS: _("differs"),
-            RecordMatch.NONE: _("no record yet"),
-        }[status.status]
+    def _cell(
+        self, example: str, run: RunnerRecord | None, status: RecordStatus | None, against: object = BUILD
+    ) -> nodes.Node:
+        """One mark, its details (the record, what differs from what, and why) on demand.
+
+        ``status`` is ``None`` where the record has nothing to be compared
+        with (no CPU record of its release); ``against`` is what it was
+        compared with (:func:`~autograd_notes.records.runners.baseline`).
+        """
+        if status is None:
+            label, symbol, kind = (
+                _("not compared: no CPU record of its release"),
+                UNCOMPARED_MARK,
+                "uncompared",
+            )
+        else:
+            label = {
+                RecordMatch.SAME: _("same"),
+                RecordMatch.DIFFERS: _("differs"),
+                RecordMatch.NONE: _("no record yet"),
+            }[status.status]
+            symbol, kind = MARKS[status.status], str(status.status)
         mark = [
-            HtmlInline(
-                MARKS[status.status],
-                MARKS[status.status],
-                tag="span",
-                classes=["runner-mark"],
-                aria_hidden="true",
-            ),
+            HtmlInline(symbol, symbol, tag="span", classes=["runner-mark"], aria_hidden="true"),
             HtmlInline(label, label, tag="span", classes=["runner-mark-label"]),
         ]
-        if record is None:
+        if run is None:
             return HtmlLine(
                 "",
                 "",
@@ -510,29 +691,11 @@ class RunnerMatrixDirective(_RunnerDirective):
                 title=label,
                 support_smartquotes=False,
             )
-        lines: list[list[nodes.Node]] = [[nodes.Text(self.describe(record))]]
-        if status.status == RecordMatch.SAME:
-            lines.append([nodes.Text(_("This build printed the same."))])
-        else:
-            cells = list_of([str(cell) for cell in status.cells], self.config.language or "en")
-            lines.append(
-                [
-                    nodes.Text(
-                        _("Cells where this build printed something else: {cells}.").format(
-                            cells="".join(node.astext() for node in cells)
-                        )
-                    )
-                ]
-            )
-            if runner == self.this_runner:
-                below = _("The differences follow the table.")
-                lines.append([nodes.reference(below, below, refid=_drift_id(example), internal=True)])
-            else:
-                why = {
-                    reason_sentence(output_difference_reason(live, other)) for live, other in status.outputs
-                }
-                lines += [[nodes.Text(reason)] for reason in sorted(why)]
-        shown = record_path(self.records_dir(), runner, example).relative_to(self.records_dir().parent)
+        lines: list[list[nodes.Node]] = [[nodes.Text(self.describe(run.record))]]
+        lines += self._compared_lines(example, run, status, against)
+        shown = record_path(self.records_dir(), run.runner.folder, example).relative_to(
+            self.records_dir().parent
+        )
         lines.append([HtmlCode(shown.as_posix(), shown.as_posix())])
         details = HtmlBlock(
             "",
@@ -545,9 +708,47 @@ class RunnerMatrixDirective(_RunnerDirective):
             HtmlLine("", "", *mark, tag="summary", title=label),
             details,
             tag="details",
-            classes=["runner-cell", f"runner-{status.status}"],
+            classes=["runner-cell", f"runner-{kind}"],
             support_smartquotes=False,  # the records' words as written
         )
+
+    def _compared_lines(
+        self, example: str, run: RunnerRecord, status: RecordStatus | None, against: object
+    ) -> list[list[nodes.Node]]:
+        """What a mark's details say of the comparison: this build's, or the CPU's of the record's release."""
+        release = run.runner.release
+        if status is None:
+            return [
+                [
+                    nodes.Text(
+                        _("No CPU record of PyTorch {release} to compare it with.").format(release=release)
+                    )
+                ]
+            ]
+        if status.status == RecordMatch.SAME:
+            same = (
+                _("This build printed the same.")
+                if against == BUILD
+                else _("It printed what the CPU printed with PyTorch {release}.").format(release=release)
+            )
+            return [[nodes.Text(same)]]
+        cells = "".join(
+            node.astext()
+            for node in list_of([str(cell) for cell in status.cells], self.config.language or "en")
+        )
+        differs = (
+            _("Cells where this build printed something else: {cells}.")
+            if against == BUILD
+            else _("Cells where the CPU printed something else with PyTorch {release}: {cells}.")
+        )
+        lines: list[list[nodes.Node]] = [[nodes.Text(differs.format(cells=cells, release=release))]]
+        if run.runner.pinned and run.runner.device == self.this_runner:
+            below = _("The differences follow the table.")
+            lines.append([nodes.reference(below, below, refid=_drift_id(example), internal=True)])
+        else:
+            why = {reason_sentence(output_difference_reason(live, other)) for live, other in status.outputs}
+            lines += [[nodes.Text(reason)] for reason in sorted(why)]
+        return lines
 
     def _drift(self, example: str, differences: tuple[Difference, ...]) -> list[nodes.Node]:
         section: list[nodes.Node] = [
