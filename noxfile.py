@@ -247,10 +247,10 @@ def drift(session: nox.Session) -> None:
 RELEASE_ENVS = ROOT / ".nox"
 
 
-def _load_releases_module() -> types.ModuleType:
-    """autograd_notes/records/releases.py, loaded alone: the release logic, without PyTorch."""
-    path = ROOT / "src" / "autograd_notes" / "records" / "releases.py"
-    spec = importlib.util.spec_from_file_location("autograd_notes_releases", path)
+def _load_records_module(name: str) -> types.ModuleType:
+    """autograd_notes/records/<name>.py, loaded alone: logic that needs ``packaging``, not PyTorch."""
+    path = ROOT / "src" / "autograd_notes" / "records" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"autograd_notes_{name}", path)
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -258,7 +258,8 @@ def _load_releases_module() -> types.ModuleType:
     return module
 
 
-RELEASES = _load_releases_module()
+RELEASES = _load_records_module("releases")
+PIP_CAPS = _load_records_module("pip_caps")
 TIMELINE_RELEASES: list[str] = RELEASES.default_releases(ROOT / "pyproject.toml")
 
 
@@ -309,15 +310,33 @@ def _release_env(
             target = ["--python", str(python)]
             session.run("uv", "pip", "install", "-q", *target, *settings, *pins, *wanted, external=True)
         else:
-            session.run(sys.executable, "-m", "venv", str(env), external=True, silent=True)
             # no configuration file and no find-links: the registry's own build
             plain = {"PIP_CONFIG_FILE": os.devnull, "PIP_FIND_LINKS": ""} if registry_build else {}
-            session.run(str(python), "-m", "pip", "install", "-q", *pins, *wanted, external=True, env=plain)
+            capped = _pip_cap(session, version, plain)
+            if capped:
+                return None, 0.0, capped
+            session.run(sys.executable, "-m", "venv", str(env), external=True, silent=True)
+            # silent, not -q: quiet when it works, pip's whole reason printed when it fails
+            session.run(
+                str(python), "-m", "pip", "install", *pins, *wanted, external=True, env=plain, silent=True
+            )
     except nox.command.CommandFailed as error:
         shutil.rmtree(env, ignore_errors=True)
         return None, time.perf_counter() - start, f"torch {version} could not be installed: {error.reason}"
     ready.write_text(version + "\n", encoding="utf-8")
     return python, time.perf_counter() - start, ""
+
+
+def _pip_cap(session: nox.Session, version: str, env: dict[str, str]) -> str:
+    """Why pip cannot install torch ``version`` here, when a constraint file of its caps torch; else ""."""
+    try:
+        listed = session.run(
+            sys.executable, "-m", "pip", "config", "list", silent=True, external=True, env=env
+        )
+    except nox.command.CommandFailed:
+        return ""
+    caps = PIP_CAPS.torch_caps(version, PIP_CAPS.pip_constraint_files(str(listed)))
+    return str(PIP_CAPS.cap_message(version, caps)) if caps else ""
 
 
 def _installable_torch(session: nox.Session) -> list[str]:
@@ -416,6 +435,12 @@ def timeline(session: nox.Session) -> None:
             differs = str(error.reason).endswith(" 1")
             outcome = DIFFERS if differs else f"capture failed: {error.reason}"
         capture_s = time.perf_counter() - start
+        if outcome in ("recorded", DIFFERS):
+            # what changed, against the recorded release before it, as the changelog page says it
+            try:
+                session.run(str(python), "-m", "autograd_notes", "changes", release, external=True)
+            except nox.command.CommandFailed as error:
+                session.warn(f"what changed in torch {release} could not be said: {error.reason}")
         ratio = _capture_ratio(session, python)
         rows.append(
             (
@@ -437,7 +462,7 @@ def timeline(session: nox.Session) -> None:
     failed = [row[0] for row in rows if row[-1] not in ("recorded", DIFFERS)]
     if failed:
         # after the others ran: a failed install or capture is reported, never silently skipped
-        session.error(f"torch {', '.join(failed)}: not recorded (see above); the other releases were")
+        session.error(RELEASES.not_recorded(failed, [row[0] for row in rows]))
 
 
 def _pinned_torch() -> str:

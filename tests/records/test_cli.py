@@ -168,7 +168,10 @@ def assert_drift_report(status: int, out: str, *expected: str) -> None:
 def test_capture_writes_a_record_and_drift_finds_nothing(run: Run, project: Path) -> None:
     status, out, err = run("capture")
     assert (status, err) == (0, "")
-    assert out.splitlines()[-2:] == ["No behaviour drift.", f"wrote {RECORD}"]
+    assert out.splitlines()[-2:] == [
+        "1 new record(s) written (no record to compare with).",
+        f"wrote {RECORD}",
+    ]
     record = load_record(project / RECORD)
     assert record is not None
     assert record["example"] == EXAMPLE

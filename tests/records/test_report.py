@@ -183,7 +183,14 @@ def test_recorded_and_accepted_examples() -> None:
     assert "01_a/plot_a.py" not in text, "a new record is listed by the command, not the report"
     assert "05_inplace/plot_x.py [cpu]: accepted" in text
     assert "with their records: 1 recorded, 1 accepted" in text
-    assert text.endswith("No behaviour drift.")
+    # nothing was compared the same: "No behaviour drift." would claim what no one checked
+    assert text.splitlines()[-1] == (
+        "1 that differed accepted (their records overwritten); "
+        "1 new record(s) written (no record to compare with)."
+    )
+    assert render_text([same(), recorded], []).splitlines()[-1] == (
+        "1 example(s) the same as their records; 1 new record(s) written (no record to compare with)."
+    )
 
 
 def test_each_runner_has_its_summary() -> None:

@@ -1,4 +1,4 @@
-"""``python -m autograd_notes capture|drift|ingest|verify``: record examples, report drift, merge archives.
+"""``python -m autograd_notes capture|drift|ingest|verify|changes``: record, report drift, merge archives.
 
 Needs PyTorch, NumPy and matplotlib only (no Sphinx, no nox, no network), so
 it runs from a plain copy of the source tree (``PYTHONPATH=src``) on a bare
@@ -18,8 +18,9 @@ from pathlib import Path
 import torch
 
 from .._device import DEVICE_VARIABLE, device_available
-from .baseline import ACCEPT_PINNED, comparison_records
+from .baseline import ACCEPT_PINNED, comparison_records, recorded_releases
 from .capture_run import Destination, compare_captured, run_captures
+from .changelog import release_change_lines
 from .ingest import ArchiveError, ingest
 from .isolated import DEFAULT_TIMEOUT_S
 from .notes import NOTES_FILE, build_notes, render_notes, site_address
@@ -243,8 +244,15 @@ def _parser() -> argparse.ArgumentParser:
         "--check only says whether the committed file is up to date (exit status 1 if not).",
     )
     notes.add_argument("--check", action="store_true", help="compare instead of writing")
+    changes = commands.add_parser(
+        "changes",
+        help="print what changed in each release against the recorded release before it",
+        description="Print, for each release named (default: every recorded one), what changed against "
+        "the recorded release before it, one line per change, as the timeline page's changelog says it.",
+    )
+    changes.add_argument("releases", nargs="*", help="releases, e.g. 2.15.0 (default: all recorded)")
     add_verify_parser(commands)
-    for command in (capture, drift, notes, merge):
+    for command in (capture, drift, notes, merge, changes):
         command.add_argument("--root", type=Path, help="project folder (default: found from the current one)")
         command.add_argument("--records", type=Path, help="records folder (default: <root>/records)")
     for command in (capture, drift):
@@ -318,6 +326,9 @@ def main(argv: list[str] | None = None) -> int:
             return release_notes(root, records, check=args.check)
         if args.command == "ingest":
             return ingest_archive(root, records, args.archive, accept=args.accept)
+        if args.command == "changes":
+            print("\n".join(release_change_lines(records, args.releases or recorded_releases(records))))
+            return 0
         examples = select_examples(root / "gallery", args.examples)
         records_root, against, advice = records, "", ACCEPT_PINNED
         if getattr(args, "release", False):

@@ -10,8 +10,9 @@ The default release list, ``[tool.autograd-notes] timeline-releases`` in
 ``pyproject.toml`` (:func:`default_releases`), is what ``nox -s timeline``
 runs and the CI workflow's matrix (``.github/workflows/timeline.yml``; tests
 keep them equal): the latest patch of every minor release from the oldest
-the package declares (``torch>=2.4``) to the newest these machines can
-install (2.14.1: a machine-wide pip constraint caps torch there).
+the package declares (``torch>=2.4``) to the newest the registry serves. (A
+machine whose pip configuration caps torch below it is told so, with how to
+lift the cap for one command: :mod:`.pip_caps`.)
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ __all__ = [
     "is_release",
     "latest_patches",
     "load_releases",
+    "not_recorded",
     "pinned_torch",
     "release_of",
     "release_records",
@@ -147,6 +149,22 @@ def unknown_releases(requested: Iterable[str], installable: list[str], floor: st
         f"torch {', '.join(unknown)}: not a release of this machine's registry at or above the floor the "
         f"package declares; installable from {floor} on: {', '.join(usable)}"
     )
+
+
+def not_recorded(failed: list[str], tried: list[str]) -> str:
+    """What ``nox -s timeline`` ends with when some releases could not be recorded.
+
+    >>> not_recorded(["2.15.0"], ["2.14.1", "2.15.0"])
+    'torch 2.15.0: not recorded (see above); torch 2.14.1 was'
+    >>> not_recorded(["2.15.0"], ["2.15.0"])
+    'torch 2.15.0: not recorded (see above); no release was'
+    """
+    others = [release for release in tried if release not in failed]
+    if not others:
+        done = "no release was"
+    else:
+        done = f"torch {', '.join(others)} {'was' if len(others) == 1 else 'were'}"
+    return f"torch {', '.join(failed)}: not recorded (see above); {done}"
 
 
 def release_records(records: Path, release: str) -> Path:

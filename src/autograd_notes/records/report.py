@@ -118,7 +118,7 @@ def render_text(results: list[ExampleResult], skips: list[RunnerSkip], *, advice
     if unrecorded:
         lines.append(f"Not recorded ({len(unrecorded)}): {', '.join(unrecorded)}")
     if not drifted and not any(r.status == DriftStatus.NO_RECORD for r in results):
-        lines.append("No behaviour drift.")
+        lines.append(_no_drift(results))
     else:
         lines.append(
             f"Behaviour drift in {len(drifted)} example(s). Where a page breaks, change the page (widen "
@@ -126,6 +126,22 @@ def render_text(results: list[ExampleResult], skips: list[RunnerSkip], *, advice
             f"the change is cosmetic, update the text if it quotes the old words. {advice}"
         )
     return "\n".join(lines)
+
+
+def _no_drift(results: list[ExampleResult]) -> str:
+    """The last line where nothing drifted: a record written or accepted is nothing compared."""
+    same, written, accepted = (
+        sum(r.status == status for r in results)
+        for status in (DriftStatus.SAME, DriftStatus.RECORDED, DriftStatus.ACCEPTED)
+    )
+    if not written and not accepted:
+        return "No behaviour drift."
+    said = [f"{same} example(s) the same as their records"] if same else []
+    if accepted:
+        said.append(f"{accepted} that differed accepted (their records overwritten)")
+    if written:
+        said.append(f"{written} new record(s) written (no record to compare with)")
+    return "; ".join(said) + "."
 
 
 def _kinds(results: list[ExampleResult]) -> tuple[list[str], list[str]]:
