@@ -404,9 +404,12 @@ def timeline(session: nox.Session) -> None:
     takes about 5 GB); ``--installer pip|uv`` chooses the installer (uv when on the
     PATH). A release that fails to install is reported and the others go on.
     Existing release records that differ are kept unless ``--accept`` is given;
-    example names after ``--`` limit the capture. Per release it prints the install
-    and capture times and the capture against a plain run of the examples in one
-    process (benchmarks/capture_ratio.py, goal <= 1.5).
+    example names after ``--`` limit the capture. Per release it prints what changed
+    against the recorded release before it (``python -m autograd_notes changes``),
+    the install and capture times and the capture against a plain run of the
+    examples in one process (benchmarks/capture_ratio.py, goal <= 1.5). With pip, a
+    constraint file of pip's that caps torch below a release is named, with how to
+    lift it for one command (records/pip_caps.py).
     """
     releases, options, remove, installer = _timeline_arguments(session)
     session.log(f"installing with {installer}")
