@@ -34,7 +34,7 @@ from autograd_notes.site.catalogs import translations
 from autograd_notes.site.gallery_rst import timeline_directive
 from autograd_notes.site.html_nodes import HtmlCode
 from autograd_notes.site.links import cell_label
-from autograd_notes.site.release_timeline import SECTION_ID, summary_sentence, timeline_nodes
+from autograd_notes.site.release_timeline import SECTION_ID, changed_note, summary_sentence, timeline_nodes
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
@@ -156,6 +156,24 @@ def test_a_newer_release_diffs_from_today_to_it(html: NodeWriter) -> None:
         timeline_nodes(example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", releases), [1, 12])
     )
     assert "<del>Add</del><ins>AddRenamed</ins>" in page
+
+
+def test_the_changed_note_names_the_release_where_the_change_began(html: NodeWriter) -> None:
+    """A newer release that kept a change does not move the note: 2.14 changed it, 2.15 kept it."""
+    renamed = error("output 0 of AddRenamed <is> at version 1")
+    kept = {"2.14.1": record("2.14.1", renamed), "2.15.0": record("2.15.0", renamed)}
+    note = changed_note(example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", kept))
+    assert note is not None
+    assert "Changed in 2.14" in html.write(note)
+    assert "In PyTorch 2.15.0, one check of this page does otherwise than in 2.13.0" in html.write(note)
+    # changed again in 2.15: the note says 2.15
+    again = {**kept, "2.15.0": record("2.15.0", error("output 0 of AddAgain <is> at version 1"))}
+    note = changed_note(example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", again))
+    assert note is not None
+    assert "Changed in 2.15" in html.write(note)
+    # a newest release that does as today: no note
+    same = {**kept, "2.15.0": record("2.15.0", error("output 0 of Add <is> at version 1"))}
+    assert changed_note(example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", same)) is None
 
 
 def test_summary_sentences() -> None:

@@ -504,6 +504,15 @@ def timeline_nodes(
     )
 
 
+def _began(check: CheckTimeline, newest: str, pinned: str) -> str:
+    """The oldest release after ``pinned`` from which ``check`` observed what ``newest`` observes."""
+    for releases, _seen in observation_runs(check):
+        if newest in releases:
+            after = [release for release in releases if version_key(release) > version_key(pinned)]
+            return after[0] if after else newest
+    return newest
+
+
 def changed_note(timeline: ExampleTimeline) -> nodes.Element | None:
     """The note "Changed in 2.14", where the newest recorded release is newer than today's and differs.
 
@@ -522,7 +531,10 @@ def changed_note(timeline: ExampleTimeline) -> nodes.Element | None:
     ]
     if not differing:
         return None
-    minor = "{}.{}".format(*version_key(newest)[:2])
+    # named by the release where the newest release's behaviour began: clamp changed in 2.14,
+    # and a 2.15 that kept the change does not move the note to 2.15
+    began = min((_began(check, newest, timeline.pinned) for check in differing), key=version_key)
+    minor = "{}.{}".format(*version_key(began)[:2])
     title = _("Changed in {version}").format(version=minor)
     what = (
         _(
