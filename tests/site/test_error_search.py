@@ -1,0 +1,116 @@
+"""Paste your error: the normalisation and ranking of ``site/error_match.py``, over the real records.
+
+``error_search_cases.json`` holds the cases: how texts normalise (the
+browser test runs the same through ``static/error_search.js``), and pasted
+errors, taken from old and new releases' records with their shapes, numbers
+and names changed, with the example page that must come first.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from autograd_notes.records.runners import load_runner_records
+from autograd_notes.site import error_match
+from autograd_notes.site.error_match import (
+    Message,
+    Normalised,
+    error_message,
+    normalise,
+    rank,
+    recorded_messages,
+    similarity,
+    token_weights,
+    unknown_weight,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+CASES: dict[str, Any] = json.loads((Path(__file__).parent / "error_search_cases.json").read_text("utf-8"))
+SCRIPT = ROOT / "src" / "autograd_notes" / "site" / "static" / "error_search.js"
+
+
+@pytest.fixture(scope="module")
+def recorded() -> tuple[list[Message], dict[str, float]]:
+    """Every message of the committed records, each explained on its example's page."""
+    texts = recorded_messages(load_runner_records(ROOT / "records"))
+    messages = [
+        Message(normalise(text), {f"examples/{example.removesuffix('.py')}": sorted(lines)})
+        for text, by_example in texts.items()
+        for example, lines in by_example.items()
+    ]
+    return messages, token_weights(m.normalised for m in messages)
+
+
+@pytest.mark.parametrize("case", CASES["normalise"], ids=lambda case: case["text"][:40])
+def test_texts_normalise_as_the_cases_say(case: dict[str, Any]) -> None:
+    assert error_message(case["text"]) == case["message"]
+    assert normalise(case["text"]) == Normalised(case["type"], tuple(case["tokens"]), tuple(case["details"]))
+
+
+def test_the_wordings_of_212_and_213_are_the_same_tokens() -> None:
+    old, new, *_ = CASES["normalise"]
+    assert "AddBackward0" in old["text"]
+    assert "output 0 of Add," in new["text"]
+    assert normalise(old["text"]).tokens == normalise(new["text"]).tokens
+    assert normalise(old["text"]).details != normalise(new["text"]).details  # the shapes and versions
+
+
+def test_a_traceback_is_its_last_error_and_a_warning_loses_its_path_and_source_line() -> None:
+    traceback = 'Traceback (most recent call last):\n  File "x.py", line 1\n    f()\nKeyError: first\n'
+    assert error_message(traceback + "\nDuring handling\n\nValueError: second\n  y") == "ValueError: second"
+    assert error_message("/a/b.py:3: UserWarning: one\ntwo\n  code()") == "UserWarning: one\ntwo"
+    assert error_message("  just words  ") == "just words"
+
+
+@pytest.mark.parametrize("case", CASES["pastes"], ids=lambda case: case["page"].rsplit("/", 1)[-1])
+def test_a_pasted_error_lists_its_example_first(
+    recorded: tuple[list[Message], dict[str, float]], case: dict[str, str]
+) -> None:
+    messages, weights = recorded
+    found = rank(case["paste"], messages, weights)
+    assert found, case["paste"]
+    assert found[0].page == case["page"], [(m.page, m.score) for m in found]
+    assert found[0].cells  # the lines (here) or cells (on the site) that raise it
+    assert all(m.score >= found[0].score * error_match.NEAR_BEST for m in found)
+
+
+def test_the_pastes_come_from_old_and_new_releases_and_are_many() -> None:
+    pastes = [case["paste"] for case in CASES["pastes"]]
+    assert len(pastes) >= 15
+    assert len({case["page"] for case in CASES["pastes"]}) >= 15
+    assert any("Backward0, is at version" in paste for paste in pastes)  # 2.12 and before
+    assert any("output 0 of Add," in paste for paste in pastes)  # 2.13 and after
+
+
+def test_unrelated_text_finds_nothing(recorded: tuple[list[Message], dict[str, float]]) -> None:
+    messages, weights = recorded
+    assert rank("", messages, weights) == []
+    assert rank("the weather in Lisbon is mild in November", messages, weights) == []
+
+
+def test_the_score_is_dice_over_weighted_tokens_plus_the_type() -> None:
+    a = Normalised("RuntimeError", ("one", "two"), ("n:1",))
+    b = Normalised("RuntimeError", ("one", "three"), ())
+    weights = {"one": 1.0, "two": 2.0, "three": 3.0, "n:1": 0.5}
+    expected = 2 * 1.0 / (1.0 + 2.0 + 0.5 + 1.0 + 3.0) + error_match.TYPE_BONUS
+    assert similarity(a, b, weights, 9.0) == pytest.approx(expected)
+    assert similarity(Normalised("", ("new",), ()), b, weights, 9.0) == 0.0
+    # a token no message holds weighs as the rarest; a detail a fifth of it
+    rarest = Normalised("", ("one", "zzz"), ("n:7",))
+    expected = 2 * 1.0 / (1.0 + 9.0 + 9.0 * error_match.DETAIL_WEIGHT + 1.0 + 3.0)
+    assert similarity(rarest, Normalised("", ("one", "three"), ()), weights, 9.0) == pytest.approx(expected)
+    assert unknown_weight(9) == pytest.approx(2.302585, abs=1e-6)
+
+
+def test_the_script_has_the_same_constants_and_patterns() -> None:
+    script = SCRIPT.read_text(encoding="utf-8")
+    for name in ("DETAIL_WEIGHT", "TYPE_BONUS", "MIN_SCORE", "NEAR_BEST", "MAX_PAGES"):
+        assert re.search(rf"var {name} = {getattr(error_match, name)};", script), name
+    for name in ("TYPE", "TYPE_START", "TENSOR", "SIZE", "BARE_SHAPE", "ADDRESS", "QUOTED", "NODE", "NUMBER"):
+        pattern: re.Pattern[str] = getattr(error_match, f"_{name}")
+        assert re.search(rf"var {name} = /{re.escape(pattern.pattern)}/g?;", script), name
