@@ -23,6 +23,8 @@ own handlers, e.g. :mod:`.stale_examples` and :mod:`.catalog_check` at
   strict catalogs, Chinese search, downloads and cards and alt text in the
   reader's language).
 * :mod:`.build_sync`: the languages of one site build run side by side.
+* :mod:`.error_search`: the "paste your error" box, and the site search
+  ranking an error's examples first.
 * :mod:`.fast_build`: fast example runs; :mod:`.static_files`: the site's
   stylesheet and script; :mod:`.staging_log`: a truthful log;
   :mod:`.leak_check`: no leaks of the build machine.
@@ -55,6 +57,7 @@ EXTENSIONS = (
     "autograd_notes.site.language_links",
     "autograd_notes.site.example_downloads",
     "autograd_notes.site.search",
+    "autograd_notes.site.error_search",
     "autograd_notes.site.runner_directives",
     "autograd_notes.site.static_files",
     "autograd_notes.site.stale_examples",
