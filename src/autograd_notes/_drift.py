@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import FrameType
 
+from ._download_page import DownloadPage, running_page
 from ._paths import display_path
-from ._release_notes import recorded_note
+from ._reader_words import words
+from ._release_notes import pinned_release, recorded_note
 
 __all__ = ["BehaviourDrift", "Location", "caller_location"]
 
 
 @dataclass(frozen=True)
 class Location:
-    """A place in an example script: display path and line number."""
+    """A place in an example script: display path and line number (and the file, not compared)."""
 
     path: str
     line: int
+    file: str = field(default="", compare=False, repr=False)
+    """The file as Python names it, whose first line may name a download's page."""
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}"
@@ -32,7 +36,8 @@ def caller_location(depth: int = 2) -> Location:
     frame: FrameType | None = sys._getframe(depth)
     if frame is None:  # pragma: no cover - only without a Python stack
         return Location("<unknown>", 0)
-    return Location(display_path(frame.f_code.co_filename), frame.f_lineno)
+    filename = frame.f_code.co_filename
+    return Location(display_path(filename), frame.f_lineno, filename)
 
 
 class BehaviourDrift(Exception):
@@ -53,11 +58,34 @@ class BehaviourDrift(Exception):
         self.documented = documented
         self.observed = observed
         self.torch_version = torch.__version__
-        note = recorded_note(location.path, location.line, documented, self.torch_version)
-        super().__init__(
-            f"behaviour drift at {location}\n"
-            f"  documented: {documented}\n"
-            f"  observed:   {observed}\n"
-            f"  PyTorch {self.torch_version}: this example was written for a PyTorch "
-            "that behaves as documented; yours behaves differently." + (f"\n{note}" if note else "")
+        page = running_page(location.file or None)
+        note = recorded_note(location.path, location.line, documented, self.torch_version, page)
+        super().__init__(drift_message(self, page) + (f"\n{note}" if note else ""))
+
+
+def drift_message(drift: BehaviourDrift, page: DownloadPage | None) -> str:
+    """The first lines of ``drift``'s message, without the recorded releases' note.
+
+    In a download (``page``) it leads with the explanation, in the page's
+    language: a reader meets it below two chained tracebacks. Elsewhere (a
+    gallery script, a capture, a reader's own code) it is the English
+    ``behaviour drift at …``.
+    """
+    if page is None:
+        return (
+            f"behaviour drift at {drift.location}\n"
+            f"  documented: {drift.documented}\n"
+            f"  observed:   {drift.observed}\n"
+            f"  PyTorch {drift.torch_version}: this example was written for a PyTorch "
+            "that behaves as documented; yours behaves differently."
         )
+    said = words(page.language)
+    pinned = pinned_release() or "?"
+    lead = said["lead"].format(torch=drift.torch_version, pinned=pinned, location=drift.location)
+    return "\n".join(
+        [
+            lead,
+            said["documented"].format(documented=drift.documented),
+            said["observed"].format(observed=drift.observed),
+        ]
+    )

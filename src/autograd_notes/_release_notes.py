@@ -19,6 +19,9 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from ._download_page import DownloadPage
+from ._reader_words import words
+
 __all__ = ["pinned_release", "recorded_note", "site_root"]
 
 NOTES = "release_notes.json"
@@ -88,22 +91,27 @@ def _page(notes: dict[str, Any], example: str) -> str:
     return f"{notes['site']}en/examples/{Path(example).with_suffix('').as_posix()}.html#{SECTION}"
 
 
-def recorded_note(path: str, line: int, documented: str, torch_version: str) -> str:
+def recorded_note(
+    path: str, line: int, documented: str, torch_version: str, page: DownloadPage | None = None
+) -> str:
     """Lines for a drift message: what ``torch_version`` is recorded to do at this check.
 
     "" where the check is not one of the site's examples (a reader's own code, a
-    notebook cell whose check is not found): nothing is known about it.
+    notebook cell whose check is not found): nothing is known about it. In a
+    download (``page``), the lines are in its language and link its page;
+    else in English, linking the English page.
     """
     notes = _notes()
     if not notes or not notes.get("releases"):
         return ""
+    said = words(page.language if page else None)
     release = torch_version.partition("+")[0]
     releases: list[str] = notes["releases"]
     # another patch of a recorded minor release (2.5.0 where 2.5.1 is recorded) reads as that one
     same_minor = [r for r in releases if _key(r)[:2] == _key(release)[:2]]
     if release not in releases and same_minor:
         release = same_minor[-1]
-    covered = f"{releases[0]} to {releases[-1]}"
+    covered = said["covered"].format(first=releases[0], last=releases[-1])
     check = _find(notes, path, line, documented)
     example = (
         check["example"]
@@ -112,27 +120,14 @@ def recorded_note(path: str, line: int, documented: str, torch_version: str) -> 
     )
     if example is None:
         return ""
-    page = _page(notes, example)
+    link = f"{page.address}#{SECTION}" if page else _page(notes, example)
     if release not in releases:
-        return (
-            f"  PyTorch {release} is not among the releases the site records ({covered}). "
-            f"What each recorded release does: {page}"
-        )
+        return said["not_recorded"].format(release=release, covered=covered, page=link)
     if check is None:
-        return (
-            f"  The site records this check as documented on PyTorch {release}: the difference comes "
-            f"from elsewhere (this PyTorch's build, the machine, or an edited script). Every release: {page}"
-        )
+        return said["check_elsewhere"].format(release=release, page=link)
     for first, last, mark, text in check["releases"]:
         if _key(first) <= _key(release) <= _key(last):
             if mark == "same":
-                return (
-                    f"  The site records this check holding on PyTorch {release}, as documented: the "
-                    "difference comes from elsewhere (this PyTorch's build or the machine). "
-                    f"Every release: {page}"
-                )
-            return (
-                f"  PyTorch {release} is recorded to do this here ({mark}): {text}\n"
-                f"  What every release from {covered} does: {page}"
-            )
-    return f"  PyTorch {release} has no record of this example. What the recorded releases do: {page}"
+                return said["holds"].format(release=release, page=link)
+            return said["recorded"].format(release=release, mark=mark, text=text, covered=covered, page=link)
+    return said["no_record"].format(release=release, page=link)

@@ -8,8 +8,10 @@ import traceback
 from pathlib import Path
 from types import TracebackType
 
+from ._download_page import running_page
 from ._normalise import normalise_message
 from ._paths import display_path
+from ._reader_words import words
 
 __all__ = ["format_clean_traceback", "is_internal_file"]
 
@@ -48,16 +50,20 @@ def format_clean_traceback(exc: BaseException, tb: TracebackType | None = None) 
     becomes one line naming the functions it went through, without their
     line numbers, which change with every PyTorch release. The last line is
     the exception, normalised by
-    :func:`~autograd_notes._normalise.normalise_message`.
+    :func:`~autograd_notes._normalise.normalise_message`. That line is in the
+    language of the download running (its page's; English elsewhere), as
+    the page shows it.
     """
     frames = traceback.extract_tb(tb if tb is not None else exc.__traceback__)
     lines = ["Traceback (most recent call last):"]
     internal: list[str] = []
+    page = running_page()
+    said = words(page.language if page else None)
 
     def flush_internal() -> None:
         if internal:
-            noun = "frame" if len(internal) == 1 else "frames"
-            lines.append(f"  [{len(internal)} {noun} inside PyTorch: {' > '.join(internal)}]")
+            template = said["frame"] if len(internal) == 1 else said["frames"]
+            lines.append(f"  {template.format(count=len(internal), functions=' > '.join(internal))}")
             internal.clear()
 
     for frame in frames:

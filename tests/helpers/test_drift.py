@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import inspect
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
 
 from autograd_notes import BehaviourDrift
+from autograd_notes._download_page import DownloadPage, page_in, running_page
 from autograd_notes._drift import Location, caller_location
+from autograd_notes._release_notes import NOTES, pinned_release
 
 
 def where_called() -> Location:
@@ -77,3 +83,89 @@ def test_no_documented_expectation_can_swallow_it() -> None:
     except BehaviourDrift as error:
         caught = error
     assert caught is drift
+
+
+# -- in a download: the page's language and page, the explanation first ----------------------
+
+SITE = "https://autograd-notes.example/site/"
+NON_LEAF = "02_backward/plot_non_leaf_grad.py"
+
+
+def _differing_check() -> dict[str, Any]:
+    """A check of the package's release notes that 2.4.1 is recorded to do otherwise."""
+    notes = json.loads(resources.files("autograd_notes").joinpath(NOTES).read_text(encoding="utf-8"))
+    return next(
+        check
+        for check in notes["checks"]
+        if check["example"] == NON_LEAF
+        and check["releases"][0][0] == "2.4.1"
+        and check["releases"][0][2] == "message differs"
+    )
+
+
+# the lead and the recorded note of each language, as a reader of that page reads them
+LEADS = {
+    "en": (
+        "PyTorch 2.4.1+cpu does not do what this example's page documents for PyTorch",
+        "What every release from",
+    ),
+    "ru": (
+        "PyTorch 2.4.1+cpu ведёт себя не так, как страница этого примера описывает PyTorch",
+        "Что делает каждый выпуск",
+    ),
+    "zh_CN": ("PyTorch 2.4.1+cpu 的行为与本示例页面为 PyTorch", "每个版本的行为"),
+    "pt_BR": (
+        "O PyTorch 2.4.1+cpu não faz o que a página deste exemplo documenta para o PyTorch",
+        "O que cada versão de",
+    ),
+}
+
+
+def _download(tmp_path: Path, language: str) -> tuple[Path, str]:
+    page = f"{SITE}{language}/examples/{NON_LEAF.removesuffix('.py')}.html"
+    script = tmp_path / "plot_non_leaf_grad.py"
+    script.write_text(f"# {page}\n# pip install autograd-notes\nprint()\n", encoding="utf-8")
+    return script, page
+
+
+@pytest.mark.parametrize("language", sorted(LEADS))
+def test_a_downloads_drift_speaks_its_pages_language_and_links_its_page(
+    language: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script, page = _download(tmp_path, language)
+    check = _differing_check()
+    monkeypatch.setattr(torch, "__version__", "2.4.1+cpu")
+    line = check["line"] + 3  # a download's header moves its lines down
+    drift = BehaviourDrift(
+        location=Location("plot_non_leaf_grad.py", line, str(script)),
+        documented=check["documented"],
+        observed="UserWarning: another text",
+    )
+    lines = str(drift).splitlines()
+    lead, recorded = LEADS[language]
+    # the explanation comes first, naming the release the page documents and the place
+    assert lines[0].startswith(lead)
+    assert f"PyTorch {pinned_release()}" in lines[0]
+    assert lines[0].endswith((f"plot_non_leaf_grad.py:{line}:", f"plot_non_leaf_grad.py:{line}："))
+    assert lines[1].endswith(check["documented"])
+    assert lines[2].endswith("UserWarning: another text")
+    assert "(message differs)" in lines[3] or "（message differs）" in lines[3]
+    assert recorded in lines[4]
+    assert lines[4].endswith(f"{page}#across-pytorch-releases")
+    assert "behaviour drift at" not in str(drift)
+
+
+def test_outside_a_download_the_message_is_the_english_one(tmp_path: Path) -> None:
+    script = tmp_path / "plot_non_leaf_grad.py"
+    script.write_text("# my own copy\nprint()\n", encoding="utf-8")
+    drift = BehaviourDrift(
+        location=Location("plot_non_leaf_grad.py", 56, str(script)), documented="x", observed="y"
+    )
+    assert str(drift).startswith("behaviour drift at plot_non_leaf_grad.py:56\n  documented: x\n")
+
+
+def test_the_page_is_read_from_the_checks_file_then_the_main_script(tmp_path: Path) -> None:
+    script, page = _download(tmp_path, "pt_BR")
+    assert running_page(str(script)) == DownloadPage(page, "pt_BR")
+    assert running_page(str(tmp_path / "missing.py")) is None  # pytest's own main names no page
+    assert page_in(f"x = '{page}'") is None  # only a comment names the page

@@ -32,8 +32,12 @@ READER = ReaderText(
     command=f"pip install autograd-notes --find-links {SITE}packages/",
     page="This script is a page of Autograd Notes: {address}",
     needs="It needs PyTorch and autograd-notes, the helper package it imports:",
-    missing="This example needs PyTorch and autograd-notes (its helper package). Install them:",
+    missing="This example imports {modules}; not installed here: {missing}. Install them with:",
     notebook="unused",
+    links={
+        "sources": ("Sources", f"{SITE}en/sources.html#sources"),
+        "mental_model": ("The mental model", f"{SITE}en/mental_model.html#mental-model"),
+    },
 )
 EXAMPLES = ["01_graph_basics/plot_tensor_kinds.py", "02_backward/plot_retain_graph.py"]
 FAKE_USER = "jdoe-fake-user"
@@ -64,11 +68,36 @@ def test_an_english_download_is_its_gallery_script_line_for_line(example: str) -
     text = downloaded(example)
     download = read_download("plot.py", text)
     assert (download.example, download.language, download.address) == (example, "en", address(example))
-    assert download.script == source
     assert download.guard_at is not None
+    assert download.guard_lines == 3
     ours, theirs = source.splitlines(), text.splitlines()
+    assert len(download.script.splitlines()) == len(ours)
     for number, line in enumerate(ours, start=1):
-        assert theirs[download.download_line(number) - 1] == line
+        downloaded_line = theirs[download.download_line(number) - 1]
+        assert download.script.splitlines()[number - 1] == downloaded_line
+        # the same line, or the line with its cross-references as links
+        assert downloaded_line == line or downloaded_line.count(":ref:`") < line.count(":ref:`")
+    assert any(":ref:`sources`" in line for line in ours) == (f"<{SITE}en/sources.html#sources>`_" in text)
+
+
+def test_a_download_of_an_earlier_site_is_read_too() -> None:
+    source = (ROOT / "gallery" / EXAMPLES[1]).read_text(encoding="utf-8")
+    lines = source.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("import torch"))
+    earlier = [
+        f"# This script is a page of Autograd Notes: {address(EXAMPLES[1])}",
+        "# It needs PyTorch and autograd-notes:",
+        *lines[:at],
+        "try:",
+        "    import autograd_notes  # noqa: F401",
+        "except ModuleNotFoundError:",
+        "    raise SystemExit('This example needs PyTorch. Install them:') from None",
+        *lines[at:],
+    ]
+    download = read_download("plot.py", "\n".join(earlier) + "\n")
+    assert (download.guard_at, download.guard_lines, download.header) == (at + 1, 4, 2)
+    assert download.script == source
+    assert download.download_line(at + 1) == at + 1 + 2 + 4
 
 
 def test_a_translated_download_says_its_language() -> None:

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 from autograd_notes.site.downloads import (
     ReaderText,
+    download_script,
+    drop_escaped_spaces,
     guard_imports,
     install_cell,
     link_references,
+    link_script_references,
     script_header,
+    third_party_imports,
     translate_rst_lines,
     translate_script,
 )
@@ -90,8 +95,9 @@ READER = ReaderText(
     command="pip install autograd-notes --find-links https://example.org/site/packages/",
     page="This script is a page of Autograd Notes: {address}",
     needs="It needs PyTorch and autograd-notes:",
-    missing="Это нужно установить:",
+    missing="Этот пример импортирует {modules}; здесь не установлены: {missing}. Установите их:",
     notebook="Installs autograd-notes if missing:",
+    notebook_page="Этот блокнот — страница Autograd Notes: {address}",
     links={"tiny": ("A tiny example", "https://example.org/site/en/tiny.html#tiny")},
 )
 
@@ -117,32 +123,158 @@ def test_the_first_import_is_guarded_and_the_code_kept() -> None:
     guarded = guard_imports(SCRIPT, READER)
     lines = guarded.splitlines()
     at = lines.index("import torch")
-    assert lines[at - 4 : at] == [
-        "try:",
-        "    import autograd_notes  # noqa: F401",
-        "except ModuleNotFoundError:",
-        lines[at - 1],
-    ]
-    assert [line for line in lines if not line.startswith(("try:", "    ", "except"))] == SCRIPT.splitlines()
-    assert guard_imports("print(1)\n", READER) == "print(1)\n"  # nothing to guard
+    assert lines[at - 3] == "import importlib.util"
+    assert lines[at - 2].startswith("if _missing := [name for name in ('torch',) if importlib.util.find_spec")
+    assert lines[at - 1].startswith("    raise SystemExit(")
+    assert lines[: at - 3] + lines[at:] == SCRIPT.splitlines()
+    assert guard_imports("import sys\nprint(1)\n", READER) == "import sys\nprint(1)\n"  # nothing to guard
+
+
+MATPLOTLIB_FIRST = """\"\"\"A title.\"\"\"
+
+import warnings
+import matplotlib.pyplot as plt
+from torch import nn
+
+import autograd_notes._figure_style
+from autograd_notes import check
+
+
+def later():
+    import numpy as np
+    from . import sibling
+    import os.path
+"""
+
+
+def test_every_import_outside_the_standard_library_is_guarded_before_the_first() -> None:
+    modules, at = third_party_imports(MATPLOTLIB_FIRST)
+    assert modules == ["matplotlib", "torch", "autograd_notes", "numpy"]
+    assert at == 4  # import matplotlib.pyplot, after the standard library's warnings
+    lines = guard_imports(MATPLOTLIB_FIRST, READER).splitlines()
+    assert lines[3] == "import importlib.util"
+    assert "('matplotlib', 'torch', 'autograd_notes', 'numpy',)" in lines[4]
+    assert lines[6] == "import matplotlib.pyplot as plt"
+
+
+def test_every_gallery_script_guards_its_first_third_party_import() -> None:
+    for script in sorted((ROOT / "gallery").glob("*/plot_*.py")):
+        source = script.read_text(encoding="utf-8")
+        modules, at = third_party_imports(source)
+        assert at is not None, script.name
+        assert {"torch", "autograd_notes"} <= set(modules), script.name
+        code = [line for line in source.splitlines()[: at - 1] if line and not line.startswith(("#", " "))]
+        # before the guard: the docstring and standard-library imports only
+        assert not [line for line in code if line.startswith(("import", "from")) and "matplotlib" in line]
+
+
+def _run_hidden(script: Path, *hidden: str) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` as the main script where the modules ``hidden`` cannot be found."""
+    finder = (
+        "import sys\n"
+        "class Hide:\n"
+        "    def __init__(self, finder):\n"
+        "        self.finder = finder\n"
+        "    def __getattr__(self, name):\n"
+        "        return getattr(self.finder, name)\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        f"        if name.partition('.')[0] in {hidden!r}:\n"
+        "            return None\n"
+        "        return self.finder.find_spec(name, path, target)\n"
+        "sys.meta_path[:] = [Hide(finder) for finder in sys.meta_path]\n"
+    )
+    site = script.parent / "sitecustomize.py"
+    site.write_text(finder, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(script.parent)}
+    return subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, check=False, env=env, cwd=script.parent
+    )
 
 
 def test_without_the_package_a_guarded_script_says_how_to_install_it(tmp_path: Path) -> None:
     script = tmp_path / "example.py"
-    script.write_text(guard_imports(SCRIPT, READER), encoding="utf-8")
-    hide = "import runpy, sys; sys.modules['autograd_notes'] = None; runpy.run_path(sys.argv[1])"
-    result = subprocess.run(
-        [sys.executable, "-c", hide, str(script)], capture_output=True, text=True, check=False
-    )
+    script.write_text(guard_imports(MATPLOTLIB_FIRST, READER), encoding="utf-8")
+    result = _run_hidden(script, "matplotlib", "autograd_notes")
     assert result.returncode == 1
-    assert result.stderr == f"Это нужно установить:\n    {READER.command}\n"
+    assert result.stderr == (
+        "Этот пример импортирует matplotlib, torch, autograd_notes, numpy; "
+        f"здесь не установлены: matplotlib, autograd_notes. Установите их:\n    {READER.command}\n"
+    )
 
 
-def test_the_install_cell_is_valid_ipython() -> None:
+def test_an_english_download_names_what_is_missing_in_english(tmp_path: Path) -> None:
+    english = ReaderText(
+        command=READER.command,
+        page=READER.page,
+        needs=READER.needs,
+        missing="This example imports {modules}; not installed here: {missing}. Install them with:",
+        notebook=READER.notebook,
+    )
+    script = tmp_path / "example.py"
+    script.write_text(download_script(MATPLOTLIB_FIRST, english, "https://x.org/en/examples/a/plot_a.html"))
+    result = _run_hidden(script, "numpy")
+    assert result.returncode == 1
+    assert result.stderr.startswith(
+        "This example imports matplotlib, torch, autograd_notes, numpy; not installed"
+    )
+    assert "Traceback" not in result.stderr
+
+
+def test_the_install_cell_names_its_page_and_is_valid_ipython() -> None:
     from IPython.core.inputtransformer2 import TransformerManager
 
-    cell = install_cell(READER)
-    assert cell.splitlines()[0] == "# Installs autograd-notes if missing:"
+    cell = install_cell(READER, "https://example.org/site/ru/examples/a/plot_a.html")
+    assert cell.splitlines()[:2] == [
+        "# Этот блокнот — страница Autograd Notes: https://example.org/site/ru/examples/a/plot_a.html",
+        "# Installs autograd-notes if missing:",
+    ]
     python = TransformerManager().transform_cell(cell)
     compile(python, "<cell>", "exec")  # the magic inside except: is IPython's, not a SyntaxError
     assert f"get_ipython().run_line_magic('pip', '{READER.command.removeprefix('pip ')}')" in python
+
+
+def test_a_scripts_references_become_links_each_on_its_line() -> None:
+    script = '''"""
+A title, see :ref:`tiny`.
+"""
+
+# %%
+# As :ref:`this one <tiny>` shows, and
+# :ref:`unknown` too.
+x = ":ref:`tiny`"  # code is never changed
+'''
+    linked = link_script_references(script, READER.links).splitlines()
+    assert len(linked) == len(script.splitlines())
+    assert linked[1] == "A title, see `A tiny example <https://example.org/site/en/tiny.html#tiny>`_."
+    assert linked[5] == "# As `this one <https://example.org/site/en/tiny.html#tiny>`_ shows, and"
+    assert linked[6] == "# :ref:`unknown` too."
+    assert linked[7] == script.splitlines()[7]
+
+
+def test_escaped_spaces_go_and_literals_keep_theirs() -> None:
+    text = "调用 ``backward()``\\ ，再看 ``a\\ b``\\ 。以及 `链接 <https://x.org>`_\\ ：完"
+    assert (
+        drop_escaped_spaces(text) == "调用 ``backward()``，再看 ``a\\ b``。以及 `链接 <https://x.org>`_：完"
+    )
+    assert drop_escaped_spaces("a \\\\ b") == "a \\\\ b"  # an escaped backslash, then a space
+
+
+def test_zh_cn_comments_wrap_at_spaces_only() -> None:
+    # the translations that were split mid-literal (``maximu`` / ``m(x, 0)``): a run of CJK
+    # text and literals without a space is longer than a line, and stays whole
+    texts = [
+        "六行，每行三个格子，正值为蓝色，唯一的负值为红色。``relu(x)``：0、0、1。"
+        "``x.clamp(min=0)``：0、1、1。``maximum(x, 0)``：0、0.5、1。``abs(x)``：-1、0、1。"
+        "``hardtanh(x)``：0、1、0。``x.clamp(-1, 1)``：1、1、1。",
+        "顶部的 ``out`` 的节点是 ``BackwardHookFunctionBackward``，它通向线性层的 ``AddmmBackward0`` "
+        "（该节点把 ``x`` 保存为 ``mat1 [4, 3]``，把转置后的权重保存为 ``mat2 [3, 2]``）。"
+        "从那里出发有三个箭头：一个指向第二个 ``BackwardHookFunctionBackward``，再到叶子 ``x``；"
+        "一个指向 ``TBackward0`` 和叶子 ``linear.weight``；一个直接指向叶子 ``linear.bias``。",
+    ]
+    for text in texts:
+        lines = translate_rst_lines(["Below."], {"Below.": text})
+        assert " ".join(lines) == text
+        assert all(line.count("``") % 2 == 0 for line in lines), lines
+        for line in lines[1:]:  # a line starts where the text had a space, never inside a run
+            assert f" {line}" in text, line
+    assert len(translate_rst_lines(["Below."], {"Below.": texts[1]})) > 1  # it wraps, at its spaces

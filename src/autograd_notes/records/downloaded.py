@@ -5,11 +5,14 @@ download-all archive ``examples_python.zip``) is the gallery script with two
 additions (:mod:`autograd_notes.site.downloads` makes them): a few comment
 lines on top, the first naming the page's address
 (``https://…/en/examples/02_backward/plot_retain_graph.html``), and a guard
-before the first import of PyTorch or the helpers (``try: import
-autograd_notes`` … ``raise SystemExit(…) from None``). :func:`read_download`
-takes both away again: what is left is the gallery script line for line (for
-the English downloads; a translated download's text cells differ in their
-lines), so that a run of it records the gallery's line numbers, and the
+before the first import of a module outside the standard library
+(``import importlib.util`` … ``raise SystemExit(…)``; a download of an
+earlier site has ``try: import autograd_notes`` … ``raise SystemExit(…) from
+None``). Its comments' cross-references are links, each on its line.
+:func:`read_download` takes the additions away again: what is left has the
+gallery script's lines, the code line for line (for the English downloads; a
+translated download's text cells differ in their lines), so that a run of it
+records the gallery's line numbers, and the
 records it makes are those ``ingest`` checks against the gallery. The address
 says which example it is (``02_backward/plot_retain_graph.py``) and in which
 language. :func:`Download.download_line` maps a line of the script back to
@@ -24,6 +27,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from .._download_page import PAGE_ADDRESS
+
 __all__ = [
     "DOWNLOAD_ALL",
     "Download",
@@ -35,13 +40,20 @@ __all__ = [
 DOWNLOAD_ALL = "examples_python.zip"
 """The name of the site's download-all archive of the Python scripts (sphinx-gallery's)."""
 
-_PAGE = re.compile(
-    r"(?P<address>https?://\S+?/(?P<language>[A-Za-z_-]+)/examples/"
-    r"(?P<section>\w+)/(?P<name>plot_\w+)\.html)\b"
+# the guard's lines, as patterns: the site's, then an earlier site's
+_GUARDS = (
+    (
+        re.compile(r"import importlib\.util"),
+        re.compile(r"if _missing := \[.*importlib\.util\.find_spec\(name\) is None\]:"),
+        re.compile(r"    raise SystemExit\(.*\)"),
+    ),
+    (
+        re.compile(r"try:"),
+        re.compile(r"    import autograd_notes  # noqa: F401"),
+        re.compile(r"except ModuleNotFoundError:"),
+        re.compile(r"    raise SystemExit\(.*\) from None"),
+    ),
 )
-_GUARD = ("try:", "    import autograd_notes  # noqa: F401", "except ModuleNotFoundError:")
-_GUARD_END = re.compile(r"^    raise SystemExit\(.*\) from None$")
-_GUARD_LINES = len(_GUARD) + 1
 _MAX_BYTES = 1 << 20
 """The largest script read (the biggest download is about 20 KiB)."""
 
@@ -68,10 +80,12 @@ class Download:
     """How many lines the download adds on top."""
     guard_at: int | None
     """The script's line (1-based) before which the download adds its guard, if it has one."""
+    guard_lines: int = 0
+    """How many lines that guard has."""
 
     def download_line(self, line: int) -> int:
         """The downloaded file's line that is the script's ``line``."""
-        moved = _GUARD_LINES if self.guard_at is not None and line >= self.guard_at else 0
+        moved = self.guard_lines if self.guard_at is not None and line >= self.guard_at else 0
         return line + self.header + moved
 
     @property
@@ -83,19 +97,16 @@ class Download:
 def read_download(name: str, text: str) -> Download:
     """Read one downloaded script; :class:`DownloadError` if it is not one of the site's."""
     lines = text.splitlines()
-    found = _PAGE.search(lines[0]) if lines else None
+    found = PAGE_ADDRESS.search(lines[0]) if lines else None
     if found is None:
         raise DownloadError(f"{name}: its first line names no page of the site: not a download of an example")
     header = 0
     while header < len(lines) and lines[header].startswith("#"):
         header += 1
     body = lines[header:]
-    guard_at = None
-    for index in range(len(body) - len(_GUARD)):
-        if tuple(body[index : index + len(_GUARD)]) == _GUARD and _GUARD_END.match(body[index + len(_GUARD)]):
-            guard_at = index + 1
-            del body[index : index + len(_GUARD) + 1]
-            break
+    guard_at, guard_lines = _find_guard(body)
+    if guard_at is not None:
+        del body[guard_at - 1 : guard_at - 1 + guard_lines]
     return Download(
         name=name,
         example=f"{found['section']}/{found['name']}.py",
@@ -104,7 +115,20 @@ def read_download(name: str, text: str) -> Download:
         script="\n".join(body) + "\n",
         header=header,
         guard_at=guard_at,
+        guard_lines=guard_lines,
     )
+
+
+def _find_guard(body: list[str]) -> tuple[int | None, int]:
+    """Where the download's guard starts in ``body`` (1-based) and its length; (None, 0) without one."""
+    for index in range(len(body)):
+        for guard in _GUARDS:
+            lines = body[index : index + len(guard)]
+            if len(lines) == len(guard) and all(
+                p.fullmatch(line) for p, line in zip(guard, lines, strict=True)
+            ):
+                return index + 1, len(guard)
+    return None, 0
 
 
 def _read_zip(archive: Path) -> list[Download]:

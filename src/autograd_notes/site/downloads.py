@@ -10,20 +10,30 @@ all) from the English source, before any translation. After every build
   message without a translation stays in English. Code lines are never
   changed;
 * the ``.py`` starts with a comment naming its page and the install command
-  (:func:`autograd_notes.site.install.install_command`), and its first import
-  of PyTorch or the helpers is guarded: without them it prints that command
-  and exits, instead of a bare ``ModuleNotFoundError``;
-* the notebook starts with a cell that installs the helper package when the
-  kernel lacks it (sphinx-gallery's ``first_notebook_cell``), and its
-  cross-references (``:ref:``) become links to the pages, named by their
-  titles, where sphinx-gallery would leave the bare label.
+  (:func:`autograd_notes.site.install.install_command`), and its first
+  import of a module outside the standard library is guarded: when any
+  module it imports (PyTorch, numpy, matplotlib, the helpers) is missing, it
+  says which, in the page's language, prints that command and exits,
+  instead of a bare ``ModuleNotFoundError``;
+* the notebook starts with a cell that names its page and installs the
+  helper package when the kernel lacks it (sphinx-gallery's
+  ``first_notebook_cell``);
+* in both, cross-references (``:ref:``) become links to the pages, named by
+  their titles, where sphinx-gallery would leave the bare label; the
+  notebook's Markdown drops reST's escaped spaces (a backslash and a space
+  before CJK punctuation), which Markdown would show as backslashes.
+
+The helpers read the page line at run time (:mod:`autograd_notes._download_page`)
+to speak the page's language in drift messages and tracebacks.
 
 The words for the reader come in a :class:`ReaderText`, in the build's language.
 """
 
 from __future__ import annotations
 
+import ast
 import re
+import sys
 import tempfile
 import textwrap
 import unicodedata
@@ -38,10 +48,13 @@ from ..records.script_cells import is_cell_marker, text_end
 __all__ = [
     "ReaderText",
     "download_script",
+    "drop_escaped_spaces",
     "guard_imports",
     "install_cell",
     "link_references",
+    "link_script_references",
     "script_header",
+    "third_party_imports",
     "translate_downloads",
     "translate_rst_lines",
     "translate_script",
@@ -52,8 +65,10 @@ __all__ = [
 class ReaderText:
     """What the downloads of one build tell their reader, in the build's language.
 
-    ``page`` has a ``{address}`` field (the example's page); ``links`` maps a
-    reference label to the title and address of its target.
+    ``page`` and ``notebook_page`` have an ``{address}`` field (the example's
+    page); ``missing`` has ``{modules}`` (what the script imports) and
+    ``{missing}`` (what is not installed, known when it runs); ``links`` maps
+    a reference label to the title and address of its target.
     """
 
     command: str
@@ -61,6 +76,7 @@ class ReaderText:
     needs: str
     missing: str
     notebook: str
+    notebook_page: str = "This notebook is a page of Autograd Notes: {address}"
     links: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
@@ -76,12 +92,21 @@ _BACKQUOTED = re.compile(r"`+[^`]*`+")
 
 
 def _wrap(text: str, indent: str = "", first: str = "") -> list[str]:
-    """Wrap at 76 columns, never inside backquoted markup; CJK text stays on one line."""
+    """Wrap at 76 columns, at spaces only: never inside backquoted markup or a word.
+
+    A run of CJK text without spaces stays on its line: a line break inside
+    it would read as a space once the notebook's Markdown shows it.
+    """
     if " " not in text.strip():
         return [first + text]
     glued = _BACKQUOTED.sub(lambda m: m.group(0).replace(" ", "\x00"), text)
     lines = textwrap.wrap(
-        glued, width=76, initial_indent=first, subsequent_indent=indent, break_on_hyphens=False
+        glued,
+        width=76,
+        initial_indent=first,
+        subsequent_indent=indent,
+        break_on_hyphens=False,
+        break_long_words=False,
     )
     return [line.replace("\x00", " ") for line in lines]
 
@@ -187,20 +212,76 @@ def script_header(reader: ReaderText, address: str) -> list[str]:
     ]
 
 
-# the test both the script's guard and the notebook's install cell start with
+# the test the notebook's install cell starts with
 _TRY_THE_HELPERS = ["try:", "    import autograd_notes  # noqa: F401", "except ModuleNotFoundError:"]
-_FIRST_IMPORT = re.compile(r"^(?:import|from) (?:torch|autograd_notes)\b")
+
+
+def third_party_imports(source: str) -> tuple[list[str], int | None]:
+    """The modules outside the standard library a script imports, in order, and where to guard them.
+
+    The modules are top-level names (``matplotlib`` for ``import
+    matplotlib.pyplot``), from imports anywhere in the script; the place is
+    the line (1-based) of the first statement of the module's body that
+    imports one of them, None when none does.
+    """
+
+    def names(node: ast.AST) -> list[str]:
+        if isinstance(node, ast.Import):
+            found = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found = [node.module]
+        else:
+            return []
+        tops = (name.partition(".")[0] for name in found)
+        return [top for top in tops if top not in sys.stdlib_module_names and top != "__future__"]
+
+    tree = ast.parse(source)
+    imports = [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
+    # ast.walk goes breadth first: order by line, as the script first imports them
+    found = sorted(((node.lineno, name) for node in imports for name in names(node)), key=lambda f: f[0])
+    modules = list(dict.fromkeys(name for _line, name in found))
+    at = next((node.lineno for node in tree.body if names(node)), None)
+    return modules, at
 
 
 def guard_imports(source: str, reader: ReaderText) -> str:
-    """Guard the first import of PyTorch or the helpers: without them, say how to install them."""
-    lines = source.splitlines()
-    at = next((i for i, line in enumerate(lines) if _FIRST_IMPORT.match(line)), None)
+    """Guard the script's first import of a module outside the standard library.
+
+    Three lines before it check that every such module the script imports is
+    installed (without importing any); when one is missing the script says
+    which, and the command that installs them all, and exits, instead of
+    a ``ModuleNotFoundError``. ``python -m autograd_notes verify`` knows
+    these lines (:mod:`autograd_notes.records.downloaded`).
+    """
+    modules, at = third_party_imports(source)
     if at is None:
         return source
-    message = f"{reader.missing}\n    {reader.command}"
-    guard = [*_TRY_THE_HELPERS, f"    raise SystemExit({message!r}) from None"]
-    return "\n".join([*lines[:at], *guard, *lines[at:]]) + "\n"
+    lines = source.splitlines()
+    before, after = reader.missing.format(modules=", ".join(modules), missing="\0").split("\0")
+    names = ", ".join(repr(name) for name in modules)
+    install = f"{after}\n    {reader.command}"
+    guard = [
+        "import importlib.util",
+        f"if _missing := [name for name in ({names},) if importlib.util.find_spec(name) is None]:",
+        f'    raise SystemExit({before!r} + ", ".join(_missing) + {install!r})',
+    ]
+    return "\n".join([*lines[: at - 1], *guard, *lines[at - 1 :]]) + "\n"
+
+
+def link_script_references(text: str, links: dict[str, tuple[str, str]]) -> str:
+    """A script whose comments' and docstring's ``:ref:`` roles are links (:func:`link_references`).
+
+    Line by line, so that every line stays where it was; code is never changed.
+    """
+    lines = text.splitlines()
+    docstring_end = 0
+    if lines and lines[0].strip() == '"""':
+        docstring_end = next((j for j in range(1, len(lines)) if lines[j].strip() == '"""'), 0)
+    out = [
+        link_references(line, links) if number <= docstring_end or line.startswith("#") else line
+        for number, line in enumerate(lines)
+    ]
+    return "\n".join(out) + "\n"
 
 
 def download_script(text: str, reader: ReaderText, address: str) -> str:
@@ -210,15 +291,37 @@ def download_script(text: str, reader: ReaderText, address: str) -> str:
     (:mod:`autograd_notes.records.downloaded`).
     """
     header = "\n".join(script_header(reader, address))
-    return f"{header}\n{guard_imports(text, reader)}"
+    return f"{header}\n{guard_imports(link_script_references(text, reader.links), reader)}"
 
 
-def install_cell(reader: ReaderText) -> str:
-    """The first cell of a notebook: installs the helper package when the kernel lacks it."""
-    return "\n".join([f"# {reader.notebook}", *_TRY_THE_HELPERS, f"    %{reader.command}"])
+def install_cell(reader: ReaderText, address: str) -> str:
+    """The first cell of a notebook: names its page, installs the helper package when the kernel lacks it.
+
+    The helpers read the page line to speak its language (the first cell a kernel ran).
+    """
+    return "\n".join(
+        [
+            f"# {reader.notebook_page.format(address=address)}",
+            f"# {reader.notebook}",
+            *_TRY_THE_HELPERS,
+            f"    %{reader.command}",
+        ]
+    )
 
 
-def _notebook(script: Path, gallery_conf: dict[str, Any], reader: ReaderText) -> str:
+_LITERAL_OR_ESCAPED_SPACE = re.compile(r"(``.+?``)|(?<!\\)\\ ", flags=re.S)
+
+
+def drop_escaped_spaces(text: str) -> str:
+    """Drop reST's escaped spaces (a backslash and a space: nothing, to reST) outside literals.
+
+    Translations put them between inline markup and full-width punctuation
+    (``x`` then ``，``), and Markdown would show the backslash.
+    """
+    return _LITERAL_OR_ESCAPED_SPACE.sub(lambda m: m.group(1) or "", text)
+
+
+def _notebook(script: Path, gallery_conf: dict[str, Any], reader: ReaderText, address: str) -> str:
     import json
 
     from sphinx_gallery.notebook import jupyter_notebook
@@ -226,12 +329,12 @@ def _notebook(script: Path, gallery_conf: dict[str, Any], reader: ReaderText) ->
 
     _, blocks = split_code_and_text_blocks(str(script))
     blocks = [
-        block._replace(content=link_references(block.content, reader.links))
+        block._replace(content=drop_escaped_spaces(link_references(block.content, reader.links)))
         if block.type == "text"
         else block
         for block in blocks
     ]
-    conf = {**gallery_conf, "first_notebook_cell": install_cell(reader)}
+    conf = {**gallery_conf, "first_notebook_cell": install_cell(reader, address)}
     return json.dumps(jupyter_notebook(blocks, conf, script.parent), indent=2, ensure_ascii=False)
 
 
@@ -262,7 +365,7 @@ def translate_downloads(
                 copy = Path(tmp, relative)
                 copy.parent.mkdir(parents=True, exist_ok=True)
                 copy.write_text(text, encoding="utf-8")
-                notebook = _notebook(copy, gallery_conf, reader)
+                notebook = _notebook(copy, gallery_conf, reader, address_of(docname))
                 python = download_script(text, reader, address_of(docname))
                 written[relative] = (python, notebook)
                 for target in downloads.rglob(script.name):

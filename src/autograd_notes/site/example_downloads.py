@@ -38,8 +38,9 @@ def _reader_text(app: Sphinx, language: str) -> ReaderText:
         command=install_command(site_url),
         page=str(_("This script is a page of Autograd Notes: {address}")),
         needs=str(_("It needs PyTorch and autograd-notes, the helper package it imports:")),
-        missing=str(_("This example needs PyTorch and autograd-notes (its helper package). Install them:")),
+        missing=str(_("This example imports {modules}; not installed here: {missing}. Install them with:")),
         notebook=str(_("Installs autograd-notes, this notebook's helper package, if the kernel lacks it:")),
+        notebook_page=str(_("This notebook is a page of Autograd Notes: {address}")),
         links=links,
     )
 

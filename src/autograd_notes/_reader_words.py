@@ -1,0 +1,104 @@
+"""The few sentences the helpers say to the reader of a download, in each language of the site.
+
+A reader installs only this package, not the site's catalogs: so the drift
+message and the folded-frames line of a traceback carry their own
+translations here, one template per key and language (``str.format``
+fields in braces). Every language has every key with the same fields
+(tests/helpers/test_reader_words.py); the folded-frames lines are the
+site's own (``docs/locale/<lang>/LC_MESSAGES/sphinx.po``), so a download
+prints what its page shows.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Final
+
+__all__ = ["LANGUAGES", "words"]
+
+_EN: Final = {
+    "frame": "[1 frame inside PyTorch: {functions}]",
+    "frames": "[{count} frames inside PyTorch: {functions}]",
+    "lead": "PyTorch {torch} does not do what this example's page documents for PyTorch {pinned}, "
+    "at {location}:",
+    "documented": "  documented: {documented}",
+    "observed": "  observed:   {observed}",
+    "covered": "{first} to {last}",
+    "not_recorded": "  PyTorch {release} is not among the releases the site records ({covered}). "
+    "What each recorded release does: {page}",
+    "check_elsewhere": "  The site records this check as documented on PyTorch {release}: the difference "
+    "comes from elsewhere (this PyTorch's build, the machine, or an edited script). Every release: {page}",
+    "holds": "  The site records this check holding on PyTorch {release}, as documented: the difference "
+    "comes from elsewhere (this PyTorch's build or the machine). Every release: {page}",
+    "recorded": "  PyTorch {release} is recorded to do this here ({mark}): {text}\n"
+    "  What every release from {covered} does: {page}",
+    "no_record": "  PyTorch {release} has no record of this example. What the recorded releases do: {page}",
+}
+
+_RU: Final = {
+    "frame": "[1 кадр внутри PyTorch: {functions}]",
+    "frames": "[кадров внутри PyTorch: {count}; {functions}]",
+    "lead": "PyTorch {torch} ведёт себя не так, как страница этого примера описывает PyTorch {pinned}, "
+    "в {location}:",
+    "documented": "  описано:  {documented}",
+    "observed": "  получено: {observed}",
+    "covered": "{first}–{last}",
+    "not_recorded": "  PyTorch {release} нет среди выпусков, которые записывает сайт ({covered}). "
+    "Что делает каждый записанный выпуск: {page}",
+    "check_elsewhere": "  Сайт записал, что на PyTorch {release} эта проверка ведёт себя как описано: "
+    "разница приходит из другого места (сборка этого PyTorch, машина или изменённый скрипт). "
+    "Все выпуски: {page}",
+    "holds": "  Сайт записал, что на PyTorch {release} эта проверка выполняется, как описано: разница "
+    "приходит из другого места (сборка этого PyTorch или машина). Все выпуски: {page}",
+    "recorded": "  Записано, что PyTorch {release} делает здесь вот что ({mark}): {text}\n"
+    "  Что делает каждый выпуск {covered}: {page}",
+    "no_record": "  Для PyTorch {release} нет записи этого примера. Что делают записанные выпуски: {page}",
+}
+
+_ZH_CN: Final = {
+    "frame": "[PyTorch 内部的 1 个栈帧：{functions}]",
+    "frames": "[PyTorch 内部的 {count} 个栈帧：{functions}]",
+    "lead": "PyTorch {torch} 的行为与本示例页面为 PyTorch {pinned} 记录的不同，位置：{location}：",
+    "documented": "  页面记录：{documented}",
+    "observed": "  实际观察：{observed}",
+    "covered": "{first} 至 {last}",
+    "not_recorded": "  PyTorch {release} 不在本站记录的版本之中（{covered}）。每个已记录版本的行为：{page}",
+    "check_elsewhere": "  本站记录这项检查在 PyTorch {release} 上与页面一致：差异来自别处"
+    "（这个 PyTorch 的构建、机器或修改过的脚本）。所有版本：{page}",
+    "holds": "  本站记录这项检查在 PyTorch {release} 上如页面所述成立：差异来自别处"
+    "（这个 PyTorch 的构建或机器）。所有版本：{page}",
+    "recorded": "  记录显示 PyTorch {release} 在这里的行为（{mark}）：{text}\n"
+    "  {covered} 每个版本的行为：{page}",
+    "no_record": "  PyTorch {release} 没有这个示例的记录。已记录版本的行为：{page}",
+}
+
+_PT_BR: Final = {
+    "frame": "[1 frame dentro do PyTorch: {functions}]",
+    "frames": "[{count} frames dentro do PyTorch: {functions}]",
+    "lead": "O PyTorch {torch} não faz o que a página deste exemplo documenta para o PyTorch {pinned}, "
+    "em {location}:",
+    "documented": "  documentado: {documented}",
+    "observed": "  observado:   {observed}",
+    "covered": "{first} a {last}",
+    "not_recorded": "  O PyTorch {release} não está entre as versões que o site registra ({covered}). "
+    "O que cada versão registrada faz: {page}",
+    "check_elsewhere": "  O site registra esta verificação como documentada no PyTorch {release}: "
+    "a diferença vem de outro lugar (a build deste PyTorch, a máquina ou um script editado). "
+    "Todas as versões: {page}",
+    "holds": "  O site registra esta verificação valendo no PyTorch {release}, como documentado: a diferença "
+    "vem de outro lugar (a build deste PyTorch ou a máquina). Todas as versões: {page}",
+    "recorded": "  O PyTorch {release} está registrado fazendo isto aqui ({mark}): {text}\n"
+    "  O que cada versão de {covered} faz: {page}",
+    "no_record": "  O PyTorch {release} não tem registro deste exemplo. "
+    "O que as versões registradas fazem: {page}",
+}
+
+_WORDS: Final = MappingProxyType({"en": _EN, "ru": _RU, "zh_CN": _ZH_CN, "pt_BR": _PT_BR})
+
+LANGUAGES: Final = tuple(_WORDS)
+"""The languages the helpers speak: the site's."""
+
+
+def words(language: str | None) -> MappingProxyType[str, str]:
+    """The templates in ``language``; English for None or a language the site does not have."""
+    return MappingProxyType(_WORDS.get(language or "en", _EN))
