@@ -189,7 +189,11 @@ BROWSER_PACKAGES = ("chromium", "fonts-noto-cjk")
 
 
 def _ensure_chromium(session: nox.Session) -> None:
-    """Install Debian's Chromium for tests/site/test_browser.py when it is missing and apt can."""
+    """Install Debian's Chromium for tests/site/test_browser.py when it is missing and apt can.
+
+    It says so first: apt-get changes the host (it upgrades what the packages
+    need). ``AUTOGRAD_NOTES_CHROMIUM`` names a Chromium instead.
+    """
     if CHROMIUM.exists():
         return
     if shutil.which("apt-get") is None or not hasattr(os, "geteuid") or os.geteuid() != 0:
@@ -198,6 +202,13 @@ def _ensure_chromium(session: nox.Session) -> None:
             "(apt-get install chromium fonts-noto-cjk) or set AUTOGRAD_NOTES_CHROMIUM to a Chromium."
         )
         return
+    packages = " ".join(BROWSER_PACKAGES)
+    session.log(
+        f"No Chromium at {CHROMIUM}: installing {packages} with apt-get now, for the browser tests. "
+        "This changes the host: apt-get also installs or upgrades the system packages they need "
+        "(15 on a fresh Debian). To keep the host as it is, stop here (Ctrl-C) and set "
+        "AUTOGRAD_NOTES_CHROMIUM to a Chromium you have."
+    )
     session.run(
         "apt-get",
         "install",

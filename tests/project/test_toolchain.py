@@ -149,3 +149,26 @@ def test_the_release_builds_with_nox_and_publishes_by_trusted_publishing() -> No
 
 def test_ci_builds_and_checks_the_distributions() -> None:
     assert "nox -s package" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_the_readme_names_the_pythons_of_the_lock_and_of_the_package() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
+    (locked,) = re.findall(r'"--python-version=(3\.\d+)"', noxfile)
+    package = PYPROJECT["project"]["requires-python"].removeprefix(">=")
+    assert f"Python {locked}+" in readme  # building and testing the site: the lock's Python
+    assert f"supports Python {package}+" in readme  # the helper package a reader installs
+    assert "Python 3.10+ (nox" not in readme
+    classifiers = PYPROJECT["project"]["classifiers"]
+    assert f"Programming Language :: Python :: {package}" in classifiers
+    assert f"Programming Language :: Python :: {locked}" in classifiers
+
+
+def test_the_tests_session_says_before_it_changes_the_host() -> None:
+    source = (ROOT / "noxfile.py").read_text(encoding="utf-8")
+    function = source[source.index("def _ensure_chromium") :]
+    function = function[: function.index("\n@nox.session")]
+    said, installed = function.index("session.log("), function.index('"apt-get",\n')
+    assert said < installed
+    assert "AUTOGRAD_NOTES_CHROMIUM" in function[said:installed]
+    assert "AUTOGRAD_NOTES_CHROMIUM" in (ROOT / "README.md").read_text(encoding="utf-8")
