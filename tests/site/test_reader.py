@@ -5,13 +5,17 @@ served on loopback. A fresh virtual environment gets PyTorch (the pinned CPU
 build) and ipykernel, the kernel a reader's Jupyter runs notebooks in, and
 nothing of this project. Then, as a reader would:
 
-* a downloaded ``.py`` run without the helper package says how to install it
-  (the page's own command), with no traceback;
+* a downloaded ``.py`` run without the helper package (nor numpy nor
+  matplotlib) says what is missing and how to install it (the page's own
+  command), in the page's language, with no traceback: in every language,
+  for a script that imports PyTorch first and one that imports matplotlib
+  first;
 * the package is installed the way every page says, with ``pip install
   autograd-notes --find-links <site>/packages/``, from the served site;
 * in every language, the example's ``.py`` and ``.ipynb`` from
   ``_downloads`` run as they are (the notebook through nbclient) and print
-  the same checked outcomes (checked values, expected errors) as the page.
+  the same checked outcomes (checked values, expected errors) and folded
+  PyTorch frames as the page, in its language; a drift says so in it too.
 """
 
 from __future__ import annotations
@@ -33,6 +37,9 @@ import pytest
 from _site import ROOT, Site
 from nbclient import NotebookClient
 
+from autograd_notes._reader_words import words
+from autograd_notes.site.catalogs import translations
+from autograd_notes.site.downloads import third_party_imports
 from autograd_notes.site.install import PACKAGES, install_command
 from autograd_notes.site.sitebuild import site_url_of
 
@@ -41,6 +48,10 @@ pytestmark = pytest.mark.build
 # checked values, an expected error, a graph drawn, references to a source: and no CUDA
 # record in the test site, so every output block on its page is this build's
 EXAMPLE = "04_detach_vs_data/plot_data_vs_detach"
+# an example whose first import is matplotlib's, not PyTorch's
+MATPLOTLIB_FIRST = "09_hooks/plot_module_backward_hooks"
+# what a download says when a module it imports is missing (site/example_downloads.py)
+MISSING = "This example imports {modules}; not installed here: {missing}. Install them with:"
 LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 KERNEL = "autograd-notes-reader"
 # what a reader's environment must not get from installing the helper package
@@ -81,9 +92,18 @@ def _run(*command: str | Path, cwd: Path | None = None) -> subprocess.CompletedP
     )
 
 
-def _download(whole_site: Site, language: str, suffix: str) -> Path:
-    (found,) = (whole_site.html / language / "_downloads").rglob(f"{Path(EXAMPLE).name}{suffix}")
+def _download(whole_site: Site, language: str, suffix: str, example: str = EXAMPLE) -> Path:
+    (found,) = (whole_site.html / language / "_downloads").rglob(f"{Path(example).name}{suffix}")
     return found
+
+
+def _missing_message(language: str, script: str, command: str) -> str:
+    """What a download in ``language`` prints without the helpers, numpy and matplotlib (torch installed)."""
+    modules, _at = third_party_imports(script)
+    missing = [module for module in modules if module != "torch"]
+    catalog = ROOT / "docs" / "locale" / language / "LC_MESSAGES" / "sphinx.po"
+    template = translations(catalog).get(MISSING, MISSING) if language != "en" else MISSING
+    return f"{template.format(modules=', '.join(modules), missing=', '.join(missing))}\n    {command}\n"
 
 
 @pytest.fixture(scope="module")
@@ -103,14 +123,20 @@ def reader(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def installed(reader: Path, whole_site: Site, served: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The reader's environment once a download was run without the package, then the package installed."""
-    # 1. a reader runs a download before installing anything of ours
-    script = tmp_path_factory.mktemp("before") / f"{Path(EXAMPLE).name}.py"
-    script.write_bytes(_download(whole_site, "en", ".py").read_bytes())
-    before = _run(reader, script, cwd=script.parent)
+    # 1. a reader runs downloads before installing anything of ours: in every language, one that
+    # imports PyTorch first and one that imports matplotlib first (neither is installed)
     site_command = install_command(site_url_of(ROOT / "docs"))
-    assert before.returncode == 1, before.stdout + before.stderr
-    assert site_command in before.stderr
-    assert "Traceback" not in before.stderr
+    folder = tmp_path_factory.mktemp("before")
+    for language in LANGUAGES:
+        for example in (EXAMPLE, MATPLOTLIB_FIRST):
+            script = folder / language / f"{Path(example).name}.py"
+            script.parent.mkdir(exist_ok=True)
+            script.write_bytes(_download(whole_site, language, ".py", example).read_bytes())
+            text = script.read_text(encoding="utf-8")
+            assert third_party_imports(text)[0][0] == ("torch" if example == EXAMPLE else "matplotlib")
+            before = _run(reader, script, cwd=script.parent)
+            assert before.returncode == 1, before.stdout + before.stderr
+            assert before.stderr == _missing_message(language, text, site_command), (language, example)
     # 2. the reader types the command the pages show, against the served site
     command = install_command(served).split()
     assert command[:2] == ["pip", "install"]
@@ -157,10 +183,16 @@ def _page_outputs(whole_site: Site, language: str) -> str:
     return "\n".join(html.unescape(re.sub(r"<[^>]+>", "", block)) for block in blocks)
 
 
+def _folded_frames(text: str) -> list[str]:
+    return [" ".join(line.split()) for line in text.splitlines() if re.match(r"^\s*\[.*PyTorch.*\]$", line)]
+
+
 def _same_outcomes(printed: str, page: str) -> None:
     ran, shown = _outcomes(printed), _outcomes(page)
     assert len(shown) >= 3, shown  # the page checks values and expects an error
     assert ran == shown
+    # the folded frames of a traceback, in the page's language as the page shows them
+    assert _folded_frames(printed) == _folded_frames(page)
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -172,6 +204,29 @@ def test_the_downloaded_script_runs_as_the_page_says(
     result = _run(installed, script, cwd=tmp_path)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     _same_outcomes(result.stdout, _page_outputs(whole_site, language))
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_drift_in_a_download_is_explained_in_its_language(
+    installed: Path, whole_site: Site, language: str, tmp_path: Path
+) -> None:
+    script = tmp_path / f"{Path(EXAMPLE).name}.py"
+    downloaded = _download(whole_site, language, ".py").read_text(encoding="utf-8")
+    # the reader's PyTorch gives another value than the page documents
+    script.write_text(f"{downloaded}\ncheck(1.0, 2.0, label='a value')\n", encoding="utf-8")
+    result = _run(installed, script, cwd=tmp_path)
+    assert result.returncode == 1
+    said = words(language)
+    # the explanation leads the message, in the page's language
+    lead = re.escape(said["lead"]).replace(r"\{torch\}", ".+").replace(r"\{pinned\}", ".+")
+    lead = lead.replace(r"\{location\}", re.escape(f"{script.name}:") + r"\d+")
+    explained = [line for line in result.stderr.splitlines() if "BehaviourDrift: " in line]
+    assert len(explained) == 1, result.stderr[-3000:]
+    assert re.fullmatch(lead, explained[0].split("BehaviourDrift: ", 1)[1]), explained[0]
+    assert said["documented"].format(documented="a value: 2.0") in result.stderr
+    page = downloaded.splitlines()[0].split()[-1]
+    assert f"/{language}/examples/{EXAMPLE}.html" in page
+    assert f"{page}#across-pytorch-releases" in result.stderr
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
