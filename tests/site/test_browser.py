@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
 import re
 import threading
@@ -589,4 +590,110 @@ def test_math_renders_as_mathml_and_key_pages_are_captured(
     for name in ("index.html", "errors.html", "runners.html"):
         page.goto(server.url(language, name))
         screenshot(page, f"{language}-{name.removesuffix('.html')}")
+    assert problems.clear() == []
+
+
+# -- paste your error ------------------------------------------------------------
+
+ERROR_SEARCH_CASES = json.loads((Path(__file__).parent / "error_search_cases.json").read_text("utf-8"))
+PASTE_LABELS = {
+    "en": "Paste your error",
+    "ru": "Вставьте свою ошибку",
+    "zh_CN": "粘贴你的错误",
+    "pt_BR": "Cole seu erro",
+}
+# an error's exact text today (records/cpu): one example explains it, the index and the timeline quote it
+EXACT_ERROR = (
+    "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace "
+    "operation: [torch.FloatTensor [4, 3]], which is output 0 of Tanh, is at version 1; expected version 0 "
+    "instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+    "with torch.autograd.set_detect_anomaly(True)."
+)
+
+
+def first_result(box: Any) -> tuple[str, list[str]]:
+    """The first page the box lists, and the links to its cells."""
+    first = box.locator("ol.error-search-list > li").first
+    cells = [str(a.get_attribute("href")) for a in first.locator("a.error-search-cell").all()]
+    return str(first.locator("a").first.get_attribute("href")), cells
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_pasted_error_lists_the_example_that_explains_it_first(
+    server: Server, watched: tuple[Any, Problems], language: str
+) -> None:
+    """Real messages of old and new releases, with other shapes, numbers and names, on both pages."""
+    page, problems = watched
+    # the box's normalisation is the Python one's (tests/site/test_error_search.py reads the same cases)
+    page.goto(server.url(language, "errors.html"))
+    for case in ERROR_SEARCH_CASES["normalise"]:
+        script = "t => [AutogradNotesErrorSearch.errorMessage(t), AutogradNotesErrorSearch.normalise(t)]"
+        found = page.evaluate(script, case["text"])
+        expected = {"type": case["type"], "tokens": case["tokens"], "details": case["details"]}
+        assert found == [case["message"], expected], case["text"]
+    for name in ("errors.html", "index.html"):
+        page.goto(server.url(language, name))
+        # labelled for screen readers, in the page's language
+        textarea = page.get_by_label(PASTE_LABELS[language])
+        assert textarea.evaluate("e => e.tagName") == "TEXTAREA"
+        assert textarea.is_visible()
+        box = page.locator("form.error-search")
+        assert box.locator(".error-search-results").get_attribute("aria-live") == "polite"
+        wrong = []
+        for case in ERROR_SEARCH_CASES["pastes"]:
+            textarea.fill(case["paste"])
+            href, cells = first_result(box)
+            if href.removeprefix("./") != f"{case['page']}.html" or not cells:
+                wrong.append((case["paste"][:80], href, case["page"]))
+            cell_link = rf"(\./)?{re.escape(case['page'])}\.html#cell-\d+"
+            assert all(re.fullmatch(cell_link, cell) for cell in cells), cells
+        assert wrong == []
+    screenshot(page, f"{language}-paste-your-error")
+    # unrelated words list nothing, and say so
+    textarea.fill("the weather in Lisbon is mild in November")
+    assert box.locator("ol.error-search-list").count() == 0
+    assert box.locator("p.error-search-status").inner_text() == box.get_attribute("data-none")
+    assert problems.clear() == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_paste_box_works_with_the_keyboard_and_leads_to_the_cell(
+    server: Server, watched: tuple[Any, Problems], language: str
+) -> None:
+    page, problems = watched
+    page.goto(server.url(language, "index.html"))
+    box = page.locator("form.error-search")
+    textarea = page.get_by_label(PASTE_LABELS[language])
+    textarea.focus()
+    page.keyboard.insert_text(ERROR_SEARCH_CASES["pastes"][0]["paste"])  # results as the reader pastes
+    assert box.locator("ol.error-search-list > li").count() >= 1
+    box.locator(".error-search-results").evaluate("e => e.replaceChildren()")
+    page.keyboard.press("Tab")  # to the button
+    assert page.evaluate("document.activeElement.type") == "submit"
+    page.keyboard.press("Enter")
+    href, cells = first_result(box)
+    assert href.removeprefix("./") == f"{ERROR_SEARCH_CASES['pastes'][0]['page']}.html"
+    page.keyboard.press("Tab")  # to the first page, then its first cell
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.getAttribute('href')") == cells[0]
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    anchor = cells[0].split("#")[1]
+    assert page.url.endswith(f"#{anchor}")
+    cell = page.locator(f"[id='{anchor}']")
+    assert cell.count() == 1
+    assert cell.locator("pre").first.is_visible()  # the code cell that raises it
+    assert problems.clear() == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_an_exact_error_text_in_the_site_search_lists_its_example_first(
+    server: Server, watched: tuple[Any, Problems], language: str
+) -> None:
+    page, problems = watched
+    search_from_the_sidebar(page, server.url(language, "index.html"), EXACT_ERROR)
+    links = page.eval_on_selector_all("ul.search li a", "links => links.map(a => a.href)")
+    assert links, language
+    assert "examples/14_training_state/plot_inplace_in_training.html" in links[0], links
+    assert any("errors.html" in link for link in links)  # the index still comes, after it
     assert problems.clear() == []
