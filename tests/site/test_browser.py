@@ -303,10 +303,12 @@ LINE_BOXES = """(pre, needle) => {
         window: window.innerWidth,
     };
 }"""
-# Every visible block of outputs or code that needs scrolling sideways to be read.
+# Every visible block of outputs that needs scrolling sideways to be read (code may: it keeps its lines;
+# so may an output with a show_state table, whose rows keep theirs).
 SIDEWAYS = """() => [...document.querySelectorAll(
-        "article div.sphx-glr-script-out pre, article .runner-tab-panel pre, article div.highlight pre")]
+        "article div.sphx-glr-script-out pre, article .runner-tab-panel pre")]
     .filter(pre => pre.offsetParent !== null && pre.scrollWidth > pre.clientWidth)
+    .filter(pre => pre.querySelector(".g-StateRow") === null)
     .map(pre => [pre.scrollWidth, pre.clientWidth, pre.textContent.slice(0, 80)])"""
 ERROR_LINE = "RuntimeError: one of the variables needed for gradient computation"
 
@@ -328,13 +330,13 @@ def assert_read_whole(block: Any, needle: str) -> str:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_outputs_and_code_wrap_so_the_error_line_is_read_whole_at_1280_px(
+def test_outputs_wrap_so_the_error_line_is_read_whole_at_1280_px(
     server: Server, watched: tuple[Any, Problems], language: str
 ) -> None:
     page, problems = watched
     assert page.viewport_size["width"] == 1280
     page.goto(server.url(language, EXAMPLE_PAGE))
-    assert page.evaluate(SIDEWAYS) == []  # outputs wrap; code too (a long `match=` pattern included)
+    assert page.evaluate(SIDEWAYS) == []  # outputs wrap
     outputs = page.locator("div.sphx-glr-script-out pre", has_text=ERROR_LINE)
     assert outputs.count() >= 2
     for n in range(outputs.count()):
@@ -342,8 +344,11 @@ def test_outputs_and_code_wrap_so_the_error_line_is_read_whole_at_1280_px(
             line = assert_read_whole(outputs.nth(n), ERROR_LINE)
             assert "has been modified by an inplace operation" in line
             assert "which is output 0 of" in line  # the words the paragraphs after it point at
+    # code keeps its lines: a long `match=` line is one line on screen, read by scrolling its block
     match = page.locator("div.highlight-Python pre", has_text="match=").first
-    assert_read_whole(match, "match=")
+    match.scroll_into_view_if_needed()
+    found = match.evaluate(LINE_BOXES, "match=")
+    assert len({round(top) for _, _, top, _ in found["rects"]}) == 1, found
     page.locator("div.sphx-glr-script-out pre", has_text="output 0 of Pow").first.scroll_into_view_if_needed()
     screenshot(page, f"{language}-traceback")
     # the other runner's output, in its tab, wraps the same way
@@ -590,6 +595,161 @@ def test_math_renders_as_mathml_and_key_pages_are_captured(
     for name in ("index.html", "errors.html", "runners.html"):
         page.goto(server.url(language, name))
         screenshot(page, f"{language}-{name.removesuffix('.html')}")
+    assert problems.clear() == []
+
+
+# -- reading on any screen: 1280 px and a 390 px phone, light and dark ----------
+
+WIDTHS = [1280, 390]
+KEY_PAGES = {"home": "index.html", "example": EXAMPLE_PAGE, "timeline": "timeline.html"}
+# What keeps a page from being read as written, each a list of what is wrong (empty when none is).
+READ_AS_WRITTEN = """() => {
+  const html = document.documentElement;
+  const shown = e => e.offsetParent !== null;
+  const outputs = "article div.sphx-glr-script-out pre, article .runner-tab-panel pre, "
+    + "article div.cell_output pre";
+  const code = [...document.querySelectorAll("article div.highlight pre")].filter(shown)
+    .filter(pre => !pre.closest(".sphx-glr-script-out, .runner-tab-panel, .cell_output, .error-variant"));
+  const lines = pre => pre.textContent.replace(/\\n$/, "").split("\\n").length;
+  const rows = pre => {
+    const style = getComputedStyle(pre);
+    const inside = pre.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+    return Math.round(inside / parseFloat(style.lineHeight));
+  };
+  const hinted = e => getComputedStyle(e).backgroundImage.includes("radial-gradient");
+  const wide = [...document.querySelectorAll("article .table-wrapper, article .tl-scroll")].filter(shown)
+    .filter(box => box.scrollWidth > box.clientWidth + 1);
+  const firstColumnStays = box => {
+    const cell = box.querySelector("tbody tr > :first-child");
+    const before = cell.getBoundingClientRect().left;
+    const start = box.scrollLeft;
+    box.scrollLeft = start === 0 ? box.scrollWidth : -box.scrollWidth;  // to the other end (rtl boxes too)
+    const after = cell.getBoundingClientRect().left;
+    box.scrollLeft = start;
+    const shadow = getComputedStyle(cell).boxShadow;
+    return Math.abs(before - after) <= 1 && shadow !== "none";
+  };
+  return {
+    sideways: html.scrollWidth > html.clientWidth + 1 ? [[html.scrollWidth, html.clientWidth]] : [],
+    hidden_output: [...document.querySelectorAll(outputs)].filter(shown)
+      .filter(pre => pre.scrollHeight > pre.clientHeight + 1).map(pre => pre.textContent.slice(0, 60)),
+    wrapped_code: code.filter(pre => rows(pre) > lines(pre)).map(pre => pre.textContent.slice(0, 60)),
+    code_scrolls_unhinted: code.filter(pre => pre.scrollWidth > pre.clientWidth + 1 && !hinted(pre))
+      .map(pre => pre.textContent.slice(0, 60)),
+    table_without_fixed_column: wide.filter(box => !(hinted(box) && firstColumnStays(box)))
+      .map(box => box.className),
+  };
+}"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_page_reads_as_written_at_1280_and_390_px(
+    whole_site: Site, server: Server, watched: tuple[Any, Problems], language: str, width: int
+) -> None:
+    """No output cut short, no code line wrapped, no page scrolling sideways, wide tables' first column fixed.
+
+    A code block or table that scrolls shows a shadow at its edge (the scroll hint).
+    """
+    page, problems = watched
+    page.set_viewport_size({"width": width, "height": 900})
+    failures = {}
+    for name in whole_site.pages(language):
+        page.goto(server.url(language, name))
+        found = {what: items for what, items in page.evaluate(READ_AS_WRITTEN).items() if items}
+        if found:
+            failures[name] = found
+    assert not failures, failures
+    assert problems.clear() == []
+
+
+def _rgb(png: bytes) -> Any:
+    from io import BytesIO
+
+    from PIL import Image
+
+    return Image.open(BytesIO(png)).convert("RGB")
+
+
+def _white_share(png: bytes) -> float:
+    """The share of a picture's pixels that are near white."""
+    import numpy as np
+
+    return float((np.asarray(_rgb(png)).min(axis=2) > 225).mean())
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_figures_thumbnails_and_code_follow_a_dark_page(
+    server: Server, watched: tuple[Any, Problems], language: str
+) -> None:
+    """No white tile on a dark page (a pixel check), no underlined names in dark code."""
+    page, problems = watched
+    page.emulate_media(color_scheme="dark")
+    page.goto(server.url(language, EXAMPLE_PAGE))
+    assert _luminance(page.evaluate("getComputedStyle(document.body).backgroundColor")) < 0.2
+    figure = page.locator("article img.sphx-glr-single-img").first
+    figure.scroll_into_view_if_needed()
+    assert _white_share(figure.screenshot()) < 0.05
+    names = page.locator(
+        "article div.highlight-Python .highlight .nn, article div.highlight-Python .highlight .nc"
+    )
+    assert names.count() > 0
+    for n in range(names.count()):
+        assert names.nth(n).evaluate("e => getComputedStyle(e).textDecorationLine") == "none"
+    # in light mode the same figure is the white card it was drawn on: the check can fail
+    page.emulate_media(color_scheme="light")
+    assert _white_share(figure.screenshot()) > 0.5
+    page.emulate_media(color_scheme="dark")
+    page.goto(server.url(language, "examples/index.html"))
+    thumbnails = page.locator("article .sphx-glr-thumbcontainer img")
+    assert thumbnails.count() > 20
+    for n in (0, thumbnails.count() // 2, thumbnails.count() - 1):
+        thumbnails.nth(n).scroll_into_view_if_needed()
+        assert _white_share(thumbnails.nth(n).screenshot()) < 0.05, n
+    assert problems.clear() == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_outputs_show_repeated_warnings_once_and_state_tables_whole(
+    server: Server, watched: tuple[Any, Problems], language: str
+) -> None:
+    """forward_mode's 18 identical warnings are one line and a count; a show_state table's rows keep
+    their line on a phone, its names in view while it scrolls."""
+    page, problems = watched
+    page.goto(server.url(language, "examples/10_higher_order/plot_forward_mode.html"))
+    warned = page.locator("div.sphx-glr-script-out pre", has_text="DeprecationWarning").first
+    text = warned.inner_text()
+    assert text.count("DeprecationWarning") == 1, text
+    assert re.search(r"\b18\b.*\n.*first call: 18", text), text
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.goto(server.url(language, "examples/02_backward/plot_non_leaf_grad.html"))
+    table = page.locator("div.sphx-glr-script-out pre", has_text="requires_grad").first
+    table.scroll_into_view_if_needed()
+    header = table.evaluate(LINE_BOXES, "tensor  ")
+    assert len({round(top) for _, _, top, _ in header["rects"]}) == 1, header
+    assert table.evaluate("pre => pre.scrollWidth > pre.clientWidth")  # it scrolls on a phone...
+    name = table.locator(".g-StateName").nth(1)
+    before = name.bounding_box()
+    table.evaluate("pre => { pre.scrollLeft = pre.scrollWidth; }")
+    assert name.bounding_box()["x"] == pytest.approx(before["x"], abs=1)  # ...with its names in view
+    screenshot(page, f"{language}-state-table-390")
+    assert problems.clear() == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_key_pages_are_captured_at_both_widths_light_and_dark(
+    server: Server, watched: tuple[Any, Problems], language: str
+) -> None:
+    page, problems = watched
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": 900})
+            for key, name in KEY_PAGES.items():
+                page.goto(server.url(language, name))
+                background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+                assert (_luminance(background) < 0.2) == (scheme == "dark"), (key, scheme)
+                screenshot(page, f"{language}-{key}-{width}-{scheme}")
     assert problems.clear() == []
 
 

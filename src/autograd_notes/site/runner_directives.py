@@ -32,6 +32,7 @@ from .gallery_rst import (
 )
 from .install import InstallLineDirective
 from .nodes import make_table, untranslatable
+from .output_lexer import OutputLexer
 from .runners_page import DIRECTIVES
 
 __all__ = ["RunnerInfoDirective", "setup"]
@@ -84,4 +85,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
         app.add_directive(name, directive)
     app.add_directive("runner-info", RunnerInfoDirective)
     app.add_directive("install-line", InstallLineDirective)
+    app.add_lexer("autograd-output", OutputLexer)  # the outputs' show_state tables
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -54,6 +54,7 @@ from .gallery_rst import code_cells
 from .html_nodes import HtmlBlock, HtmlCode, HtmlInline, HtmlLine, RadioTab
 from .links import cell_anchor, cell_label, title_link
 from .nodes import RUNNER_NAMES, Cell, compose, list_of, make_table, untranslatable
+from .repeated_warnings import fold_repeated_warnings
 
 __all__ = [
     "DIRECTIVES",
@@ -279,6 +280,11 @@ def localise_output(lines: list[str]) -> list[str]:
     return [localise(line) for line in lines]
 
 
+def _repeats_line(count: int) -> str:
+    """The line under a warning printed ``count`` times in a row (shown once), in the page's language."""
+    return str(_("[the warning above was printed {count} times]")).format(count=count)
+
+
 def _code_above(parent: nodes.Element) -> nodes.literal_block | None:
     """The code block of the cell whose output comes next in ``parent`` (``None`` if there is none).
 
@@ -296,9 +302,9 @@ def _code_above(parent: nodes.Element) -> nodes.literal_block | None:
 
 
 def _output_block(lines: list[str]) -> nodes.literal_block:
-    text = "\n".join(localise_output(lines))
+    text = "\n".join(fold_repeated_warnings(localise_output(lines), _repeats_line))
     block = nodes.literal_block(text, text, classes=["sphx-glr-script-out", "runner-output"])
-    block["language"] = "none"
+    block["language"] = "autograd-output"  # plain text, show_state tables marked (site.output_lexer)
     return block
 
 
