@@ -37,6 +37,7 @@ import pytest
 from _site import ROOT, Site
 from nbclient import NotebookClient
 
+from autograd_notes._download_page import page_in
 from autograd_notes._reader_words import words
 from autograd_notes.site.catalogs import translations
 from autograd_notes.site.downloads import third_party_imports
@@ -224,8 +225,10 @@ def test_a_drift_in_a_download_is_explained_in_its_language(
     assert len(explained) == 1, result.stderr[-3000:]
     assert re.fullmatch(lead, explained[0].split("BehaviourDrift: ", 1)[1]), explained[0]
     assert said["documented"].format(documented="a value: 2.0") in result.stderr
-    page = downloaded.splitlines()[0].split()[-1]
-    assert f"/{language}/examples/{EXAMPLE}.html" in page
+    named = page_in(downloaded.splitlines()[0])
+    assert named is not None
+    page = named.address
+    assert page.endswith(f"/{language}/examples/{EXAMPLE}.html")
     assert f"{page}#across-pytorch-releases" in result.stderr
 
 
