@@ -94,6 +94,11 @@ class Difference:
     words: WordDiff = ()
     """For a changed message or warning: the words that changed (:func:`word_diff`)."""
 
+    @classmethod
+    def of_output(cls, cell: int, lines: tuple[int, int], old: list[str], new: list[str]) -> Difference:
+        """The printed output of a cell changed: ``old`` to ``new``, its diff as the detail."""
+        return cls(cell, lines, DifferenceKind.OUTPUT_CHANGED, None, None, None, _output_diff(old, new))
+
     def as_dict(self) -> dict[str, object]:
         """Return a JSON-ready form (a word diff as ``[change, text]`` pairs)."""
         return {
@@ -376,17 +381,7 @@ def compare_records(old: Record, new: Record) -> list[Difference]:
         # a changed message or value is printed too: the output diff would say it twice
         said = any(item.detail != _MOVED for item in found)
         if not said and comparable_output(before["output"]) != comparable_output(after["output"]):
-            differences.append(
-                Difference(
-                    index,
-                    lines,
-                    DifferenceKind.OUTPUT_CHANGED,
-                    None,
-                    None,
-                    None,
-                    _output_diff(before["output"], after["output"]),
-                )
-            )
+            differences.append(Difference.of_output(index, lines, before["output"], after["output"]))
     return differences
 
 
@@ -418,17 +413,7 @@ def compare_live(live: list[tuple[int, list[str]]], record: Record) -> list[Diff
         recorded = cell["output"] if cell is not None else []
         if comparable_output(recorded) != comparable_output(output):
             lines = (cell["lines"][0], cell["lines"][1]) if cell is not None else (line, line)
-            differences.append(
-                Difference(
-                    index,
-                    lines,
-                    DifferenceKind.OUTPUT_CHANGED,
-                    None,
-                    None,
-                    None,
-                    _output_diff(recorded, output),
-                )
-            )
+            differences.append(Difference.of_output(index, lines, recorded, output))
     return differences
 
 
