@@ -14,9 +14,11 @@ code at the backticks whatever follows.
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 from collections import Counter
+from typing import Any
 
 from babel.messages.catalog import Catalog
 from docutils import nodes
@@ -31,10 +33,16 @@ _SPHINX_ROLE = re.compile(r":(?!math:)[\w:+-]+:`")
 _SETTINGS = {"report_level": 5, "halt_level": 5, "file_insertion_enabled": False}
 
 
+@functools.cache
+def _settings() -> Any:
+    """docutils' settings for these messages, made once: making them is most of a message's parse."""
+    return publish_doctree("", settings_overrides=dict(_SETTINGS, warning_stream=io.StringIO())).settings
+
+
 def parsed_markup(text: str) -> Counter[str]:
     """The literals of ``text`` (by content) and its markup errors, as docutils parses it."""
     text = _SPHINX_ROLE.sub(":title-reference:`", text)
-    tree = publish_doctree(text, settings_overrides=dict(_SETTINGS, warning_stream=io.StringIO()))
+    tree = publish_doctree(text, settings=_settings())
     found: Counter[str] = Counter(f"``{node.astext()}``" for node in tree.findall(nodes.literal))
     found.update("markup error" for _ in tree.findall(nodes.problematic))
     return found
