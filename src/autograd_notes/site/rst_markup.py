@@ -35,7 +35,7 @@ _SETTINGS = {"report_level": 5, "halt_level": 5, "file_insertion_enabled": False
 
 @functools.cache
 def _settings() -> Any:
-    """docutils' settings for these messages, made once: making them is most of a message's parse."""
+    """The settings of docutils for these messages, made once: making them is most of a parse."""
     return publish_doctree("", settings_overrides=dict(_SETTINGS, warning_stream=io.StringIO())).settings
 
 
