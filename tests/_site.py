@@ -216,3 +216,26 @@ class Site:
             for p in base.rglob("*.html")
             if not p.relative_to(base).parts[0].startswith("_")
         )
+
+
+def unguarded(download: str) -> list[str]:
+    """A downloaded ``.py``'s lines without its three header lines and its three-line import guard."""
+    lines = download.splitlines()
+    assert lines[0].startswith("# "), lines[0]
+    assert lines[2].startswith("#     pip install autograd-notes "), lines[2]
+    body = lines[3:]
+    at = body.index("import importlib.util")
+    assert body[at + 1].startswith("if _missing := [name for name in ("), body[at + 1]
+    assert body[at + 2].startswith("    raise SystemExit("), body[at + 2]
+    return body[:at] + body[at + 3 :]
+
+
+def assert_same_script(download: str, source: str) -> None:
+    """A download is its script line for line: code unchanged, only comments' ``:ref:`` roles linked."""
+    got, want = unguarded(download), source.splitlines()
+    assert len(got) == len(want), (len(got), len(want))
+    for number, (line, original) in enumerate(zip(got, want, strict=True), 1):
+        if ":ref:`" in original:
+            assert ":ref:`" not in line, (number, line)
+        else:
+            assert line == original, (number, line, original)

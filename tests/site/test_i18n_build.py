@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from _site import ROOT, Site, build_site, executions, small_site
+from _site import ROOT, Site, assert_same_script, build_site, executions, small_site, unguarded
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
@@ -117,17 +117,6 @@ def test_same_number_of_download_links_in_every_language(html_root: Path) -> Non
         assert counts["en"] == 3
 
 
-def _unguarded(download: str) -> str:
-    """A downloaded ``.py`` without the three header lines and the four-line import guard."""
-    lines = download.splitlines()
-    assert lines[0].startswith("# ")
-    assert lines[2].startswith("#     pip install autograd-notes ")
-    body = lines[3:]
-    guard = body.index("try:")
-    assert body[guard + 2] == "except ModuleNotFoundError:"
-    return "\n".join(body[:guard] + body[guard + 4 :]) + "\n"
-
-
 def test_downloads_carry_the_readers_language_and_the_same_code(html_root: Path) -> None:
     example = Path("05_inplace/plot_detach_inplace_saved.py")
     source = (ROOT / "gallery" / example).read_text(encoding="utf-8")
@@ -137,8 +126,8 @@ def test_downloads_carry_the_readers_language_and_the_same_code(html_root: Path)
             ROOT / "docs" / "locale" / language / "LC_MESSAGES" / "examples" / example.with_suffix(".po")
         )
         title = catalog["Edits that backward notices"]
-        download = _unguarded(
-            next((html_root / language / "_downloads").rglob(example.name)).read_text(encoding="utf-8")
+        download = "\n".join(
+            unguarded(next((html_root / language / "_downloads").rglob(example.name)).read_text("utf-8"))
         )
         assert title in download, language
         assert [
@@ -147,7 +136,7 @@ def test_downloads_carry_the_readers_language_and_the_same_code(html_root: Path)
         notebook = next((html_root / language / "_downloads").rglob(example.with_suffix(".ipynb").name))
         assert title in notebook.read_text(encoding="utf-8"), language
     english = next((html_root / "en" / "_downloads").rglob(example.name)).read_text(encoding="utf-8")
-    assert _unguarded(english) == source
+    assert_same_script(english, source)
 
 
 def test_translated_pages_show_translated_prose_and_interface(html_root: Path) -> None:
