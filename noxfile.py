@@ -265,6 +265,8 @@ def _load_records_module(name: str) -> types.ModuleType:
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    # registered before it runs, as an import does: a dataclass looks its module up there
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 

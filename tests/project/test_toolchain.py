@@ -172,3 +172,30 @@ def test_the_tests_session_says_before_it_changes_the_host() -> None:
     assert said < installed
     assert "AUTOGRAD_NOTES_CHROMIUM" in function[said:installed]
     assert "AUTOGRAD_NOTES_CHROMIUM" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_records_modules_the_noxfile_loads_alone_load_without_the_package() -> None:
+    """noxfile.py loads some records modules by path, without PyTorch or the package: each must load so.
+
+    A module loaded by path is registered in ``sys.modules`` first, as the
+    noxfile does (a dataclass looks its module up there); nothing else of the
+    package may be imported.
+    """
+    import importlib.util
+    import sys
+
+    noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
+    names = re.findall(r'_load_records_module\("(\w+)"\)', noxfile)
+    assert names, "noxfile.py loads no records module by path any more: remove this test"
+    assert "sys.modules[spec.name] = module" in noxfile
+    for name in names:
+        path = ROOT / "src" / "autograd_notes" / "records" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(f"noxfile_check_{name}", path)
+        assert spec is not None
+        assert spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        try:
+            spec.loader.exec_module(module)
+        finally:
+            del sys.modules[spec.name]
