@@ -33,6 +33,13 @@ def test_a_syntax_error_names_the_file_and_line(tmp_path: Path) -> None:
     assert f"{path}:8: not a valid line of a PO file" in str(info.value)
 
 
+def test_an_obsolete_entry_repeating_an_active_message_is_refused(tmp_path: Path) -> None:
+    path = po(tmp_path, 'msgid "Hello"\nmsgstr "Привет"\n\n#~ msgid "Hello"\n#~ msgstr "Здравствуйте"\n')
+    with pytest.raises(CatalogError) as info:
+        read_catalog(path)
+    assert f"{path}:8: an obsolete (#~) entry repeats the message of line 5" in str(info.value)
+
+
 def test_babel_errors_are_reported_with_the_file(tmp_path: Path) -> None:
     path = po(tmp_path, 'msgid "a"\nmsgxx "b"\n')
     with pytest.raises(CatalogError) as info:

@@ -75,15 +75,27 @@ def _lint(path: Path, text: str) -> None:
 
 
 def read_catalog(path: Path) -> Catalog:
-    """Read a ``.po`` file, refusing any syntax error with its file and line."""
+    """Read a ``.po`` file, refusing any syntax error with its file and line.
+
+    An obsolete (``#~``) entry whose message is also an active one is refused
+    too: babel reads past it, but GNU gettext's ``msgfmt`` (what translation
+    platforms run) rejects the whole catalog as a duplicate definition.
+    """
     try:
         _lint(path, path.read_text(encoding="utf-8"))
         with path.open("rb") as stream:
-            return read_po(stream, abort_invalid=True)
+            catalog = read_po(stream, abort_invalid=True)
     except PoFileError as error:
         raise CatalogError(f"{path}: {error}") from None
     except UnicodeDecodeError as error:
         raise CatalogError(f"{path}: not UTF-8 ({error.reason} at byte {error.start})") from None
+    for key, obsolete in catalog.obsolete.items():
+        if key in catalog:
+            raise CatalogError(
+                f"{path}:{obsolete.lineno}: an obsolete (#~) entry repeats the message of line "
+                f"{catalog[key].lineno}, a duplicate definition msgfmt refuses: delete the #~ entry"
+            )
+    return catalog
 
 
 def coverage(catalog: Catalog) -> Coverage:
