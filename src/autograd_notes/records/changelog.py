@@ -25,6 +25,7 @@ __all__ = [
     "Sentence",
     "change_sentence",
     "change_text",
+    "message_of",
     "release_change_lines",
     "shorten",
 ]
@@ -86,7 +87,7 @@ def shorten(text: str, limit: int = 100) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
 
 
-def _message_of(text: str, categories: str) -> str:
+def message_of(text: str, categories: str) -> str:
     """A warning check's text without its category: ``torch.jit.script is deprecated … (×18)``."""
     for category in categories.split(", "):
         text = text.replace(f"{category}: ", "")
@@ -103,7 +104,7 @@ def change_sentence(entry: ChangeEntry) -> ChangeSentence:
         return ChangeSentence(Sentence.RUNS, reason=before.reason or before.text or "")
     if change.category is not None:
         old, new = change.category
-        return ChangeSentence(Sentence.CATEGORY, old=old, new=new, said=_message_of(after.text or "", new))
+        return ChangeSentence(Sentence.CATEGORY, old=old, new=new, said=message_of(after.text or "", new))
     label = change.check.label
     if kind != "value" and not change.words_only and not (before.outcome and after.outcome):
         # an error or a warning that appears or goes: what there is, not a diff with nothing

@@ -40,6 +40,7 @@ from sphinx.application import Sphinx
 from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
+from ..records.changelog import message_of, shorten
 from ..records.compare import Change, WordDiff, render_word_diff, spaced_segments
 from ..records.releases import version_key
 from ..records.status import Mark
@@ -320,11 +321,6 @@ def diff_legend() -> nodes.Element:
 def _kind_name(kind: str) -> str:
     kinds = {"error": _("expected error"), "warning": _("expected warning"), "value": _("checked value")}
     return kinds.get(kind, kind)
-
-
-def _shorten(text: str, limit: int = 100) -> str:
-    """At most ``limit`` characters of ``text``, cut at a word, ``…`` where cut."""
-    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
 
 
 def _kind(check: CheckTimeline) -> list[nodes.Node]:
@@ -652,19 +648,19 @@ def change_sentence(entry: ChangeEntry) -> list[nodes.Node]:
     if after.mark == Mark.MISSING or (after.text is None and after.reason):
         return compose(
             _("The cell stops before this check: {reason}."),
-            reason=_code(_shorten(after.reason or after.text or "")),
+            reason=_code(shorten(after.reason or after.text or "")),
         )
     if before.mark == Mark.MISSING or (before.text is None and before.reason):
         return compose(
             _("The cell runs to this check, where it stopped before: {reason}."),
-            reason=_code(_shorten(before.reason or before.text or "")),
+            reason=_code(shorten(before.reason or before.text or "")),
         )
     category = change.category
     if category is not None:
         old, new = category
         sentence = compose(
             _("The warning {message} is a {new}, no longer a {old}."),
-            message=_code(_shorten(_message_of(after.text or "", new))),
+            message=_code(shorten(message_of(after.text or "", new))),
             old=_code(old),
             new=_code(new),
         )
@@ -675,7 +671,7 @@ def change_sentence(entry: ChangeEntry) -> list[nodes.Node]:
             _("The outcome changed from {old} to {new}: {diff}."),
             old=_outcome_name(before.outcome, kind),
             new=_outcome_name(after.outcome, kind),
-            diff=_code(_shorten(said or "")),
+            diff=_code(shorten(said or "")),
         )
     else:
         return _changed(change)
@@ -712,13 +708,6 @@ def _changed(change: ReleaseChange) -> list[nodes.Node]:
         new=_outcome_name(after.outcome, kind),
         diff=diff,
     )
-
-
-def _message_of(text: str, categories: str) -> str:
-    """A warning check's text without its category: ``torch.jit.script is deprecated … (×18)``."""
-    for category in categories.split(", "):
-        text = text.replace(f"{category}: ", "")
-    return text
 
 
 class TimelineChangelogDirective(SphinxDirective):
