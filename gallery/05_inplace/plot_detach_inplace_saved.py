@@ -5,11 +5,12 @@ Edits that backward notices
 ===========================
 
 Zeroing a ``detach()``-ed tensor in place zeroes the original too. Whether
-``backward()`` then fails depends on one thing: did some node save that
+``backward()`` then fails depends first on one thing: did some node save that
 tensor for its gradient formula? This example makes the same edit in three
 graphs, one where the edited tensor is saved (an error), one where it is not
 (no error, and a correct gradient), and one where it is saved again (an
-error), and then says when such a silent edit is harmless and when it is not.
+error), and then says when such a silent edit is harmless and when it is not,
+saved-tensor hooks included, under which no version is checked at all.
 """
 
 # %%
@@ -151,7 +152,8 @@ with expect_error(
 # Through ``detach()``, a silent edit does not make a gradient of PyTorch's
 # own operations wrong: any such node whose formula reads the edited values
 # saved the tensor, and the shared version counter reports the edit, as in
-# the first and third graphs. That guarantee covers backward only. The
+# the first and third graphs (unless saved-tensor hooks are active, as the
+# end of this page shows). That guarantee covers backward only. The
 # edited tensor itself now holds other values than the ones the graph was
 # computed from, and anything that reads it afterwards gets the new values:
 later = y2 * 2
@@ -199,17 +201,47 @@ z.backward()
 check(x.grad, 0.0, label="x.grad")
 
 # %%
-# In short: once a built-in operation has saved a tensor, an edit through
-# ``detach()`` made *after* that cannot corrupt the gradient: either a
-# formula reads the edited values and backward raises, or none does and the
-# gradient is right. An edit made *before* the tensor is saved is not
-# protected: the operation saves the edited values at version 1, backward
-# finds the version it expects, and the gradient mixes the two computations
+# Under saved-tensor hooks
+# ------------------------
+# While a pair of saved-tensor hooks is active
+# (``torch.autograd.graph.saved_tensors_hooks``, and what is built on it:
+# ``save_on_cpu``, activation offloading), every node keeps whatever the
+# ``pack`` hook returned instead of the tensor, and backward compares no
+# version at all. A pair that changes nothing is enough: ``pack`` keeps a
+# detached view of the tensor, the same values in the same memory, and
+# ``unpack`` hands it back. The first graph again, built under it:
+same_tensor = torch.autograd.graph.saved_tensors_hooks(lambda tensor: tensor.detach(), lambda tensor: tensor)
+x = torch.tensor(3.0, device=device, requires_grad=True)
+with same_tensor:
+    y = x + 1
+    z = y**2
+y.detach().zero_()
+check(y._version, 1, label="y._version")
+z.backward()
+check(x.grad, 0.0, label="x.grad")
+
+# %%
+# The edit moved ``y`` to version 1 as in the first graph, but backward
+# raised nothing: it read the zeroed ``y`` and returned 0 where the
+# gradient is :math:`2(x + 1) = 8`. A ``pack`` that copies the tensor (as
+# ``save_on_cpu`` does on a GPU) keeps the values of the forward pass
+# instead, and one that keeps the tensor itself (as ``save_on_cpu`` does
+# with its default options on a CPU, see :ref:`activation_checkpointing`)
+# behaves as here. :ref:`saved_tensor_hooks` shows both kinds of ``pack``
+# side by side.
+#
+# In short: once a built-in operation has saved a tensor, and no
+# saved-tensor hooks are active, an edit through ``detach()`` made *after*
+# that cannot corrupt the gradient: either a formula reads the edited
+# values and backward raises, or none does and the gradient is right. An
+# edit made *before* the tensor is saved is not protected: the operation
+# saves the edited values at version 1, backward finds the version it
+# expects, and the gradient mixes the two computations
 # (:ref:`out_and_detach_before_use` gets 72, matching neither). An edit
-# through ``.data``, or into a tensor that a custom function keeps outside
-# ``save_for_backward``, is harmless only when, as in the second graph, no
-# formula reads the edited values, and nothing tells you which case you are
-# in.
+# through ``.data``, into a tensor that a custom function keeps outside
+# ``save_for_backward``, or into any tensor saved while hooks are active,
+# is harmless only when, as in the second graph, no formula reads the
+# edited values, and nothing tells you which case you are in.
 #
 # Sources
 # -------
@@ -218,8 +250,11 @@ check(x.grad, 0.0, label="x.grad")
 #   error, because the squaring node needs the value of ``y``. **Holds**.
 #   The message on today's PyTorch names the tensor as ``output 0 of Add``
 #   (older versions wrote ``AddBackward0``) and ends with the hint
-#   ``set_detect_anomaly(True, check_nan=False)`` (``check_nan`` appeared in
-#   PyTorch 2.11).
+#   ``set_detect_anomaly(True, check_nan=False)``. The hint names
+#   ``check_nan`` since PyTorch 2.11 (it wrote ``set_detect_anomaly(True)``
+#   before); the argument itself is older: it was added in 2022
+#   (`pull request 83481 <https://github.com/pytorch/pytorch/pull/83481>`_),
+#   and every release this site records, back to 2.4.1, accepts it.
 # - :ref:`source_000` claims that with ``z = 3*y1 + 4*y2`` and ``y2.detach()``
 #   zeroed in place, backward succeeds and ``x.grad`` is 27, because the
 #   derivative with respect to ``y2`` is the constant 4. **Holds**.

@@ -7,11 +7,13 @@ A custom autograd Function
 A ``torch.autograd.Function`` pairs a forward computation with a gradient
 written by hand. This example writes a clipped exponential in the PyTorch 2
 style (``forward``, ``setup_context``, ``backward``), calls it through
-``apply``, and shows what each ``ctx`` method is for:
+``apply`` and through ``torch.func`` (the transforms that style is for),
+and shows what each ``ctx`` method is for:
 ``save_for_backward``, whose tensors get the version check (an in-place edit
 after forward raises "one of the variables needed for gradient computation
-has been modified by an inplace operation" through a custom Function too),
-``needs_input_grad``, ``mark_dirty``, ``mark_non_differentiable``, and the
+has been modified by an inplace operation" through a custom Function too)
+and, for an output, no reference cycle, ``needs_input_grad``,
+``mark_dirty``, ``mark_non_differentiable``, and the
 ``@once_differentiable`` decorator ("trying to differentiate twice a
 function that was marked with @once_differentiable").
 """
@@ -24,7 +26,9 @@ function that was marked with @once_differentiable").
 # to the limit :math:`y` where :math:`x > l`. ``forward`` only computes;
 # ``setup_context`` gets the inputs and the output and stores on ``ctx``
 # what ``backward`` needs; ``backward`` returns one gradient per input of
-# ``forward``, ``None`` for an input that needs none.
+# ``forward``, ``None`` for an input that needs none. The older style, a
+# ``forward(ctx, ...)`` that does both, still works with ``apply``; the
+# split is what ``torch.func`` transforms need (see below).
 import matplotlib.pyplot as plt
 import torch
 from torch.autograd.function import once_differentiable
@@ -169,6 +173,86 @@ check(x.grad, [1.0, 0.0, 0.0], label="x.grad, from the edited x")
 # ``backward`` read ``x = [0, 2, 6]`` and returned ``[1, 0, 0]``, without
 # an error.
 #
+# An output kept on ``ctx``
+# -------------------------
+# PyTorch's documentation asks that tensors not be stored directly on
+# ``ctx``. For the *output*, losing the version check is not the only
+# cost: the output holds its node (its ``grad_fn``), the node is the
+# ``ctx`` object itself, and ``ctx`` would then hold the output, a
+# reference cycle. Python frees a cycle only when its cycle collector runs,
+# not when the last name goes away. ``save_for_backward`` keeps the output
+# without that link back. A weak reference tells whether the output still
+# exists after ``del``, and after ``gc.collect()``:
+import gc
+import weakref
+
+
+class ClippedExpOutputOnCtx(ClippedExp):
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+        ctx.output = output  # not in save_for_backward
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, limit = ctx.saved_tensors
+        return grad_output * ctx.output * (x < limit), None
+
+
+def still_alive(function):
+    """Whether ``function``'s output exists after ``del``, then after ``gc.collect()``."""
+    x = torch.tensor([0.0, 1.0, 3.0], device=device, requires_grad=True)
+    y = function.apply(x, torch.tensor(2.0, device=device))
+    output = weakref.ref(y)
+    del y
+    after_del = output() is not None
+    gc.collect()
+    return [after_del, output() is not None]
+
+
+gc.disable()  # the collector runs only when gc.collect() asks it to
+check(
+    still_alive(ClippedExpOutputOnCtx), [True, False], label="output on ctx: alive after del, after collect"
+)
+check(still_alive(ClippedExp), [False, False], label="save_for_backward: alive after del, after collect")
+gc.enable()
+
+# %%
+# With ``save_for_backward`` the output is freed at ``del``. On ``ctx`` it
+# outlives ``del``, together with its graph and every tensor that graph
+# saved, and goes only when the collector runs. Python starts the
+# collector by counting allocated Python objects, not bytes, so on a GPU
+# large outputs kept this way pile up in GPU memory between collections.
+#
+# Saved-tensor hooks (:ref:`saved_tensor_hooks`) do not see such a tensor
+# either: they are called for what goes through ``save_for_backward``.
+# A ``pack`` that records the shape of each tensor it is given:
+
+
+def packed_shapes(function):
+    """The shapes of the tensors ``function.apply`` passes through ``pack``."""
+    shapes = []
+
+    def pack(tensor):
+        shapes.append(str(list(tensor.shape)))
+        return tensor.detach()
+
+    x = torch.tensor([0.0, 1.0, 3.0], device=device, requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        function.apply(x, torch.tensor(2.0, device=device))
+    return shapes
+
+
+check(packed_shapes(ClippedExp), ["[3]", "[]", "[3]"], label="packed by ClippedExp")
+check(packed_shapes(ClippedExpOutputOnCtx), ["[3]", "[]"], label="packed by ClippedExpOutputOnCtx")
+
+# %%
+# ``ClippedExp`` passed ``x``, ``limit`` and the output through ``pack``;
+# ``ClippedExpOutputOnCtx`` only ``x`` and ``limit``. Under ``save_on_cpu``
+# its output would stay in GPU memory. And, as for ``x`` in
+# ``ClippedExpUnchecked``, an in-place edit of that output before backward
+# would go unchecked.
+#
 # ``apply``, never ``forward``
 # ----------------------------
 # ``forward`` is a plain static method. Called directly, it records its
@@ -179,6 +263,82 @@ check(z.grad_fn, "ExpBackward0", label="z.grad_fn")
 z.sum().backward()
 check(computed, [], label="gradients computed by ClippedExp.backward")
 
+# %%
+# What ``setup_context`` is for: ``torch.func``
+# ---------------------------------------------
+# The transforms of ``torch.func`` (``grad``, ``vmap``, ``jacrev``, ...)
+# accept a Function only in this style: ``forward`` is the computation
+# alone and takes no ``ctx``, and everything done to ``ctx`` is in
+# ``setup_context``. ``grad`` takes ``ClippedExp`` as it is; a Function in
+# the older style is refused:
+from torch.func import grad, vmap
+
+rows = torch.tensor([[0.0, 1.0, 3.0], [1.0, 2.0, 3.0]], device=device)
+limit = torch.tensor(2.0, device=device)
+check(grad(lambda row: ClippedExp.apply(row, limit).sum())(rows[0]), [1.0, 2.718282, 0.0], label="grad")
+
+
+class ExpOldStyle(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        result = torch.exp(x)
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (result,) = ctx.saved_tensors
+        return grad_output * result
+
+
+check(ExpOldStyle.apply(rows[0]), torch.exp(rows[0]), label="ExpOldStyle.apply")
+with expect_error(
+    RuntimeError,
+    match=(
+        r"^In order to use an autograd\.Function with functorch transforms \(vmap, grad, jvp, jacrev, "
+        r"\.\.\.\), it must override the setup_context staticmethod\."
+    ),
+):
+    grad(lambda row: ExpOldStyle.apply(row).sum())(rows[0])
+
+# %%
+# ``ExpOldStyle``, whose ``forward`` takes ``ctx`` and saves what it
+# needs, works with ``apply`` but under no transform. The split is not
+# enough for ``vmap``, which runs a function on every row of a batch at
+# once: it also needs to know how the Function treats a batch dimension.
+with expect_error(
+    RuntimeError,
+    match=(
+        r"^You tried to vmap over ClippedExp, but it does not have vmap support\. Please override and "
+        r"implement the vmap staticmethod or set generate_vmap_rule=True\."
+    ),
+):
+    vmap(ClippedExp.apply, in_dims=(0, None))(rows, limit)
+
+
+class ClippedExpBatched(ClippedExp):
+    generate_vmap_rule = True
+
+
+check(
+    vmap(ClippedExpBatched.apply, in_dims=(0, None))(rows, limit),
+    [[1.0, 2.718282, 7.389056], [2.718282, 7.389056, 7.389056]],
+    label="vmap",
+)
+check(
+    vmap(grad(lambda row: ClippedExpBatched.apply(row, limit).sum()))(rows),
+    [[1.0, 2.718282, 0.0], [2.718282, 0.0, 0.0]],
+    label="vmap(grad), one gradient per row",
+)
+
+# %%
+# ``generate_vmap_rule = True`` lets ``vmap`` run ``forward``,
+# ``setup_context`` and ``backward`` as they are on batched tensors, which
+# works when they use only PyTorch operations, as ``ClippedExp`` does; a
+# ``vmap`` static method written by hand is the other way. With it, the
+# per-row gradients come out in one call: the second row has its tie at
+# :math:`x = l = 2`, where ``backward`` gives 0.
+#
 # %%
 # ``mark_dirty``: a Function that writes in place
 # -----------------------------------------------

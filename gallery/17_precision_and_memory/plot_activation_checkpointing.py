@@ -14,7 +14,8 @@ Gradients will be None", the error "When use_reentrant=True,
 torch.utils.checkpoint is incompatible with .grad()", and the warning
 "the use_reentrant parameter should be passed explicitly". It ends with
 dropout, whose mask the recomputation must replay, and with
-``save_on_cpu``.
+``save_on_cpu``, under which an in-place edit made after the forward pass
+raises no error.
 """
 
 # %%
@@ -273,17 +274,23 @@ plt.show()
 # -------------------------------------------
 # ``torch.autograd.graph.save_on_cpu`` keeps every saved tensor, but in CPU
 # memory, and copies it back to its device when backward reads it. Its
-# ``pack_hook`` can be called directly to see what it keeps:
-offload = torch.autograd.graph.save_on_cpu(pin_memory=True)
+# ``pack_hook`` can be called directly to see what it keeps, with the
+# default ``pin_memory=False`` and with ``pin_memory=True``:
+offload = torch.autograd.graph.save_on_cpu()
 home, packed = offload.pack_hook(data)
-if device.type == "cuda":
-    torch.cuda.synchronize()  # the copy to pinned memory is asynchronous
 check(home == data.device, True, label="home == data.device")
 check(packed.device.type, "cpu", label="packed.device.type")
-check(packed.data_ptr() != data.data_ptr(), True, label="packed is a copy")
+check(packed is data, device.type == "cpu", label="packed is data")
+
+pinned = torch.autograd.graph.save_on_cpu(pin_memory=True)
+home, packed = pinned.pack_hook(data)
+if device.type == "cuda":
+    torch.cuda.synchronize()  # the copy to pinned memory is asynchronous
+check(packed.device.type, "cpu", label="packed.device.type, pin_memory=True")
+check(packed.data_ptr() != data.data_ptr(), True, label="packed is a copy, pin_memory=True")
 # pinned whenever this PyTorch sees a CUDA device, whatever device the tensor is on
 check(packed.is_pinned(), torch.cuda.is_available(), label="packed.is_pinned()")
-check(torch.equal(offload.unpack_hook((home, packed)), data), True, label="unpacked equals data")
+check(torch.equal(pinned.unpack_hook((home, packed)), data), True, label="unpacked equals data")
 
 blocks.zero_grad(set_to_none=True)
 with offload:
@@ -291,14 +298,76 @@ with offload:
 check(difference(gradients(blocks), plain), 0.0, rtol=0.0, atol=1e-5, label="difference from plain")
 
 # %%
-# On a CPU runner, as here, there is nothing to move, yet with
-# ``pin_memory=True`` ``pack_hook`` still copies every saved tensor, and the
-# gradients are unchanged. Whether the copy is pinned depends on
+# With the default ``pin_memory=False``, ``pack_hook`` calls
+# ``tensor.cpu()``. On a GPU runner that is a copy into CPU memory; on a CPU
+# runner, as here, ``cpu()`` returns the very tensor it was given, so
+# nothing is copied and the graph keeps the tensor itself. With
+# ``pin_memory=True``, ``pack_hook`` always makes a new tensor and copies
+# into it, even from CPU memory. Whether that copy is pinned depends on
 # ``torch.cuda.is_available()``, not on the tensor's device (the check
 # compares with it): a CPU runner on a machine with a GPU makes pinned
 # copies of CPU tensors. On a GPU runner the copy to pinned memory is
 # asynchronous, which is why the code synchronises before reading it, and
-# GPU memory holds no saved tensor until backward copies it back.
+# GPU memory holds no saved tensor until backward copies it back. Either
+# way the gradients are those of the plain run.
+#
+# An edit after the forward pass
+# ------------------------------
+# ``save_on_cpu`` is a pair of saved-tensor hooks, and under such hooks
+# backward compares no versions (:ref:`detach_inplace_saved`). Without
+# them, doubling the network's input in place between the forward pass and
+# backward is refused, since the first ``Linear`` saved that input for its
+# weight's gradient:
+inputs = data.clone()
+loss = forward(blocks, inputs).pow(2).sum()
+inputs.mul_(2)
+with expect_error(
+    RuntimeError,
+    match=(
+        r"^one of the variables needed for gradient computation has been modified by an inplace "
+        r"operation: \[torch\.(cuda\.)?FloatTensor \[32, 16\]\] is at version 1; expected version 0 instead\."
+    ),
+):
+    loss.backward()
+
+blocks.zero_grad(set_to_none=True)
+inputs = data.clone()
+with offload:
+    loss = forward(blocks, inputs).pow(2).sum()
+inputs.mul_(2)
+loss.backward()
+edited = gradients(blocks)
+first = blocks[0][0].weight.numel()  # the first weight comes first in gradients()
+if device.type == "cuda":
+    # pack_hook copied the input to CPU memory; the edit does not reach the copy
+    check(difference(edited, plain), 0.0, rtol=0.0, atol=1e-5, label="difference from plain")
+else:
+    check(
+        difference(edited[:first], 2 * plain[:first]),
+        0.0,
+        rtol=0.0,
+        atol=1e-5,
+        label="first weight: difference from 2 * plain",
+    )
+    check(
+        difference(edited[first:], plain[first:]),
+        0.0,
+        rtol=0.0,
+        atol=1e-5,
+        label="other parameters: difference from plain",
+    )
+
+# %%
+# Under ``save_on_cpu`` the same edit raises nothing. On a CPU runner, as
+# here, the graph kept the input itself, so backward read the doubled
+# values: the first weight's gradient is twice the plain one, the other
+# gradients (computed from tensors nobody edited) are unchanged, and
+# nothing says that anything went wrong. A GPU runner runs the other
+# branch: there ``pack_hook`` copied the input into CPU memory during the
+# forward pass, the edit does not reach that copy, and every gradient is
+# the plain one. The same code thus gives different gradients on the two
+# runners, and neither raises.
+#
 # ``checkpoint`` trades compute for memory,
 # ``save_on_cpu`` trades transfers for it; :ref:`retain_graph_not_needed`
 # lists what common nodes save, and :ref:`mental_model` places saved tensors
