@@ -12,8 +12,10 @@ nothing but leaves ``Dropout`` dropping and ``BatchNorm`` updating its
 statistics. Then it freezes a layer with ``requires_grad_(False)``: the
 graph skips its parameters, their ``.grad`` stays ``None`` and optimizers
 leave them alone, except when ``.grad`` holds zeros from before the freeze.
-Last, it shows that ``no_grad()`` inside ``forward`` cuts more than the
-layer it wraps.
+Such a freeze leaves ``BatchNorm`` updating its statistics, and under
+``DistributedDataParallel`` a change of ``requires_grad`` after wrapping
+fails, silently one way and loudly the other. Last, it shows that
+``no_grad()`` inside ``forward`` cuts more than the layer it wraps.
 """
 
 # %%
@@ -27,7 +29,15 @@ import matplotlib.pyplot as plt
 import torch
 from torch import nn
 
-from autograd_notes import autograd_graph, check, draw_graph, draw_spread, runner_device, show_state
+from autograd_notes import (
+    autograd_graph,
+    check,
+    draw_graph,
+    draw_spread,
+    expect_error,
+    runner_device,
+    show_state,
+)
 
 # sphinx_gallery_thumbnail_number = 2
 device = runner_device()
@@ -206,6 +216,171 @@ for name, make in (
 # 0.8141. When freezing a
 # layer in the middle of training, set its gradients to ``None``
 # (``p.grad = None``) or call ``zero_grad()`` with its default.
+#
+# A frozen ``BatchNorm`` still updates its statistics
+# ---------------------------------------------------
+# ``requires_grad_(False)`` freezes parameters. The running mean and
+# variance of ``BatchNorm`` are not parameters but buffers, which its
+# forward pass updates in training mode without any gradient. Here a
+# classifier whose ``backbone``, a linear layer and a ``BatchNorm``, is
+# frozen, and whose last layer is not, keeps the backbone's output in
+# evaluation mode, then takes three training steps on the 16 samples of
+# ``x``:
+torch.manual_seed(0)
+backbone = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8)).to(device)
+classifier = nn.Sequential(backbone, nn.ReLU(), nn.Linear(8, 1)).to(device)
+backbone.requires_grad_(False)
+optimizer = torch.optim.SGD(classifier.parameters(), lr=0.1)
+bn = backbone[1]
+check(
+    [name for name, _ in bn.named_buffers()],
+    ["running_mean", "running_var", "num_batches_tracked"],
+    label="buffers",
+)
+
+
+def train_steps(steps):
+    """Take ``steps`` optimizer steps of ``classifier`` on ``x``."""
+    for _ in range(steps):
+        optimizer.zero_grad()
+        classifier(x).pow(2).mean().backward()
+        optimizer.step()
+
+
+with torch.no_grad():
+    evaluated = backbone.eval()(x)
+classifier.train()
+train_steps(3)
+with torch.no_grad():
+    features = backbone[0](x)
+check(bn.weight.grad, None, label="bn.weight.grad")
+check(bn.num_batches_tracked, 3, label="bn.num_batches_tracked")
+check(bn.running_mean, (1 - 0.9**3) * features.mean(0), label="bn.running_mean", atol=1e-5, rtol=1e-4)
+expected_var = (1 - 0.9**3) * features.var(0) + 0.9**3
+check(
+    torch.allclose(bn.running_var, expected_var, rtol=1e-4, atol=1e-5),
+    True,
+    label="bn.running_var as expected",
+)
+
+# %%
+# The frozen ``BatchNorm`` has no gradient, so the optimizer leaves its
+# weight and bias alone, yet it counted three batches. Its running mean
+# went from zeros to :math:`1 - 0.9^3 = 0.271` times the mean of its input
+# over the batch: with the default ``momentum`` of 0.1, each forward in
+# training mode moves the statistics a tenth of the way towards the
+# batch's. The running variance moved from ones towards the batch's
+# variance in the same way. A pretrained backbone frozen this way forgets
+# the statistics it was trained with, a little at every step, in favour of
+# those of the data it is fine-tuned on; meanwhile, in training mode, it
+# normalises each batch with that batch's own statistics.
+#
+# ``eval()`` on the frozen part stops the updates: ``BatchNorm`` then
+# normalises with the running statistics it has, and leaves them alone.
+# The first check below compares its output in evaluation mode with
+# ``evaluated``, from before the three steps. But ``train()`` on the whole
+# model, which training loops call at the start of every epoch, sets every
+# module back to training mode, the frozen ones included:
+backbone.eval()
+with torch.no_grad():
+    check(torch.allclose(backbone(x), evaluated), False, label="backbone(x) equal to evaluated")
+frozen_mean = bn.running_mean.clone()
+train_steps(3)
+check(torch.equal(bn.running_mean, frozen_mean), True, label="running_mean unchanged")
+check(bn.num_batches_tracked, 3, label="bn.num_batches_tracked after backbone.eval()")
+check(classifier[2].training, True, label="classifier[2].training")
+classifier.train()
+train_steps(1)
+check(bn.num_batches_tracked, 4, label="bn.num_batches_tracked after classifier.train()")
+
+# %%
+# Three steps had changed the frozen backbone's output in evaluation mode.
+# After ``backbone.eval()`` three more steps left the statistics as they
+# were, while the last layer stayed in training mode and kept learning:
+# ``eval()`` and ``train()`` set the flag of the module they are called on
+# and of its children, nothing else. One call to ``classifier.train()``
+# undid it, and the next step updated the statistics again. A loop that
+# freezes a part with ``BatchNorm`` calls ``eval()`` on that part after
+# every ``train()`` of the model (or overrides the model's ``train()`` to
+# do it). ``BatchNorm`` with ``track_running_stats=False`` has no running
+# statistics to protect, but always normalises with the batch's own.
+#
+# Freezing and unfreezing under ``DistributedDataParallel``
+# ---------------------------------------------------------
+# ``DistributedDataParallel`` (DDP) decides which gradients to all-reduce
+# across processes when it is built: it keeps the parameters that require
+# a gradient at that moment and attaches its all-reduce to them. Here a
+# process group of one process (``gloo``, an in-memory store) wraps a
+# network shaped like ``net``, its middle layer frozen, and a communication
+# hook names the parameters of every all-reduce. The middle layer is then
+# unfrozen and the network trained again, wrapped anew, and last frozen
+# again after wrapping:
+import torch.distributed as dist
+from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+from torch.nn.parallel import DistributedDataParallel
+
+torch.manual_seed(0)
+layers = nn.Sequential(nn.Linear(3, 2), nn.Tanh(), nn.Linear(2, 2), nn.Tanh(), nn.Linear(2, 1)).to(device)
+layers[2].requires_grad_(False)
+names = {parameter: name for name, parameter in layers.named_parameters()}
+dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+try:
+    reduced = []
+
+    def naming_hook(state, bucket):
+        reduced.extend(names[parameter] for parameter in bucket.parameters())
+        return default_hooks.allreduce_hook(None, bucket)
+
+    wrapped = DistributedDataParallel(layers)
+    wrapped.register_comm_hook(None, naming_hook)
+    for frozen in (True, False):
+        layers[2].requires_grad_(not frozen)
+        reduced.clear()
+        layers.zero_grad()
+        wrapped(inputs).pow(2).mean().backward()
+        check(
+            sorted(reduced),
+            ["0.bias", "0.weight", "4.bias", "4.weight"],
+            label=f"all-reduced, frozen={frozen}",
+        )
+    check(layers[2].weight.grad is None, False, label="layers[2].weight.grad is None")
+
+    wrapped = DistributedDataParallel(layers)
+    wrapped.register_comm_hook(None, naming_hook)
+    reduced.clear()
+    wrapped(inputs).pow(2).mean().backward()
+    check(len(reduced), 6, label="all-reduced after wrapping again")
+
+    layers[2].requires_grad_(False)
+    wrapped(inputs).pow(2).mean().backward()
+    with expect_error(
+        RuntimeError,
+        match=r"^Expected to have finished reduction in the prior iteration before starting a new one\.",
+    ):
+        wrapped(inputs)
+finally:
+    dist.destroy_process_group()
+
+# %%
+# Unfrozen after wrapping, ``layers[2]`` gets a gradient, but DDP never
+# all-reduces it: the hook saw the same four parameters before and after.
+# With one process nothing is lost. With several, each fed its own data,
+# each process would keep its own gradient for ``layers[2]``, the
+# optimizers would step the replicas of that layer apart, and nothing
+# would say so: DDP synchronises parameters only when it is built. Its documentation warns:
+# "This module assumes all parameters are registered in the model by the
+# time it is created. No parameters should be added nor removed later."
+# Changing ``requires_grad`` adds or removes a parameter as far as DDP is
+# concerned, since it builds its reducer "for all parameters that require
+# grads" (a comment in ``_build_params_for_reducer``, in
+# ``torch/nn/parallel/distributed.py``). Wrapping the model again, on every
+# process, after the change makes DDP all-reduce all six parameters (the
+# new wrapper also broadcasts the first process's parameters to the
+# others). The reverse change fails loudly instead: a parameter frozen
+# after wrapping never gets a gradient, DDP waits for it, and the next
+# forward raises the error that :ref:`dynamic_control_flow` explains. On a
+# GPU runner the same code runs with the network on the GPU (``gloo``
+# reduces CUDA tensors too), with the same names and the same error.
 #
 # ``no_grad()`` in ``forward`` cuts everything before it
 # ------------------------------------------------------

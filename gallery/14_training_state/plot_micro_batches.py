@@ -202,18 +202,41 @@ check(pair.abs(), [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]], label="normed[:2](inputs[:
 # Wrapped in ``DistributedDataParallel`` (DDP), a model all-reduces its
 # gradients across processes inside every ``backward()``. Accumulating over
 # ``k`` micro-batches would then communicate ``k`` times for one step;
-# ``with model.no_sync():`` around the first ``k - 1`` backward passes
-# skips the communication, and the last ``backward()`` outside it
-# all-reduces the accumulated sum once. Here a process group of one
-# process (``gloo``, started through a file in a temporary folder) counts
-# the all-reduces with a communication hook:
-import contextlib
+# ``with model.no_sync():`` skips the communication. But DDP decides
+# whether a ``backward()`` will all-reduce when the *forward* pass runs:
+# the forward and the backward of each of the first ``k - 1``
+# micro-batches go inside the context, and the last micro-batch, forward
+# and backward, outside it. Here a process group of one process (``gloo``,
+# started through a file in a temporary folder) counts the all-reduces
+# with a communication hook, for four uses of the context in the first
+# three micro-batches: not at all, around forward and backward, around
+# ``backward()`` only, and around the forward only:
 import tempfile
 from pathlib import Path
 
 import torch.distributed as dist
 from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.nn.parallel import DistributedDataParallel
+
+
+def micro_batch(wrapped, x, y, placement):
+    """One forward and backward, with ``no_sync()`` used as ``placement`` says."""
+    if placement == "around forward and backward":
+        with wrapped.no_sync():
+            loss = loss_fn(wrapped(x), y) / k
+            loss.backward()
+    elif placement == "around backward() only":
+        loss = loss_fn(wrapped(x), y) / k
+        with wrapped.no_sync():
+            loss.backward()
+    elif placement == "around the forward only":
+        with wrapped.no_sync():
+            loss = loss_fn(wrapped(x), y) / k
+        loss.backward()
+    else:
+        loss = loss_fn(wrapped(x), y) / k
+        loss.backward()
+
 
 folder = tempfile.TemporaryDirectory()
 dist.init_process_group("gloo", rank=0, world_size=1, init_method=Path(folder.name, "init").as_uri())
@@ -226,17 +249,21 @@ try:
         return default_hooks.allreduce_hook(None, bucket)
 
     wrapped.register_comm_hook(None, counting_hook)
-    for use_no_sync in (False, True):
+    expected = {
+        "not used": [1, 2, 3, 4],
+        "around forward and backward": [0, 0, 0, 1],
+        "around backward() only": [1, 2, 3, 4],
+        "around the forward only": [0, 0, 0, 1],
+    }
+    for placement, expected_counts in expected.items():
         all_reduces.clear()
         counts = []
         for i, (x, y) in enumerate(zip(inputs.chunk(k), targets.chunk(k), strict=True), start=1):
-            skip = use_no_sync and i < k
-            with wrapped.no_sync() if skip else contextlib.nullcontext():
-                (loss_fn(wrapped(x), y) / k).backward()
+            micro_batch(wrapped, x, y, placement if i < k else "not used")
             counts.append(len(all_reduces))
-        expected = [0, 0, 0, 1] if use_no_sync else [1, 2, 3, 4]
-        check(counts, expected, label=f"counts, use_no_sync={use_no_sync}")
-        check(grads(model), full, label="grads(model) (= full)", atol=1e-6, rtol=1e-5)
+        check(counts, expected_counts, label=f"all-reduces so far, no_sync() {placement}")
+        equal = torch.allclose(grads(model), full, rtol=1e-5, atol=1e-6)
+        check(equal, True, label="grads(model) equal to full")
         model.zero_grad()
 finally:
     dist.destroy_process_group()
@@ -244,18 +271,30 @@ finally:
 
 # %%
 # Without ``no_sync()`` each of the four ``backward()`` calls all-reduced
-# (the count goes 1, 2, 3, 4); with it, the first three added to ``.grad``
-# locally and only the fourth all-reduced. In both cases ``.grad`` holds the
-# full-batch gradient. With one process the all-reduce averages a single
-# gradient; with several, the average of the processes' accumulated sums is
-# the sum of the averages that an all-reduce at every micro-batch would
-# have given. Only the communication changes, which is the whole point of
-# ``no_sync()``. Scaling each loss by ``1 / k`` is still the
-# user's job. On a GPU runner the model and its gradients are on the GPU;
-# ``gloo`` accepts them, copies them to host memory for the all-reduce and
-# back (a real multi-GPU run would choose ``nccl``); the counts and the
-# checks are the same, and the printed gradients may differ in their last
-# digits.
+# (the count goes 1, 2, 3, 4). With forward and backward inside it, the
+# first three micro-batches added to ``.grad`` locally and only the fourth
+# all-reduced (0, 0, 0, 1). With only ``backward()`` inside, the count is
+# 1, 2, 3, 4 again, as if the context were not there: each forward, run
+# outside it, had already prepared DDP's reducer to all-reduce during the
+# next backward, and ``no_sync()`` only changes what the next forward
+# does. The last count confirms it: around the forward alone, the context
+# skips every all-reduce of the first three micro-batches, although their
+# ``backward()`` runs outside it. The documentation of ``no_sync()`` warns:
+# "The forward pass should be included inside the context manager, or else
+# gradients will still be synchronized." Nothing else does: the misplaced
+# context raises no error and no warning, and the gradients are right;
+# only the saving is lost.
+#
+# In every case ``.grad`` holds the full-batch gradient. With one process
+# the all-reduce averages a single gradient; with several, the average of
+# the processes' accumulated sums is the sum of the averages that an
+# all-reduce at every micro-batch would have given. Only the communication
+# changes, which is the whole point of ``no_sync()``. Scaling each loss by
+# ``1 / k`` is still the user's job. On a GPU runner the model and its
+# gradients are on the GPU; ``gloo`` accepts them, copies them to host
+# memory for the all-reduce and back (a real multi-GPU run would choose
+# ``nccl``); the counts and the checks are the same, and the printed
+# gradients may differ in their last digits.
 #
 # Sources
 # -------
