@@ -4,14 +4,15 @@
 Tensors on two devices
 ======================
 
-PyTorch never moves a tensor to another device behind your back: an
-operation that mixes a CUDA tensor with a CPU tensor is refused, in the
-forward pass and in ``backward(gradient)``. On a CPU runner every tensor is
-on the CPU, so such a bug stays hidden until the code meets a GPU. This
-example shows the refusal, its one exception (a 0-dim CPU tensor), how to
-check the rule without a GPU, and a related pitfall: ``.to(device)`` on a
-leaf returns the leaf itself on a CPU runner but a copy on a GPU runner, and
-the gradient then goes past the copy.
+An operation that mixes a CUDA tensor with a CPU tensor is refused, in the
+forward pass and in ``backward(gradient)``; PyTorch moves data between
+devices by itself only in a few places. On a CPU runner every tensor is on
+the CPU, so such a bug stays hidden until the code meets a GPU. This example
+shows the refusal, its exceptions (a 0-dim CPU tensor in an element-wise
+operation, CPU index tensors, ``copy_`` and assignment, a 0-dim gradient),
+how to check the rule without a GPU, and a related pitfall: ``.to(device)``
+on a leaf returns the leaf itself on a CPU runner but a copy on a GPU
+runner, and the gradient then goes past the copy.
 """
 
 # %%
@@ -95,10 +96,10 @@ check(
 #
 # The exception: a 0-dim CPU tensor
 # ---------------------------------
-# A 0-dim CPU tensor may be combined with a tensor on any device: it holds
-# one number, which is read on the host and handed to the kernel like a
-# Python number. A CPU tensor with one element but one dimension gets no such
-# exception.
+# In an element-wise operation, a 0-dim CPU tensor may be combined with a
+# tensor on any device: it holds one number, which is read on the host and
+# handed to the kernel like a Python number. A CPU tensor with one element
+# but one dimension gets no such exception.
 scale = torch.tensor(2.0)  # 0-dim, on the CPU
 scaled = weights * scale
 check(scaled.device.type == device.type, True, label="(weights * scale) is on the runner's device")
@@ -153,6 +154,76 @@ plt.show()
 # On a GPU runner the shapes show the rule: the ``[]`` of ``scale`` may meet
 # ``cuda:0``, the ``[1]`` of ``one_element`` may not.
 #
+# Where PyTorch moves data itself
+# -------------------------------
+# The 0-dim exception belongs to ``TensorIterator``, the machinery behind
+# element-wise operations, and a few other operations move a CPU tensor
+# too. Each line below runs on every runner; the check states what each
+# kind of runner must print (on a CPU runner everything is on the CPU).
+index = torch.tensor([0, 2])  # on the CPU
+
+
+def device_or_refusal(operation):
+    """Run ``operation``: the device type of its result, or "refused" for a device error."""
+    try:
+        return operation().device.type
+    except RuntimeError as error:
+        if str(error).startswith("Expected all tensors to be on the same device, but "):
+            return "refused"
+        raise
+
+
+def assigned(key, value):
+    """Assign ``value`` to ``target[key]`` in a new zero tensor on the runner's device; return it."""
+    target = torch.zeros(3, device=device)
+    target[key] = value
+    return target
+
+
+operations = {  # each operation, and what a GPU runner must print for it
+    "weights * scale": (lambda: weights * scale, "cuda"),
+    "weights[index]": (lambda: weights[index], "cuda"),
+    "target.copy_(inputs)": (lambda: torch.zeros(3, device=device).copy_(inputs), "cuda"),
+    "target[1:] = inputs[1:]": (lambda: assigned(slice(1, None), inputs[1:]), "cuda"),
+    "target[index] = scale": (lambda: assigned(index, scale), "cuda"),
+    "target[index] = inputs[:2]": (lambda: assigned(index, inputs[:2]), "refused"),
+    "weights.index_select(0, torch.tensor(0))": (lambda: weights.index_select(0, torch.tensor(0)), "refused"),
+    "torch.cat([weights, inputs])": (lambda: torch.cat([weights, inputs]), "refused"),
+    "torch.mm(weights[None], inputs[:, None])": (lambda: torch.mm(weights[None], inputs[:, None]), "refused"),
+}
+outcomes = {name: device_or_refusal(operation) for name, (operation, _) in operations.items()}
+documented = {name: on_gpu if cuda else "cpu" for name, (_, on_gpu) in operations.items()}
+check(outcomes, documented, label="where each result is, or refused")
+
+# %%
+# On a GPU runner the first five give a tensor on ``cuda``, and the last
+# four are refused with "Expected all tensors to be on the same device".
+# Advanced indexing moves CPU index tensors to the device of the indexed
+# tensor. ``copy_`` copies across devices by design, and an assignment
+# through a slice (``target[1:] = ...``) is a ``copy_``, whatever the
+# shape of the CPU value. An assignment through an index tensor
+# (``index_put_``) moves a 0-dim CPU value and refuses any other. Each of
+# these copies from host to device; except for ``copy_``, the code does not
+# say so.
+#
+# The 0-dim exception ends with element-wise operations. PyTorch's list of
+# operators (``native_functions.yaml``) marks those built on
+# ``TensorIterator`` with ``device_check: NoCheck   # TensorIterator``.
+# An operator without ``device_check: NoCheck`` gets a device check in its
+# generated CUDA wrapper, which compares all its tensor arguments and lets
+# no 0-dim tensor through. ``TensorIterator`` itself lets one 0-dim CPU
+# input through per binary operation (such as ``*`` and ``+``); a second is
+# refused with
+# "Trying to pass too many CPU scalars to non-CPU kernel!". So
+# ``index_select`` refuses a 0-dim CPU index, and ``cat`` and ``mm`` refuse
+# a CPU tensor of any shape; they do not take a 0-dim tensor at all, on any
+# device:
+with expect_error(RuntimeError, match=r"^zero-dimensional tensor \(at position 1\) cannot be concatenated$"):
+    torch.cat([inputs, scale])
+with expect_error(RuntimeError, match=r"^mat2 must be a matrix$"):
+    torch.mm(torch.ones(3, 3), scale)
+
+# %%
 # The same rule in ``backward(gradient)``
 # ---------------------------------------
 # The ``gradient`` passed to ``backward`` must be on the output's device.
@@ -277,6 +348,15 @@ check(model.weight.device.type, device.type, label="model.weight.device.type")
 # :ref:`pin_memory_empty` touches with ``pin_memory``. What it states about
 # PyTorch comes from its documentation and source, checked above: the
 # ``Tensor.to`` documentation (the tensor itself or a copy), the device check
-# of ``TensorIterator`` that lets one 0-dim CPU tensor through, and the
-# autograd engine's check of the gradients it is given, which moves a 0-dim
-# gradient and refuses any other.
+# of ``TensorIterator`` that lets one 0-dim CPU tensor through
+# (``TensorIteratorBase::compute_types`` in ``aten/src/ATen/TensorIterator.cpp``),
+# the ``device_check`` entries of ``aten/src/ATen/native/native_functions.yaml``
+# and the device check that ``torchgen`` generates from them, the move of CPU
+# index tensors and of a 0-dim value in
+# ``aten/src/ATen/native/TensorAdvancedIndexing.cpp`` (``make_info``,
+# ``_index_put_impl_``; PyTorch's ``test_cpu_indices`` and
+# ``test_invalid_device`` in ``test/test_indexing.py`` run the same cases on a
+# GPU), and the autograd engine's check of the gradients it is given, which
+# moves a 0-dim gradient and refuses any other. The outcomes documented for a
+# GPU runner come from those sources, and are checked when a GPU runner
+# builds this page.

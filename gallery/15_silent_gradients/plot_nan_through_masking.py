@@ -8,10 +8,12 @@ NaN gradients through a mask
 is NaN wherever the mask is false. This example shows where the NaN comes
 from (the backward of ``sqrt`` computes :math:`0/0`), the double
 ``where`` that avoids it, why masking by multiplication fails and indexing
-does not, why ``torch.nan_to_num`` on the output changes nothing, and how
-anomaly detection names the node with "Function 'SqrtBackward0' returned nan
-values in its 0th output". It ends with the values PyTorch uses as the
-gradient at kinks, at singular points and at ties.
+does not (at the price of a result whose shape depends on the data), why
+``torch.nan_to_num`` on the output changes nothing, and how anomaly detection
+names the node with "Function 'SqrtBackward0' returned nan values in its 0th
+output". It ends with the values PyTorch uses as the gradient at kinks, at
+singular points (where ``vector_norm`` protects the first derivative only)
+and at ties.
 """
 
 # %%
@@ -108,8 +110,49 @@ check(x.grad, [0.0, 0.0, 0.25], label="x.grad")
 # %%
 # Indexing is safe because the entries it drops never reach ``sqrt``, in
 # either pass: ``IndexBackward0`` writes zeros into the dropped entries,
-# and nothing multiplies them. Its output is shorter, though; the double
-# ``where`` keeps the shape.
+# and nothing multiplies them. Its output is shorter, though, and how much
+# shorter depends on the values in ``mask``.
+#
+# A shape that depends on the data
+# --------------------------------
+# To index with a boolean mask, PyTorch first lists the positions of its
+# true entries (``nonzero``), and only then knows the size of the result.
+# ``torch._dynamo.explain`` traces a function as ``torch.compile`` would
+# and counts the graphs:
+
+
+def masked_root(t):
+    return t[t > 0].sqrt().sum()
+
+
+def double_where_root(t):
+    positive = t > 0
+    return torch.where(positive, torch.where(positive, t, 1).sqrt(), 0).sum()
+
+
+explained = torch._dynamo.explain(masked_root)(x.detach())
+check(explained.graph_count, 2, label="masked_root: graph_count")
+check(explained.graph_break_count, 1, label="masked_root: graph_break_count")
+reason = explained.break_reasons[0].reason
+check(reason.splitlines()[0], "Dynamic shape operator", label="reason")
+check("aten.nonzero.default" in reason, True, label="the reason names aten.nonzero.default")
+explained = torch._dynamo.explain(double_where_root)(x.detach())
+check(explained.graph_count, 1, label="double_where_root: graph_count")
+check(explained.graph_break_count, 0, label="double_where_root: graph_break_count")
+
+# %%
+# The indexed version is split in two graphs at ``nonzero``, whose output
+# shape "depends on input Tensor data"; the double ``where`` compiles into
+# one graph, since every shape in it is the shape of ``t``. (Dynamo can
+# trace such operators with
+# ``torch._dynamo.config.capture_dynamic_output_shape_ops = True``, which
+# its hint names; the size then becomes a symbol that later code must
+# handle.) On a GPU runner the count of true entries is made on the GPU
+# and copied to the host before the result can be allocated: the
+# documentation of ``torch.nonzero`` states that on CUDA it "causes
+# host-device synchronization", so the Python thread waits there for every
+# kernel queued before it. The double ``where`` keeps the shape, needs no
+# count, and queues its kernels without waiting.
 #
 # ``torch.nan_to_num`` on the output changes nothing
 # ---------------------------------------------------
@@ -197,8 +240,8 @@ plt.show()
 # 0 at 0. None of this is NaN, but a parameter sitting exactly on a kink (a ``relu`` input
 # initialised at 0, a value clamped to its bound) gets whichever value its function chose.
 #
-# Singular points and ties
-# ------------------------
+# Singular points
+# ---------------
 # The square root has an infinite slope at 0, whichever way it is written.
 # A norm is not differentiable at the zero vector either; ``vector_norm``
 # returns 0 there, while the same norm written by hand gives NaN.
@@ -224,7 +267,46 @@ check(zero.grad.isnan().tolist(), [True, True], label="(zero**2).sum().sqrt(): z
 # ``PowBackward0`` multiplies it by the derivative of the square,
 # :math:`2x = 0`: :math:`0 \cdot \infty` again. ``vector_norm`` has its own
 # backward formula, which returns 0 at the zero vector; ``torch.norm`` calls
-# it (its node is ``LinalgVectorNormBackward0``). When several
+# it (its node is ``LinalgVectorNormBackward0``).
+#
+# That protection covers the first derivative only. A second derivative
+# (``create_graph=True``: a gradient penalty, a Hessian) differentiates the
+# backward formula itself, and at the zero vector that gives NaN:
+(first,) = torch.autograd.grad(torch.linalg.vector_norm(zero), zero, create_graph=True)
+check(first, [0.0, 0.0], label="first derivative")
+check(first.grad_fn, "MulBackward0", label="first.grad_fn")
+(second,) = torch.autograd.grad(first.sum(), zero)
+check(second.isnan().tolist(), [True, True], label="second derivative: isnan()")
+hessian = torch.autograd.functional.hessian(torch.linalg.vector_norm, torch.zeros(2, device=device))
+check(
+    hessian.isnan().tolist(), [[True, True], [True, True]], label="the Hessian of vector_norm at 0: isnan()"
+)
+
+
+def safe_norm(t):
+    squares = (t**2).sum()
+    positive = squares > 0
+    return torch.where(positive, torch.where(positive, squares, 1).sqrt(), 0)
+
+
+check(
+    torch.autograd.functional.hessian(safe_norm, torch.zeros(2, device=device)),
+    [[0.0, 0.0], [0.0, 0.0]],
+    label="the Hessian of the double-where norm at 0",
+)
+
+# %%
+# The backward formula of the 2-norm is ``grad * (x / norm)`` with the
+# entries where ``norm == 0`` then filled with 0: the single ``where`` of
+# the first section, applied after a division by zero. Differentiated
+# again, the fill sends 0 to those entries and the division turns it into
+# :math:`0/0`. A norm written with the double ``where`` has a finite
+# Hessian at 0 (0 there), and the same values and first derivative as
+# ``vector_norm`` elsewhere.
+#
+# Ties
+# ----
+# When several
 # entries share the maximum, ``torch.max(v)`` and ``v.amax()`` split the
 # gradient evenly between them, while ``v.max(dim=0)``, which returns an
 # index, gives all of it to the entry at that index.
@@ -251,5 +333,8 @@ plt.show()
 # Sources
 # -------
 # This example rebuilds no claim of the source documents (:ref:`sources`);
-# the NaNs, the messages and the gradients at kinks are checked on the
-# runner that built this page.
+# the NaNs, the messages, the graph counts and the gradients at kinks are
+# checked on the runner that built this page. The synchronisation on a GPU
+# is stated by the documentation of ``torch.nonzero``; the backward formula
+# of the norm is ``norm_backward`` in PyTorch's
+# ``torch/csrc/autograd/FunctionsManual.cpp``.

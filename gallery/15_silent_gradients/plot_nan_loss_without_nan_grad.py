@@ -1,0 +1,204 @@
+"""
+.. _nan_loss_without_nan_grad:
+
+NaN losses and NaN gradients
+============================
+
+A NaN in the loss and a NaN in the gradient are two different events, and
+one can happen without the other. ``F.cross_entropy`` over a batch whose
+every target is ``ignore_index`` returns NaN, yet its gradient is exactly
+zero; ``std()`` of a single element returns NaN with the warning "std():
+degrees of freedom is <= 0", and its gradient is NaN as well; a distance
+written with ``sqrt`` returns a clean 0 for two equal points and a NaN
+gradient. This example checks each case, what anomaly detection says about
+it, and a fix for each.
+"""
+
+# %%
+# Every target ignored: a NaN loss, a zero gradient
+# -------------------------------------------------
+# Targets equal to ``ignore_index`` (-100 by default) mark positions that
+# do not count, such as padding in a sequence. In this batch of two, both
+# are padding.
+import math
+import warnings
+
+import matplotlib.pyplot as plt
+import torch
+from torch.nn import functional as F  # noqa: N812 - the usual name
+
+from autograd_notes import check, draw_tensors, expect_error, expect_warning, runner_device
+
+# sphinx_gallery_thumbnail_number = 1
+device = runner_device()
+
+logits = torch.tensor([[1.0, 2.0, 0.5], [0.3, -1.0, 2.0]], device=device, requires_grad=True)
+target = torch.tensor([-100, -100], device=device)
+ce_loss = F.cross_entropy(logits, target)
+check(ce_loss.isnan().item(), True, label="ce_loss.isnan()")
+check(ce_loss.grad_fn, "NllLossBackward0", label="ce_loss.grad_fn")
+ce_loss.backward()
+check(logits.grad, [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]], label="logits.grad")
+ce_grad = logits.grad
+
+# %%
+# With the default ``reduction="mean"``, the loss is the sum of the losses
+# of the targets that count divided by how many count (their total weight,
+# with ``weight=``). No target counts: :math:`0/0`, NaN. The backward pass
+# (``NllLossBackward0``) writes a gradient only at the positions whose
+# target counts, and there are none, so ``logits.grad`` is exactly zero: an
+# optimizer step with it changes nothing that the gradient drives (weight
+# decay and momentum still move the weights, as after any batch).
+#
+# The NaN is in what the loop sees, though: a loop that stops or skips on
+# ``loss.isnan()`` reacts to a batch that is harmless, and a logged average
+# of ``loss.item()`` stays NaN from this batch on.
+logged = [0.71, ce_loss.item(), 0.52]
+check(math.isnan(sum(logged) / len(logged)), True, label="the average of the logged losses is NaN")
+
+# %%
+# A loss that stays a number sums the losses and divides by the count of
+# targets that count, at least 1. It gives the mean whenever one target
+# counts, and 0 with a zero gradient when none does.
+logits.grad = None
+counted = (target != -100).sum().clamp(min=1)
+safe_loss = F.cross_entropy(logits, target, reduction="sum") / counted
+check(safe_loss, 0.0, label="safe_loss")
+safe_loss.backward()
+check(logits.grad, [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]], label="logits.grad")
+
+one_counts = torch.tensor([-100, 2], device=device)
+check(
+    F.cross_entropy(logits, one_counts, reduction="sum") / (one_counts != -100).sum().clamp(min=1),
+    F.cross_entropy(logits, one_counts),
+    label="the same as the mean when one target counts",
+)
+
+# %%
+# The standard deviation of one element: NaN in both
+# ---------------------------------------------------
+# Normalising by the spread of a batch, ``(x - x.mean()) / x.std()``, is
+# common; the last batch of an epoch can hold a single sample. ``std()`` of
+# one element warns and returns NaN:
+w = torch.tensor([3.0], device=device, requires_grad=True)
+with expect_warning(UserWarning, match=r"^std\(\): degrees of freedom is <= 0\."):
+    std_loss = w.std()
+check(std_loss.isnan().item(), True, label="std_loss.isnan()")
+check(std_loss.grad_fn, "StdBackward0", label="std_loss.grad_fn")
+std_loss.backward()
+check(w.grad.isnan().tolist(), [True], label="w.grad.isnan()")
+std_grad = w.grad
+
+# %%
+# By default ``std`` applies Bessel's correction: it divides the sum of
+# squared deviations by :math:`N - 1`, here 0, so the result is
+# :math:`0 \cdot \infty`, NaN. The warning comes once, in the forward pass;
+# the backward pass (``StdBackward0``) divides by the same zero and returns
+# NaN without a warning. Unlike the previous case, this NaN reaches the
+# weights at the next optimizer step. With ``correction=0`` the division
+# is by :math:`N = 1`: the standard deviation is 0, and its gradient is 0.
+w.grad = None
+population = w.std(correction=0)
+check(population, 0.0, label="w.std(correction=0)")
+population.backward()
+check(w.grad, [0.0], label="w.grad")
+
+# %%
+# ``correction=0`` changes the result for every batch, not only the small
+# ones; ``drop_last=True`` in the ``DataLoader``, or a check of the batch
+# size before normalising, keeps batches of one out instead.
+#
+# The reverse: a finite loss, a NaN gradient
+# ------------------------------------------
+# A distance written by hand, the square root of a sum of squares, is 0
+# for two equal points, a clean loss. Its gradient there is NaN;
+# ``torch.linalg.vector_norm`` returns 0 instead.
+p = torch.tensor([1.0, 2.0], device=device, requires_grad=True)
+anchor = torch.tensor([1.0, 2.0], device=device)
+dist = ((p - anchor) ** 2).sum().sqrt()
+check(dist, 0.0, label="dist")
+dist.backward()
+check(p.grad.isnan().tolist(), [True, True], label="p.grad.isnan()")
+p_grad = p.grad
+
+p.grad = None
+torch.linalg.vector_norm(p - anchor).backward()
+check(p.grad, [0.0, 0.0], label="p.grad with vector_norm")
+
+# %%
+# ``SqrtBackward0`` divides by twice its output, 0, and the gradient of the
+# square multiplies the resulting :math:`\infty` by 0. :ref:`nan_through_masking`
+# shows this product in detail, and that ``vector_norm``'s protection
+# holds for the first derivative only. Here are the three losses and the
+# gradients they sent back:
+draw_tensors(
+    {
+        "ce_loss": ce_loss,
+        "logits.grad": ce_grad,
+        "std_loss": std_loss,
+        "w.grad": std_grad,
+        "dist": dist,
+        "p.grad": p_grad,
+    },
+)
+plt.show()
+
+# %%
+# Six tensors, each in its own memory. ``ce_loss`` (``NllLossBackward0``,
+# shape ``[]``) holds ``nan``, and ``logits.grad`` (``[2, 3]``) holds six
+# zeros. ``std_loss`` (``StdBackward0``, ``[]``) holds ``nan``, and
+# ``w.grad`` (``[1]``) holds ``nan``. ``dist`` (``SqrtBackward0``, ``[]``)
+# holds ``0.``, and ``p.grad`` (``[2]``) holds ``nan nan``. NaN in the
+# first pair only in the loss, in the second in both, in the third only in
+# the gradient.
+#
+# What anomaly detection sees
+# ---------------------------
+# ``torch.autograd.detect_anomaly()`` (:ref:`anomaly_detection`) checks the
+# output of every backward node for NaN, not the loss. The ignored batch
+# passes; the one-element ``std`` stops the backward pass at its node. As in
+# :ref:`nan_through_masking`, the node's warning carries the forward
+# traceback with the paths of the machine that ran it, so only its first
+# line is checked.
+with expect_warning(UserWarning, match=r"^Anomaly Detection has been enabled\."):
+    anomaly_mode = torch.autograd.detect_anomaly()
+
+logits.grad = None
+with anomaly_mode:
+    F.cross_entropy(logits, target).backward()
+check(logits.grad, [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]], label="logits.grad under anomaly detection")
+
+w.grad = None
+with anomaly_mode:
+    with expect_warning(UserWarning, match=r"^std\(\): degrees of freedom is <= 0\."):
+        std_loss = w.std()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with expect_error(
+            RuntimeError, match=r"^Function 'StdBackward0' returned nan values in its 0th output\.$"
+        ):
+            std_loss.backward()
+check(
+    str(caught[0].message).splitlines()[0],
+    "Error detected in StdBackward0. Traceback of forward call that caused the error:",
+    label="first line of the warning",
+)
+check(w.grad, None, label="w.grad")
+
+# %%
+# Anomaly detection is silent about the first case because its gradient
+# has no NaN, and it names ``StdBackward0`` in the second, before any
+# gradient is written. A check of the loss alone mixes up the two: it flags
+# the harmless batch and the harmful one alike, and it misses the third
+# case, whose loss is a clean 0. Checking the gradients (for example
+# ``torch.isfinite(p.grad).all()`` for each parameter before the optimizer
+# step) catches what reaches the weights.
+#
+# Sources
+# -------
+# This example rebuilds no claim of the source documents (:ref:`sources`).
+# What it states about PyTorch comes from its documentation, checked
+# above: the ``torch.nn.CrossEntropyLoss`` documentation (with
+# ``reduction="mean"``, the weighted mean over the targets that are not
+# ``ignore_index``) and the ``torch.std`` documentation (the division by
+# :math:`\max(0, N - \text{correction})`).
