@@ -10,8 +10,9 @@ computes the other product, Jv, a combination of its *columns*, with
 ``torch.autograd.forward_ad`` or ``torch.func.jvp``. This example computes
 both products of one small function and checks them against the full
 Jacobian, shows that ``jacfwd`` and ``jacrev`` build the same matrix with
-different numbers of passes, and computes per-sample gradients of a model
-with ``vmap`` and ``grad``.
+different numbers of passes, computes per-sample gradients of a model
+with ``vmap`` and ``grad``, and checks the two layers that stop them:
+``BatchNorm`` in training mode and dropout without a ``randomness`` flag.
 """
 
 # %%
@@ -30,7 +31,7 @@ from torch.autograd import forward_ad
 from torch.autograd.functional import jacobian
 from torch.func import functional_call, grad, jacfwd, jacrev, jvp, vmap
 
-from autograd_notes import check, draw_matrix, draw_series, expect_warning, runner_device
+from autograd_notes import check, draw_matrix, draw_series, expect_error, expect_warning, runner_device
 
 # sphinx_gallery_thumbnail_number = 1
 device = runner_device()
@@ -290,6 +291,109 @@ plt.show()
 # above). A backward pass on the batch's mean loss gives only the mean of
 # each column, in which samples whose gradients point in opposite
 # directions cancel out; per-sample methods need the rows themselves.
+#
+# BatchNorm and dropout under ``vmap``
+# ------------------------------------
+# ``vmap`` runs ``sample_loss`` as if on one sample at a time, so inside it
+# every sample is a batch of one. A ``BatchNorm1d`` in training mode
+# normalises with the statistics of the batch it sees, and it fails before
+# it normalises anything: its forward first adds 1 to its
+# ``num_batches_tracked`` buffer in place, and that buffer is a tensor
+# captured from outside the function that ``grad`` differentiates, which
+# ``grad`` does not allow to be changed:
+torch.manual_seed(0)
+normed = nn.Sequential(nn.Linear(3, 2), nn.BatchNorm1d(2), nn.Linear(2, 1)).to(device)
+normed_params = {name: p.detach() for name, p in normed.named_parameters()}
+
+
+def normed_loss(params, sample, target):
+    prediction = functional_call(normed, params, (sample.unsqueeze(0),))
+    return (prediction.squeeze() - target) ** 2
+
+
+per_sample_normed = vmap(grad(normed_loss), in_dims=(None, 0, 0))
+with expect_error(
+    RuntimeError,
+    match=r"^During a grad \(vjp, jvp, grad, etc\) transform, the function provided attempted to call "
+    r"in-place operation \(aten::add_\.Tensor\) that would mutate a captured Tensor\. ",
+):
+    per_sample_normed(normed_params, inputs, targets)
+check(normed[1].num_batches_tracked, 0, label="num_batches_tracked after the error")
+
+# %%
+# ``torch.func.replace_all_batch_norm_modules_`` stops the module from
+# tracking running statistics, in place, so nothing is mutated any more.
+# The next obstacle is the batch of one itself: with a single value per
+# channel there is no batch statistic to compute, and ``BatchNorm1d``
+# refuses. That is the real problem: in training mode a sample's output
+# depends on the other samples of its batch, so a per-sample gradient is not
+# defined at all.
+from torch.func import replace_all_batch_norm_modules_
+
+replace_all_batch_norm_modules_(normed)
+check(normed[1].running_mean, None, label="normed[1].running_mean after replace_all_batch_norm_modules_")
+with expect_error(
+    ValueError,
+    match=r"^Expected more than 1 value per channel when training, got input size torch\.Size\(\[1, 2\]\)$",
+):
+    per_sample_normed(normed_params, inputs, targets)
+
+# %%
+# The usual way out is evaluation mode: ``BatchNorm`` then normalises with
+# fixed running statistics, each sample's output depends on that sample
+# alone, and ``vmap`` gives the same gradients as a loop of one backward
+# pass per sample. (A model trained with per-sample gradients, as in
+# differentially private training, replaces ``BatchNorm`` with
+# ``GroupNorm`` or ``LayerNorm``, which use no batch statistics.)
+torch.manual_seed(0)
+normed = nn.Sequential(nn.Linear(3, 2), nn.BatchNorm1d(2), nn.Linear(2, 1)).to(device).eval()
+normed_params = {name: p.detach() for name, p in normed.named_parameters()}
+per_sample_eval = vmap(grad(normed_loss), in_dims=(None, 0, 0))(normed_params, inputs, targets)
+looped = []
+for sample, target in zip(inputs, targets, strict=True):
+    normed.zero_grad()
+    ((normed(sample.unsqueeze(0)).squeeze() - target) ** 2).backward()
+    looped.append(normed[0].weight.grad.clone())
+check(per_sample_eval["0.weight"], torch.stack(looped), label="eval mode: vmap(grad) vs loop, 0.weight")
+
+# %%
+# Dropout draws a random mask, and ``vmap`` refuses random operations
+# unless it is told whether the samples share one draw
+# (``randomness="same"``) or each gets its own (``randomness="different"``,
+# what a batch would get):
+torch.manual_seed(0)
+dropped = nn.Sequential(nn.Linear(3, 8), nn.Dropout(0.5), nn.Linear(8, 1)).to(device)
+dropped_params = {name: p.detach() for name, p in dropped.named_parameters()}
+
+
+def dropped_loss(params, sample, target):
+    prediction = functional_call(dropped, params, (sample.unsqueeze(0),))
+    return (prediction.squeeze() - target) ** 2
+
+
+with expect_error(
+    RuntimeError,
+    match=r"^vmap: called random operation while in randomness error mode\. Please either use the 'same' "
+    r"or 'different' randomness flags on vmap or perform the randomness operation out of vmap$",
+):
+    vmap(grad(dropped_loss), in_dims=(None, 0, 0))(dropped_params, inputs, targets)
+
+masks = {}
+for randomness in ("same", "different"):
+    gradients = vmap(grad(dropped_loss), in_dims=(None, 0, 0), randomness=randomness)(
+        dropped_params, inputs, targets
+    )
+    masks[randomness] = gradients["2.weight"].squeeze(1) != 0  # [4 samples, 8 hidden units]
+for randomness, one_mask in (("same", True), ("different", False)):
+    same_as_first = bool((masks[randomness] == masks[randomness][0]).all())
+    check(same_as_first, one_mask, label=f'randomness="{randomness}": every sample has sample 0\'s mask')
+
+# %%
+# The gradient of the last layer's weight is zero exactly where dropout
+# dropped a hidden unit, so its non-zero pattern is the sample's mask: one
+# pattern for all four samples with ``"same"``, four patterns with
+# ``"different"``. In evaluation mode dropout draws nothing and ``vmap``
+# needs no flag.
 #
 # Sources
 # -------

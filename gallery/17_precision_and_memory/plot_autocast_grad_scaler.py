@@ -7,7 +7,9 @@ Autocast and gradient scaling
 ``torch.autocast`` runs some operations in a 16-bit float type and leaves
 the others in float32; ``torch.amp.GradScaler`` multiplies the loss before
 ``backward()`` so that small float16 gradients do not round to zero. This
-example checks which dtype each step of a small forward pass gets, what
+example checks which 16-bit type each device uses by default, which dtype
+each step of a small forward pass gets, why a float16 gradient needs the
+scale and a bfloat16 one does not, what
 autograd saves and what lands in ``.grad``, then follows the scaler
 through one training step: the scaled gradients, ``unscale_()`` before
 clipping, a step that is skipped because a gradient is ``inf``, and the
@@ -22,9 +24,11 @@ update().``
 # looks up its name in per-device lists: matrix products such as ``linear``
 # run in the low-precision type, losses such as ``mse_loss`` run in
 # float32, and operations on neither list, such as ``relu``, run in the
-# dtype of their inputs. This page uses bfloat16 on the CPU runner and
-# float16 on a GPU runner, the usual choice on each. The parameters
-# themselves stay float32.
+# dtype of their inputs. Without ``dtype=``, autocast uses each device's
+# default, which ``torch.get_autocast_dtype`` returns: float16 for CUDA,
+# bfloat16 for the CPU. This page uses those defaults, bfloat16 on the CPU
+# runner and float16 on a GPU runner. The parameters themselves stay
+# float32.
 import matplotlib.pyplot as plt
 import torch
 from torch import nn
@@ -41,7 +45,9 @@ from autograd_notes import (
 # sphinx_gallery_thumbnail_number = 1
 device = runner_device()
 
-low = torch.float16 if device.type == "cuda" else torch.bfloat16
+check(torch.get_autocast_dtype("cuda"), torch.float16, label='torch.get_autocast_dtype("cuda")')
+check(torch.get_autocast_dtype("cpu"), torch.bfloat16, label='torch.get_autocast_dtype("cpu")')
+low = torch.get_autocast_dtype(device.type)
 print(f"low-precision dtype on this runner: {low}")
 
 torch.manual_seed(0)
@@ -137,10 +143,51 @@ check(saved_without_autocast.data_ptr() == x.data_ptr(), True, label="without au
 # gradient that rounds to zero no longer updates anything. Multiplying
 # the loss by :math:`2^{16}` multiplies every gradient by the same factor
 # (backward is linear in it), which moves them into range. bfloat16 has the
-# 8 exponent bits of float32 and does not need this.
+# 8 exponent bits of float32 (its smallest normal value is about
+# :math:`1.2 \cdot 10^{-38}`, as for float32) and does not need this.
 small = torch.tensor([1e-8, 1e-8 * 2**16], device=device)
 check(small.to(torch.float16), [0.0, 6.556e-4], label="small.to(torch.float16)", rtol=1e-3, atol=0.0)
 check(small.to(torch.bfloat16)[0].item(), 1e-8, label="small.to(torch.bfloat16)[0]", rtol=1e-2, atol=0.0)
+bf16, f16, f32 = torch.finfo(torch.bfloat16), torch.finfo(torch.float16), torch.finfo(torch.float32)
+check(bf16.tiny == f32.tiny, True, label="smallest normal value: bfloat16 == float32")
+check(
+    (bf16.eps, f16.eps), (2.0**-7, 2.0**-10), label="eps of bfloat16 and float16 (8 and 11 significant bits)"
+)
+
+# %%
+# The same happens to a gradient inside backward. ``tiny_gradient`` casts a
+# float32 leaf to a 16-bit type, as autocast does before a matrix product,
+# multiplies it by :math:`10^{-4}` there, and returns to float32 for a loss
+# that multiplies by :math:`10^{-4}` again. The gradient that reaches the
+# 16-bit product is :math:`10^{-4}`, and the one it passes back to the leaf
+# is :math:`10^{-8}`, computed in the 16-bit type. ``scale`` multiplies the
+# loss as ``GradScaler`` does, and the leaf's gradient is divided by it
+# afterwards, as ``unscale_()`` does:
+
+
+def tiny_gradient(dtype, scale):
+    leaf = torch.ones(2, device=device, requires_grad=True)
+    product = leaf.to(dtype) * 1e-4
+    loss = (product.float() * 1e-4).sum()
+    (loss * scale).backward()
+    return leaf.grad / scale
+
+
+check(tiny_gradient(torch.float16, 1.0), [0.0, 0.0], label="float16, no scale")
+check(tiny_gradient(torch.float16, 2.0**16), [1e-8, 1e-8], label="float16, scale 2**16", rtol=1e-2, atol=0.0)
+check(tiny_gradient(torch.bfloat16, 1.0), [1e-8, 1e-8], label="bfloat16, no scale", rtol=1e-2, atol=0.0)
+
+# %%
+# In float16 the gradient :math:`10^{-8}` becomes exactly 0: the leaf would
+# never move. Scaled by :math:`2^{16}`, the same product gives
+# :math:`6.6 \cdot 10^{-4}`, well inside float16's range, and unscaling in
+# float32 recovers :math:`10^{-8}` to about three digits. bfloat16 keeps
+# :math:`10^{-8}` without any scale, with fewer digits (8 significant bits
+# against float16's 11). That is why ``GradScaler`` belongs with float16,
+# CUDA's default. GPUs from the Ampere generation on (A100, RTX 30 series
+# and newer) run bfloat16 as fast as float16, and bfloat16 training there
+# commonly runs without a scaler, trading the underflow for coarser
+# rounding; on the CPU, bfloat16 is the default anyway.
 
 # %%
 # ``GradScaler`` multiplies the loss

@@ -269,6 +269,22 @@ for handle in handles:
 # leaf's ``.grad``; a hook on the leaf runs just before it, at every
 # ``backward()``.
 #
+# Sharded parameters
+# ------------------
+# Everything above assumes that each process holds whole gradients. Under
+# FSDP each process holds only a shard of them, and the norm of a shard is
+# not the norm of the gradient. With ``FullyShardedDataParallel`` (FSDP1),
+# ``torch.nn.utils.clip_grad_norm_(model.parameters(), ...)`` sees the local
+# flat shards only: every process computes the norm of its own shard,
+# smaller than the gradient's, and scales its shard by its own factor. Call the root FSDP module's own
+# ``model.clip_grad_norm_(max_norm)`` instead, on every process: it
+# combines the local norms across processes into the global one (a
+# non-root FSDP module refuses). With ``fully_shard`` (FSDP2) the
+# gradients are ``DTensor`` objects, and ``torch.nn.utils.clip_grad_norm_``
+# itself returns the global norm, as a ``DTensor``; only code that takes
+# the local tensors out first (``.to_local()``) falls back into the trap.
+# :ref:`sharded_gradients` checks both.
+#
 # Sources
 # -------
 # This example rebuilds no claim of the source documents (:ref:`sources`);
