@@ -1,0 +1,214 @@
+"""
+.. _optimizer_never_sees:
+
+Parameters the optimizer never sees
+===================================
+
+An optimizer holds the parameter tensors it was given when it was built,
+not the model. A layer replaced or added afterwards gets gradients and
+never moves, and nothing says so. This example replaces a model's last
+layer after building its optimizer, watches the new weights keep their
+values through the training steps, and fixes it with ``add_param_group``
+or with an optimizer built after the model is final. Then it breaks a
+weight tie by re-creating the embedding, which turns one tensor into two.
+"""
+
+# %%
+# A layer replaced after the optimizer
+# ------------------------------------
+# A two-layer model and its optimizer. Then the last layer is replaced by
+# one with three outputs, as for a new task with three classes, and the
+# model trains for three steps:
+import matplotlib.pyplot as plt
+import torch
+from torch import nn
+
+from autograd_notes import check, draw_series, expect_error, runner_device
+
+# sphinx_gallery_thumbnail_number = 1
+device = runner_device()
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2)).to(device)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model[2] = nn.Linear(8, 3).to(device)  # after the optimizer was built
+
+inputs = torch.randn(16, 4).to(device)  # drawn on the CPU: the same numbers on every runner
+targets = torch.randint(0, 3, (16,)).to(device)
+start = {
+    name: model[i].weight.detach().clone() for name, i in (("model[0].weight", 0), ("model[2].weight", 2))
+}
+moved = {name: [0.0] for name in start}  # how far each weight is from its start, after each step
+
+
+def train(steps):
+    """Take ``steps`` steps of ``optimizer`` and note how far each weight has moved."""
+    for _ in range(steps):
+        optimizer.zero_grad()
+        nn.functional.cross_entropy(model(inputs), targets).backward()
+        optimizer.step()
+        for name, i in (("model[0].weight", 0), ("model[2].weight", 2)):
+            moved[name].append(round((model[i].weight - start[name]).norm().item(), 4))
+
+
+train(3)
+check(moved["model[0].weight"][-1] > 0, True, label="model[0].weight moved")
+check(torch.equal(model[2].weight, start["model[2].weight"]), True, label="model[2].weight unchanged")
+check(model[2].weight.grad is None, False, label="model[2].weight.grad is None")
+
+# %%
+# No error, no warning. The new layer is in the model, takes part in the
+# forward pass and receives gradients, but the optimizer does not know it:
+# it still holds the four tensors of the model it was given, the old last
+# layer included.
+held = [p for group in optimizer.param_groups for p in group["params"]]
+check(
+    [str(list(p.shape)) for p in held],
+    ["[8, 4]", "[8]", "[2, 8]", "[2]"],
+    label="shapes held by the optimizer",
+)
+missing = [name for name, p in model.named_parameters() if not any(p is q for q in held)]
+check(missing, ["2.weight", "2.bias"], label="model parameters the optimizer does not hold")
+
+# %%
+# The old layer's tensors get no gradient any more, and an optimizer skips
+# a parameter whose ``.grad`` is ``None`` (:ref:`zero_grad_none`): they
+# stay in the optimizer, with whatever state it keeps for them, and are
+# never updated. The list comparison above is a check worth running after
+# building an optimizer.
+#
+# ``optimizer.zero_grad()`` clears only the gradients the optimizer holds.
+# The new layer's ``.grad`` is never cleared, and every backward pass adds
+# to it: it holds the sum of the three passes so far. One more
+# ``zero_grad()`` and backward pass adds a fourth:
+held_grad = model[2].weight.grad.clone()
+optimizer.zero_grad()
+loss = nn.functional.cross_entropy(model(inputs), targets)
+(fresh,) = torch.autograd.grad(loss, model[2].weight, retain_graph=True)
+loss.backward()
+difference = model[2].weight.grad - (held_grad + fresh)
+check(difference.abs().max().item(), 0.0, label="largest |grad - (held_grad + fresh)|", atol=1e-6, rtol=0)
+
+# %%
+# Fix: ``add_param_group``
+# ------------------------
+# Handing the whole model again fails, since the optimizer already holds
+# the first layer:
+with expect_error(ValueError, match=r"^some parameters appear in more than one parameter group$"):
+    optimizer.add_param_group({"params": model.parameters()})
+
+# %%
+# Given only the new layer's parameters, ``add_param_group`` adds them with
+# the optimizer's defaults (``lr=0.1`` here). ``model.zero_grad()`` clears
+# every gradient in the model, the new layer's included, so that its first
+# update does not use gradients summed over earlier steps.
+optimizer.add_param_group({"params": model[2].parameters()})
+model.zero_grad()
+train(3)
+check(moved["model[2].weight"][:4], [0.0, 0.0, 0.0, 0.0], label="model[2].weight moved, steps 0-3")
+check(all(m > 0 for m in moved["model[2].weight"][4:]), True, label="model[2].weight moves, steps 4-6")
+draw_series(moved, x=range(7), xlabel="optimizer.step()", ylabel="|weight - start|")
+plt.show()
+
+# %%
+# How far each weight is from where it started, after each step: the
+# norm of the difference. ``model[0].weight``, held by the optimizer from
+# the start, moves away at every step. ``model[2].weight`` stays at 0
+# through steps 1 to 3, then moves at steps 4 to 6, after
+# ``add_param_group``.
+#
+# The simpler fix is to build the optimizer after the model is final,
+# after every replacement or addition of a module. Moving the model with
+# ``model.to()`` after building the optimizer is harmless: by default
+# ``to()`` keeps each parameter object and changes its data.
+first = model[0].weight
+model.to(torch.float64)
+check(model[0].weight is first, True, label="model[0].weight is the same object after to(float64)")
+check(model[0].weight.dtype, torch.float64, label="model[0].weight.dtype")
+model.to(torch.float32)
+
+# %%
+# A weight tie broken by re-creation
+# ----------------------------------
+# A small language model whose output layer shares its weight with the
+# embedding: one tensor, used twice. ``parameters()`` lists it once.
+
+
+class TinyLM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(5, 3)
+        self.out = nn.Linear(3, 5, bias=False)
+        self.out.weight = self.embed.weight  # tied
+
+    def forward(self, tokens):
+        return self.out(self.embed(tokens))
+
+
+torch.manual_seed(0)
+lm = TinyLM().to(device)
+check(len(list(lm.parameters())), 1, label="len(list(lm.parameters()))")
+lm_optimizer = torch.optim.SGD(lm.parameters(), lr=0.5)
+
+# %%
+# Pretrained vectors arrive, and a common way to load them into an
+# embedding is ``nn.Embedding.from_pretrained``: a new module with a new
+# weight. The output layer keeps the old one.
+vectors = torch.randn(5, 3).to(device)
+lm.embed = nn.Embedding.from_pretrained(vectors, freeze=False)
+check(lm.out.weight is lm.embed.weight, False, label="lm.out.weight is lm.embed.weight")
+check(len(list(lm.parameters())), 2, label="len(list(lm.parameters()))")
+check(torch.equal(lm.out.weight, vectors), False, label="output layer holds the pretrained vectors")
+
+tokens = torch.tensor([0, 1, 2, 3], device=device)
+following = torch.tensor([1, 2, 3, 4], device=device)
+before = [lm.embed.weight.detach().clone(), lm.out.weight.detach().clone()]
+for _ in range(3):
+    lm_optimizer.zero_grad()
+    nn.functional.cross_entropy(lm(tokens), following).backward()
+    lm_optimizer.step()
+check(
+    [not torch.equal(lm.embed.weight, before[0]), not torch.equal(lm.out.weight, before[1])],
+    [False, True],
+    label="moved: embed.weight, out.weight",
+)
+
+# %%
+# Two tensors where there was one: the output layer predicts with random
+# weights that the pretrained vectors never reached, and the optimizer,
+# which holds only the old tensor, trains the output layer and never the
+# new embedding. An optimizer built afresh would hold both, as two
+# parameters trained apart: the tie is gone.
+fresh_optimizer = torch.optim.SGD(lm.parameters(), lr=0.5)
+check(len(fresh_optimizer.param_groups[0]["params"]), 2, label="tensors held by a new optimizer")
+
+# %%
+# Loading into the existing tensor keeps both the tie and the optimizer's
+# reference: ``copy_`` under ``torch.no_grad()`` changes the values, not
+# the object.
+torch.manual_seed(0)
+lm = TinyLM().to(device)
+lm_optimizer = torch.optim.SGD(lm.parameters(), lr=0.5)
+with torch.no_grad():
+    lm.embed.weight.copy_(vectors)
+check(lm.out.weight is lm.embed.weight, True, label="lm.out.weight is lm.embed.weight")
+check(torch.equal(lm.out.weight, vectors), True, label="output layer holds the pretrained vectors")
+before = lm.embed.weight.detach().clone()
+lm_optimizer.zero_grad()
+nn.functional.cross_entropy(lm(tokens), following).backward()
+lm_optimizer.step()
+check(not torch.equal(lm.embed.weight, before), True, label="lm.embed.weight moved")
+
+# %%
+# One tensor again, updated by the optimizer once per step with the
+# gradients of both uses added together. Where a module must be re-created,
+# tie again after it (``lm.out.weight = lm.embed.weight``) and build the
+# optimizer after that. A GPU runner prints the same checks and draws the
+# same figure.
+#
+# Sources
+# -------
+# This example rebuilds no claim of the source documents (:ref:`sources`);
+# the shapes, the identities and the distances are checked on the runner
+# that built this page, and PyTorch's documentation of ``torch.optim``
+# (building an optimizer, ``add_param_group``) describes the behaviour.
