@@ -112,19 +112,19 @@ check(vmapped, products, label="vmap(vjp_fn)(vectors) vs products")
 # graph that is already recorded, ``y`` above, whatever code built it: a
 # model's output from an ordinary forward pass, with its hooks and
 # in-place updates. It runs the backward pass once, under the ``vmap``
-# prototype that predates ``torch.func`` (``torch._vmap_internals``, as
-# ``is_grads_batched``'s documentation says). That is where the two part.
+# prototype that predates ``torch.func`` (``torch._vmap_internals``, as a
+# warning below says). That is where the two part.
 #
 # Where the batch becomes a loop
 # ------------------------------
 # ``vmap`` runs an operation on the whole batch at once when the operation
 # has a *batching rule*. When it has none, ``vmap`` falls back to a loop:
 # it runs the operation once per vector and stacks the results. The values
-# are right either way; only the speed differs. To see which happened, the
-# counter below counts the operations that reach PyTorch's kernels, with a
-# ``TorchDispatchMode`` (an interception point below autograd and
-# ``vmap``, from a private module of PyTorch's, fine for a look like this
-# one).
+# are right either way; what differs is how many times the operation runs.
+# To see which happened, the counter below counts the operations that
+# reach PyTorch's kernels, with a ``TorchDispatchMode`` (an interception
+# point below autograd and ``vmap``, from a private module of PyTorch's,
+# fine for a look like this one).
 from collections import Counter
 
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -365,10 +365,9 @@ for name, (hook, message) in hooks.items():
         torch.autograd.grad(2 * h, x, identity, is_grads_batched=True)
 
 # %%
-# Inside the batched call the gradient is a batch in disguise, so any code
-# that needs its values as Python numbers, in a hook or in a custom
-# ``autograd.Function``'s ``backward``, stops it. Remove such code for the
-# batched call, or loop yourself.
+# Inside the batched call the gradient is a batch in disguise, so code in
+# the backward pass that needs its values as Python numbers stops the
+# call. Remove such code for the batched call, or loop yourself.
 #
 # Sources
 # -------

@@ -133,9 +133,9 @@ check(list(grad(loss_of)(params, inputs)), list(params), label="eval mode, param
 model.train()
 
 # %%
-# The gradients are those that ``backward()`` gives a copy of the model, and
-# the passed ``num_batches_tracked`` counted the call, as a module's own
-# would. In eval mode BatchNorm normalises with the running statistics and
+# The gradients are those that ``backward()`` computes on a copy of the
+# model, and the passed ``num_batches_tracked`` counted the call, as a
+# module's own would. In eval mode BatchNorm normalises with the running statistics and
 # updates nothing, so the parameters-only call runs under ``grad`` too.
 #
 # ``grad`` against ``autograd.grad``
@@ -355,9 +355,9 @@ model.train()
 # ``num_batches_tracked`` (here the shared copy's, 2 → 3) before it
 # normalises, and the check that refuses comes with the normalisation. In
 # eval mode nothing is updated, and ``vmap`` runs. In training mode there
-# are two ways out. The first gives each group its own buffers, batched like the
-# data (``in_dims=0``), so that each group updates its own running
-# statistics:
+# are two ways out. The first gives each group its own buffers, batched
+# like the data (``in_dims=0``), so that each group updates its own
+# running statistics:
 group_buffers = {name: b.expand(5, *b.shape).clone() for name, b in buffers.items()}
 start = {name: b.clone() for name, b in buffers.items()}
 outputs = vmap(forward, in_dims=(None, 0, 0))(params, group_buffers, groups)
