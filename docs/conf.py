@@ -54,7 +54,8 @@ sphinx_gallery_conf = {
     "reset_modules_order": "both",
     # only what examples print is captured: a bare expression shows nothing
     "capture_repr": (),
-    "image_scrapers": ("matplotlib",),
+    # matplotlib's, each figure marked with its smallest text (for the figure-size test)
+    "image_scrapers": ("autograd_notes.site.figure_scraper.scraper",),
     # every figure also at twice the resolution, for hi-dpi screens (srcset)
     "image_srcset": ["2x"],
     "download_all_examples": True,

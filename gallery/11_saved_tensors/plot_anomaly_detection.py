@@ -24,7 +24,7 @@ import torch
 
 from autograd_notes import autograd_graph, check, draw_graph, expect_error, expect_warning, runner_device
 
-# sphinx_gallery_thumbnail_number = 1
+# sphinx_gallery_thumbnail_number = 2
 device = runner_device()
 
 x = torch.tensor(3.0, device=device, requires_grad=True)

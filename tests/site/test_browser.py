@@ -20,6 +20,7 @@ import json
 import os
 import re
 import threading
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,7 @@ from urllib.parse import urlsplit
 import pytest
 from _site import ROOT, SYNTHETIC_CUDA_EXAMPLE, Site
 
+from autograd_notes.site.figure_scraper import TEXT_KEY, png_texts
 from autograd_notes.site.sitebuild import site_url_of
 
 pytestmark = pytest.mark.build
@@ -207,25 +209,6 @@ def search_from_the_sidebar(page: Any, url: str, query: str) -> None:
 
 
 # -- the tests -----------------------------------------------------------------
-
-
-@pytest.mark.parametrize("language", LANGUAGES)
-def test_every_page_loads_without_errors_or_requests_off_the_machine(
-    whole_site: Site, server: Server, watched: tuple[Any, Problems], language: str
-) -> None:
-    page, problems = watched
-    names = whole_site.pages(language)
-    assert len(names) > 40
-    failures = {}
-    for name in names:
-        response = page.goto(server.url(language, name), wait_until="load")
-        assert response is not None, name
-        assert response.status == 200, name
-        found = problems.clear()
-        if found:
-            failures[name] = found
-    assert not failures, failures
-    screenshot(page, f"{language}-last-page")
 
 
 @pytest.mark.parametrize(
@@ -479,6 +462,30 @@ def test_cpu_and_gpu_tabs_switch(server: Server, watched: tuple[Any, Problems]) 
     assert problems.clear() == []
 
 
+DOWNLOAD_LOOK = """a => {
+  const probe = document.createElement("span");
+  probe.style.backgroundColor = "var(--color-background-secondary)";
+  document.body.append(probe);
+  const furo = getComputedStyle(probe).backgroundColor;
+  probe.remove();
+  const style = getComputedStyle(a);
+  return [style.backgroundImage, style.backgroundColor, furo];
+}"""
+
+
+def test_download_buttons_take_furos_colours_in_both_schemes(
+    server: Server, watched: tuple[Any, Problems]
+) -> None:
+    """No sphinx-gallery yellow gradient: furo's secondary background, light and dark."""
+    page, problems = watched
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        page.goto(server.url("pt_BR", EXAMPLE_PAGE))
+        image, background, furo = page.locator("div.sphx-glr-download a").first.evaluate(DOWNLOAD_LOOK)
+        assert (image, background) == ("none", furo), scheme
+    assert problems.clear() == []
+
+
 def _luminance(css_colour: str) -> float:
     red, green, blue = (int(v) for v in re.findall(r"\d+", css_colour)[:3])
     return (0.2126 * red + 0.7152 * green + 0.0722 * blue) / 255
@@ -638,29 +645,76 @@ READ_AS_WRITTEN = """() => {
       .map(pre => pre.textContent.slice(0, 60)),
     table_without_fixed_column: wide.filter(box => !(hinted(box) && firstColumnStays(box)))
       .map(box => box.className),
+    output_label_may_wrap: [...document.querySelectorAll("article div.sphx-glr-script-out")].filter(shown)
+      .map(box => getComputedStyle(box, "::before"))
+      .filter(label => label.content !== "none"
+        && (label.whiteSpace !== "nowrap" || label.flexShrink !== "0"))
+      .map(label => label.content),
   };
 }"""
+UNLINKED_FIGURES = """() => [...document.querySelectorAll(
+  "article img.sphx-glr-single-img, article img.sphx-glr-multi-img")]
+  .filter(img => img.naturalWidth > img.parentNode.clientWidth + 1 && !img.closest("a.figure-full-size"))
+  .map(img => img.src.split("/").pop())"""
+
+
+# Every figure of a page: the file its src names, its width as drawn (1x) and as shown.
+FIGURES = """() => [...document.querySelectorAll(
+  "article img.sphx-glr-single-img, article img.sphx-glr-multi-img")]
+  .map(img => [img.src, img.naturalWidth, img.getBoundingClientRect().width])"""
+SMALLEST_TEXT_PX = 10.0
+
+
+def small_figure_text(figures: list[list[Any]], sizes: dict[str, float | None]) -> list[str]:
+    """The figures whose smallest text is shown under :data:`SMALLEST_TEXT_PX` (or carries no size)."""
+    small = []
+    for src, natural, shown in figures:
+        if src not in sizes:
+            with urllib.request.urlopen(src) as response:
+                text = png_texts(response.read()).get(TEXT_KEY)
+            sizes[src] = float(text) if text is not None else None
+        size = sizes[src]
+        if size is None:
+            small.append(f"{src.rsplit('/', 1)[-1]}: no text size recorded")
+        elif natural and size * shown / natural < SMALLEST_TEXT_PX:
+            small.append(f"{src.rsplit('/', 1)[-1]}: {size * shown / natural:.1f} px")
+    return small
 
 
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_every_page_reads_as_written_at_1280_and_390_px(
+def test_every_page_loads_and_reads_as_written_at_1280_and_390_px(
     whole_site: Site, server: Server, watched: tuple[Any, Problems], language: str, width: int
 ) -> None:
-    """No output cut short, no code line wrapped, no page scrolling sideways, wide tables' first column fixed.
+    """Every page loads (no error, nothing off the machine) and reads as written.
 
-    A code block or table that scrolls shows a shadow at its edge (the scroll hint).
+    No output cut short, no code line wrapped, no page scrolling sideways,
+    wide tables' first column fixed: a code block or table that scrolls shows
+    a shadow at its edge (the scroll hint). At 1280 px, every value and label
+    of a figure is at least 10 px tall as shown, and a figure shown smaller
+    than drawn is a link to its full size.
     """
     page, problems = watched
     page.set_viewport_size({"width": width, "height": 900})
+    names = whole_site.pages(language)
+    assert len(names) > 40
+    sizes: dict[str, float | None] = {}
     failures = {}
-    for name in whole_site.pages(language):
-        page.goto(server.url(language, name))
+    for name in names:
+        response = page.goto(server.url(language, name), wait_until="load")
+        assert response is not None, name
+        assert response.status == 200, name
         found = {what: items for what, items in page.evaluate(READ_AS_WRITTEN).items() if items}
+        if width == 1280:
+            found["small_figure_text"] = small_figure_text(page.evaluate(FIGURES), sizes)
+            found["scaled_figure_without_link"] = page.evaluate(UNLINKED_FIGURES)
+        found["load"] = problems.clear()
+        found = {what: items for what, items in found.items() if items}
         if found:
             failures[name] = found
     assert not failures, failures
-    assert problems.clear() == []
+    assert any(size is not None for size in sizes.values()) or width != 1280
+    screenshot(page, f"{language}-last-page-{width}")
 
 
 def _rgb(png: bytes) -> Any:

@@ -67,6 +67,25 @@ def test_example_page_shows_outputs_and_sources(site: Build, example: Path) -> N
     assert "Download Jupyter notebook" in page
 
 
+@pytest.mark.parametrize("language", ["en", "ru", "zh_CN", "pt_BR"])
+def test_the_install_command_is_a_code_block_on_home_gallery_and_example_pages(
+    whole_site: Site, language: str
+) -> None:
+    """The command stands alone in a code block (no break inside, a copy button on it) on each such page."""
+    from bs4 import BeautifulSoup
+
+    command = f"pip install autograd-notes --find-links {SITE_URL}packages/"
+    pages = [
+        "index.html",
+        "examples/index.html",
+        *(f"examples/{e.with_suffix('.html').as_posix()}" for e in EXAMPLES),
+    ]
+    for name in pages:
+        soup = BeautifulSoup((whole_site.html / language / name).read_text(encoding="utf-8"), "html.parser")
+        blocks = [pre.get_text().strip() for pre in soup.select("div.install-line div.highlight pre")]
+        assert blocks == [command], (language, name, blocks)
+
+
 def test_tracebacks_point_at_the_right_lines(site: Build) -> None:
     """Every frame printed on a page names a repo-relative file and its real line."""
     frames = 0

@@ -66,7 +66,9 @@ def test_every_example_page_shows_a_crisp_figure_described_in_each_language(
         assert re.search(r"[\u4e00-\u9fff]", alt), alt
 
 
-def test_no_thumbnail_is_the_placeholder(whole_site: Site, tmp_path: Path) -> None:
+def test_no_thumbnail_is_the_placeholder_and_each_example_has_its_own(
+    whole_site: Site, tmp_path: Path
+) -> None:
     import sphinx_gallery
 
     placeholder = Path(sphinx_gallery.__file__).parent / "_static" / "no_image.png"
@@ -76,9 +78,12 @@ def test_no_thumbnail_is_the_placeholder(whole_site: Site, tmp_path: Path) -> No
     for language in LANGUAGES:
         thumbnails = sorted((whole_site.html / language / "_images").glob("sphx_glr_*_thumb.png"))
         assert {t.name for t in thumbnails} >= {f"sphx_glr_{e.stem}_thumb.png" for e in EXAMPLES}
+        seen: dict[bytes, str] = {}
         for thumbnail in thumbnails:
             pixels = Image.open(thumbnail).tobytes()
             assert pixels != placeholder_pixels, f"{language}: {thumbnail.name} is the placeholder"
+            twin = seen.setdefault(pixels, thumbnail.name)
+            assert twin == thumbnail.name, f"{language}: {thumbnail.name} and {twin} are the same picture"
 
 
 def test_a_long_caption_is_cut_at_a_sentence() -> None:

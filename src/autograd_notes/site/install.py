@@ -108,20 +108,12 @@ def publish_wheel(project: Path, site: Path) -> Path:
     return wheel
 
 
-def _sentence_with_literal(template: str, literal: str) -> nodes.paragraph:
-    """A paragraph of ``template`` (translated) with ``{command}`` shown as a literal."""
-    before, _sep, after = template.partition("{command}")
-    paragraph = nodes.paragraph("", before)
-    paragraph += nodes.literal(literal, literal)
-    paragraph += nodes.Text(after)
-    return paragraph
-
-
 class InstallLineDirective(SphinxDirective):
     """``.. install-line::`` (``:scope: example`` or ``gallery``): how to run the examples at home.
 
-    One sentence in the reader's language (the interface catalog,
-    ``sphinx.po``) with :func:`install_command` as a literal. The extension
+    A sentence in the reader's language (the interface catalog,
+    ``sphinx.po``), :func:`install_command` as a code block that the copy
+    button copies whole, and what to do next. The extension
     inserts it above the downloads of every example page; the gallery's
     header names it with ``:scope: gallery``.
     """
@@ -129,19 +121,29 @@ class InstallLineDirective(SphinxDirective):
     option_spec = {"scope": lambda value: directives.choice(value, ("example", "gallery"))}  # noqa: RUF012
 
     def run(self) -> list[nodes.Node]:
-        """Return the sentence in a container styled like the runner summary."""
+        """Return a sentence, the command as a code block (with its copy button), and what comes next."""
         command = install_command(self.config.autograd_notes_site_url)
         if self.options.get("scope", "example") == "gallery":
-            template = _(
+            before = _(
                 "To run the examples on your own machine, install the helper package they import "
-                "(PyTorch comes with it if you have none): {command}. Each page's script or "
-                "notebook then runs as it is and tells you where your PyTorch behaves differently."
+                "(PyTorch comes with it if you have none):"
+            )
+            after = _(
+                "Each page's script or notebook then runs as it is and tells you where your PyTorch "
+                "behaves differently."
             )
         else:
-            template = _(
-                "Run this example yourself: {command}, then download its script or notebook below. "
-                "It checks every behaviour this page documents on your PyTorch."
+            before = _(
+                "To run this example yourself, install the helper package it imports "
+                "(PyTorch comes with it if you have none):"
+            )
+            after = _(
+                "Then download its script or notebook below: it checks every behaviour this page "
+                "documents on your PyTorch."
             )
         box = nodes.container(classes=["install-line"])
-        box += _sentence_with_literal(str(template), command)
+        box += nodes.paragraph("", str(before))
+        block = nodes.literal_block(command, command, language="bash", classes=["install-command"])
+        box += block
+        box += nodes.paragraph("", str(after))
         return untranslatable([box])

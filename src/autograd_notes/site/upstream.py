@@ -26,6 +26,10 @@ tiny fixture and fails, naming the function here, when a format moves.
   :mod:`autograd_notes.records.script_cells`, shared by the records and the
   downloads (the records layer cannot import this one); it is tested against
   sphinx-gallery's own parser on every gallery script.
+* **sphinx-gallery's image scraper**
+  (:mod:`autograd_notes.site.figure_scraper`): ``block_vars`` carries an
+  ``image_path_iterator`` whose ``paths`` lists every image file the
+  example's scrapers have been given so far, in order.
 * **furo's navigation tree** (:mod:`autograd_notes.site.theme_strings`):
   the ``furo_navigation_tree`` HTML of the template context, whose expandable
   entries carry an English ``aria-label="Toggle navigation of <title>"``.
@@ -62,6 +66,7 @@ __all__ = [
     "relabel_navigation_toggles",
     "remember_runner",
     "rerun_if_runner_changed",
+    "scraped_image_paths",
     "set_card_title",
     "set_card_tooltip",
 ]
@@ -193,6 +198,14 @@ def remember_runner(gallery_conf: MutableMapping[str, Any], gallery_dirs: Iterab
             folder.mkdir(parents=True, exist_ok=True)
             (folder / RUNNER_KEY_FILE).write_text(key + "\n", encoding="utf-8")
     return True
+
+
+# -- sphinx-gallery: the image scraper ------------------------------------------------------
+
+
+def scraped_image_paths(block_vars: MutableMapping[str, Any]) -> list[Path]:
+    """Every image file sphinx-gallery has handed an example's scrapers so far, in order."""
+    return [Path(path) for path in block_vars["image_path_iterator"].paths]
 
 
 # -- furo: the navigation tree ---------------------------------------------------------------

@@ -56,3 +56,41 @@
     delete Documentation.TRANSLATIONS[key];
   }
 })();
+
+// A figure wider than the column: on a wide screen it is shown at the size it
+// was drawn, in a box that scrolls sideways, so that its values stay legible;
+// on a narrow one it is scaled to fit. Either way it is a link to its largest
+// file (the srcset's 2x one), which opens full size on click.
+(function () {
+  function largest(img) {
+    var candidates = (img.getAttribute("srcset") || "").split(",").map(function (c) {
+      return c.trim().split(/\s+/)[0];
+    }).filter(Boolean);
+    return candidates.length ? candidates[candidates.length - 1] : img.getAttribute("src");
+  }
+  function link(img) {
+    if (img.closest("a") || img.naturalWidth <= img.parentNode.clientWidth + 1) {
+      return;
+    }
+    var a = document.createElement("a");
+    a.href = largest(img);
+    a.className = "figure-full-size";
+    img.parentNode.insertBefore(a, img);
+    a.appendChild(img);
+  }
+  function linkAll() {
+    document.querySelectorAll("article img.sphx-glr-single-img, article img.sphx-glr-multi-img")
+      .forEach(function (img) {
+        if (img.complete) {
+          link(img);
+        } else {
+          img.addEventListener("load", function () { link(img); }, { once: true });
+        }
+      });
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", linkAll);
+  } else {
+    linkAll();
+  }
+})();
