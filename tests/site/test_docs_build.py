@@ -210,6 +210,19 @@ def test_error_index_lists_every_documented_message_with_links(site: Build) -> N
     assert not re.search(r"\.py, line \d", page)
     anchors = set(re.findall(r'id="((?:error|warning)-[0-9a-f]{12})"', raw))
     assert len(anchors) >= len(messages)
+    # an entry shows its first text; the others, which differ by shape or number, are folded
+    from bs4 import BeautifulSoup
+
+    entries = BeautifulSoup(raw, "html.parser").select("div.error-entry")
+    folded = [entry for entry in entries if entry.select_one("details.error-more-variants")]
+    assert folded, "no entry folds its other texts"
+    for entry in entries:
+        shown = [v for v in entry.select(".error-variant") if not v.find_parent("details")]
+        assert len(shown) == 1, entry.select_one(".error-summary").get_text()
+    for entry in folded:
+        details = entry.select_one("details.error-more-variants")
+        count = len(details.select(".error-variant"))
+        assert details.summary.get_text().startswith(f"{count} more texts of this message")
 
 
 def test_tracebacks_on_example_pages_link_to_their_index_entry(site: Build) -> None:
@@ -226,7 +239,16 @@ def test_tracebacks_on_example_pages_link_to_their_index_entry(site: Build) -> N
 
 
 def test_sources_page_says_whether_claims_hold_per_runner(site: Build) -> None:
-    page = text_of(site.page("sources.html"))
-    assert page.count("checks hold (torch") >= 5
+    raw = site.page("sources.html")
+    page = text_of(raw)
+    # the runner, its PyTorch and the dates are said once, above the tables; a cell: whether checks hold
+    assert page.count(f"CPU runner: torch {torch.__version__}, recorded ") == 1
+    assert page.count("checks hold") >= 5
+    assert "checks hold (torch" not in page
+    # examples are named by their title, not their file
+    assert "Edits that backward notices" in page
+    tables = re.findall(r"<table[^>]*source-status.*?</table>", raw, flags=re.S)
+    assert len(tables) == 5
+    assert all("plot_" not in text_of(table) for table in tables)
     assert "checks do not hold" not in page
     assert "no record yet" in page

@@ -4,7 +4,7 @@
   documents, one section per exception type (the page's table of contents
   lists the types only). Each entry is a short summary of a message
   (:func:`~autograd_notes.site.error_index.message_summary`), then each exact
-  text in a wrapped block with a reference label
+  text (all but the first folded) in a wrapped block with a reference label
   (:func:`~autograd_notes.site.error_index.message_label`) and links to the
   cells that raise it, named by their example's title in the page's
   language. The exact texts are on the page, so the site search finds it
@@ -43,13 +43,15 @@ from .error_index import (
     message_label,
 )
 from .gallery_conf import gallery_folders
+from .html_nodes import HtmlBlock, HtmlLine
 from .links import cell_label, cell_number, example_first_lines, gallery_docname, label_link, title_link
-from .nodes import RUNNER_NAMES, compose, doc_link, list_of, make_table, untranslatable
+from .nodes import RUNNER_NAMES, compose, list_of, make_table, untranslatable
 from .release_timeline import held_sentence, site_timelines
 
 __all__ = [
     "ERROR_INDEX_DOC",
     "ErrorIndexDirective",
+    "SourceRecordsDirective",
     "SourceStatusDirective",
     "error_links",
 ]
@@ -111,10 +113,26 @@ class ErrorIndexDirective(SphinxDirective):
         return untranslatable(result)
 
     def _family(self, family: Family) -> nodes.Node:
+        """The summary, the first exact text, and the others folded: they differ by shape or number.
+
+        A link to a folded text opens it (a browser opens a ``<details>`` to
+        show the target of a link), and the site search reads folded text.
+        """
         entry = nodes.container(ids=[family.label], classes=["error-entry"])
         entry += _summary(family)
-        for variant in family.variants:
-            entry += self._variant(variant)
+        first, *others = family.variants
+        entry += self._variant(first)
+        if others:
+            label = _("{count} more texts of this message, with other shapes, numbers or names").format(
+                count=len(others)
+            )
+            entry += HtmlBlock(
+                "",
+                HtmlLine("", label, tag="summary"),
+                *(self._variant(variant) for variant in others),
+                tag="details",
+                classes=["error-more-variants"],
+            )
         return entry
 
     def _variant(self, variant: Variant) -> nodes.Node:
@@ -183,7 +201,7 @@ class SourceStatusDirective(SphinxDirective):
         runners = [r for r in RUNNERS if records.get(r) or r == runner_info().device]
         rows = [
             [
-                doc_link(gallery_docname(self.env, example), example, literal=True),
+                title_link(gallery_docname(self.env, example)),
                 *(self._status(records.get(runner, {}).get(example)) for runner in runners),
                 held_sentence(timelines[example]) if example in timelines else _("no record yet"),
             ]
@@ -200,15 +218,43 @@ class SourceStatusDirective(SphinxDirective):
 
     @staticmethod
     def _status(record: Record | None) -> str:
+        """Whether a record's checks hold; its PyTorch and date are said once, by ``source-records``."""
         if record is None:
             return _("no record yet")
         events = [e for cell in record["cells"] for e in cell["events"]]
         failing = sum(not e["holds"] for e in events)
-        torch = record["runner"]["torch"]
         if failing:
-            return _("{failing} of {count} checks do not hold (torch {torch}, {date})").format(
-                failing=failing, count=len(events), torch=torch, date=record["recorded"]
+            return _("{failing} of {count} checks do not hold").format(failing=failing, count=len(events))
+        return _("all {count} checks hold").format(count=len(events))
+
+
+class SourceRecordsDirective(SphinxDirective):
+    """``.. source-records::``: once, above the sources' tables, the records they come from.
+
+    Per runner with records: its PyTorch build(s) and the day, or the first
+    and last days, they were recorded.
+    """
+
+    def run(self) -> list[nodes.Node]:
+        """Return one sentence listing each runner's PyTorch and recording dates."""
+        records = load_all_records(Path(self.config.autograd_notes_records))
+        language = _language(self.env)
+        parts = []
+        for runner in RUNNERS:
+            found = list(records.get(runner, {}).values())
+            if not found:
+                continue
+            torches = ", ".join(sorted({r["runner"]["torch"] for r in found}))
+            days = sorted({r["recorded"] for r in found})
+            dates = days[0] if len(days) == 1 else _("{first} to {last}").format(first=days[0], last=days[-1])
+            parts.append(
+                _("{runner}: torch {torch}, recorded {dates}").format(
+                    runner=str(RUNNER_NAMES[runner]), torch=torches, dates=dates
+                )
             )
-        return _("all {count} checks hold (torch {torch}, {date})").format(
-            count=len(events), torch=torch, date=record["recorded"]
+        if not parts:
+            return []
+        sentence = compose(
+            _("The tables below come from these records: {runners}."), runners=list_of(parts, language)
         )
+        return untranslatable([nodes.paragraph("", "", *sentence, classes=["source-records"])])

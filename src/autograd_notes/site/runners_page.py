@@ -49,7 +49,7 @@ from ..records.runners import (
     record_outputs,
 )
 from ..records.status import RecordMatch
-from .errors_page import ErrorIndexDirective, SourceStatusDirective, error_links
+from .errors_page import ErrorIndexDirective, SourceRecordsDirective, SourceStatusDirective, error_links
 from .gallery_rst import code_cells
 from .html_nodes import HtmlBlock, HtmlCode, HtmlInline, HtmlLine, RadioTab
 from .links import cell_anchor, cell_label, title_link
@@ -790,4 +790,5 @@ DIRECTIVES: dict[str, type[SphinxDirective]] = {
     "runner-matrix": RunnerMatrixDirective,
     "error-index": ErrorIndexDirective,
     "source-status": SourceStatusDirective,
+    "source-records": SourceRecordsDirective,
 }
