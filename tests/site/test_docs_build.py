@@ -86,6 +86,19 @@ def test_the_install_command_is_a_code_block_on_home_gallery_and_example_pages(
         assert blocks == [command], (language, name, blocks)
 
 
+def test_the_notebook_stylesheet_loads_only_on_pages_with_notebook_cells(site: Build) -> None:
+    with_sheet, with_cells = set(), set()
+    for page in site.html.rglob("*.html"):
+        raw = page.read_text(encoding="utf-8")
+        name = page.relative_to(site.html).as_posix()
+        if re.search(r'<link[^>]+href="[^"]*_static/mystnb\.[0-9a-f]+\.css', raw):
+            with_sheet.add(name)
+        if re.search(r'class="cell(?: [\w-]+)* docutils container"', raw):
+            with_cells.add(name)
+    assert "concepts/mental_model.html" in with_cells
+    assert with_sheet == with_cells
+
+
 def test_tracebacks_point_at_the_right_lines(site: Build) -> None:
     """Every frame printed on a page names a repo-relative file and its real line."""
     frames = 0

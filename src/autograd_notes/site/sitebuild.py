@@ -32,6 +32,7 @@ from typing import Any
 
 from .install import WheelError, publish_wheel
 from .language_builds import run_language_builds
+from .shared_figures import SHARED, share_figures
 from .sitemap import DEFAULT_SITE_URL, hreflang, write_robots, write_root_not_found, write_sitemap
 
 __all__ = ["build_all", "languages_of", "main", "site_url_of", "swap_in", "write_root_index"]
@@ -135,6 +136,8 @@ def build_all(docs: Path, out: Path, *, extra: list[str] | None = None, only: li
     for code in languages:
         if code not in building and (out / code).is_dir():
             shutil.copytree(out / code, staging / code, symlinks=True)
+    if len(building) < len(languages) and (out / SHARED).is_dir():
+        shutil.copytree(out / SHARED, staging / SHARED)  # the kept languages' figures
     commands = {}
     for code in building:
         # staging: Sphinx does not close with "The HTML pages are in <out>.next/<code>"
@@ -160,6 +163,8 @@ def build_all(docs: Path, out: Path, *, extra: list[str] | None = None, only: li
     # myst-nb writes its executed notebooks beside the output folder: not for publishing
     shutil.rmtree(staging / "jupyter_execute", ignore_errors=True)
     built = {code: name for code, name in languages.items() if (staging / code).is_dir()}
+    shared, saved = share_figures(staging, list(built))
+    print(f"autograd_notes: {shared} figures stored once for every language ({saved / 2**20:.1f} MiB saved)")
     site_url = _site_url(configuration)
     write_root_index(staging, built)
     if not write_root_not_found(staging, next(iter(built))):

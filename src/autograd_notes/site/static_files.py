@@ -1,13 +1,19 @@
-"""The site's own stylesheet and script (``static/``), added to every HTML page."""
+"""The site's own stylesheet and script (``static/``), added to every HTML page.
+
+And one stylesheet only where it is used: MyST-NB adds its own (42 KiB) to
+every page, but only a page with notebook cells (a ``cell`` container:
+``docs/concepts/``) uses it; the other pages go without it.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+from docutils import nodes
 from sphinx.application import Sphinx
 
-__all__ = ["STATIC", "setup"]
+__all__ = ["NOTEBOOK_STYLESHEET", "STATIC", "has_notebook_cells", "setup"]
 
 STATIC = Path(__file__).parent / "static"
 
@@ -19,7 +25,30 @@ def _add_static(app: Sphinx) -> None:
         app.add_js_file("autograd_notes.js", priority=600)  # after copybutton.js
 
 
+NOTEBOOK_STYLESHEET = "mystnb."
+"""How MyST-NB's stylesheet is named (``mystnb.<hash>.css``)."""
+
+
+def has_notebook_cells(doctree: nodes.document | None) -> bool:
+    """Whether a page holds a notebook cell (MyST-NB's ``cell`` container)."""
+    if doctree is None:
+        return False
+    return any("cell" in node["classes"] for node in doctree.findall(nodes.container))
+
+
+def _notebook_stylesheet_where_used(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
+) -> None:
+    """Leave MyST-NB's stylesheet out of a page without notebook cells (a new list: the builder's stays)."""
+    if has_notebook_cells(doctree):
+        return
+    context["css_files"] = [
+        css for css in context.get("css_files", []) if not str(css.filename).startswith(NOTEBOOK_STYLESHEET)
+    ]
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
-    """Add the files once the builder is known (an HTML one only)."""
+    """Add the files once the builder is known (an HTML one only); MyST-NB's stylesheet only where used."""
     app.connect("builder-inited", _add_static)
+    app.connect("html-page-context", _notebook_stylesheet_where_used)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
