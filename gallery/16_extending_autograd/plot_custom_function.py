@@ -339,7 +339,6 @@ check(
 # per-row gradients come out in one call: the second row has its tie at
 # :math:`x = l = 2`, where ``backward`` gives 0.
 #
-# %%
 # ``mark_dirty``: a Function that writes in place
 # -----------------------------------------------
 # ``InplaceDouble`` doubles its input in place; ``ctx.mark_dirty`` tells
