@@ -116,11 +116,10 @@ def test_the_runners_page_has_a_column_and_a_row_per_runner_and_release(with_gpu
     # a CPU row per release that has records, each counted
     cpu_releases = [row[1] for row in rows[1:] if row[0] == "CPU runner"]
     assert f"{RELEASE}+cu130" in cpu_releases
-    coverage = [p.text() for p in page.article.find_all("p", "runner-coverage")]
-    assert coverage == [
-        "All 2 examples have a CPU record.",
-        f"1 of 2 examples have a CUDA record of PyTorch {RELEASE}.",
-    ]
+    coverage = page.article.find("p", "runner-summary-line").text()
+    assert coverage.endswith(
+        f"All 2 examples have a CPU record. 1 of 2 examples have a CUDA record of PyTorch {RELEASE}."
+    )
     differs = page.article.find("table", "runner-matrix").find_all("details", "runner-differs")
     assert len(differs) == 1
     details = differs[0].text()
@@ -146,10 +145,9 @@ def test_no_gpu_record_no_gpu_column_tab_or_sentence(without_gpu: Path) -> None:
         assert not page.article.find_all("div", "runner-tabs")
         assert "no record yet" not in page.article.text()
     runners = read_page(without_gpu, "runners.html")
-    assert matrix_header(runners) == ["Example", "CPU runner (this build)"]
-    assert [p.text() for p in runners.article.find_all("p", "runner-coverage")] == [
-        "All 2 examples have a CPU record."
-    ]
+    assert matrix_header(runners) == ["Section", "CPU runner (this build)"]
+    summary = runners.article.find("p", "runner-summary-line").text()
+    assert summary.endswith(" All 2 examples have a CPU record.")
     facts = runners.article.find("table", "runner-facts").text()
     assert "CUDA" not in facts
     assert not read_page(without_gpu, "timeline.html").article.find_all("ul", "runner-releases")

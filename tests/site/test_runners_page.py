@@ -200,10 +200,38 @@ def two_cuda_records(whole_site: Site) -> Path:
 
 
 def matrix(page: Page) -> tuple[list[str], list[list[Element]]]:
-    """The header and the rows (cells) of the runners matrix."""
+    """The header and the rows (cells) of the runners matrix: one row per gallery section."""
     table = page.article.find("table", "runner-matrix")
     header = [th.text() for th in table.find("thead").find_all("th")]
     return header, [row.find_all("td") for row in table.find("tbody").find_all("tr")]
+
+
+def marks(page: Page) -> dict[str, list[Element]]:
+    """Each example's marks, one per runner column, from the section cells' lists of examples.
+
+    Also checks that each example is named by its title (the page's ``h1``)
+    in every cell it appears in.
+    """
+    _header, rows = matrix(page)
+    found: dict[str, list[Element]] = {}
+    for row in rows:
+        for cell in row[1:]:
+            for item in cell.find("ul", "runner-examples").find_all("li"):
+                link = item.find("a")
+                target = page.resolve(link.attrs["href"])[0]
+                example = target.removeprefix("examples/").removesuffix(".html") + ".py"
+                found.setdefault(example, []).append(item)
+    return found
+
+
+def tally(cell: Element) -> dict[str, int]:
+    """What a section cell shows before it is opened: how many marks of each status."""
+    return {
+        next(c for c in span.classes if c.startswith("runner-") and c != "runner-tally").removeprefix(
+            "runner-"
+        ): int(span.text().split()[-1])
+        for span in cell.find("summary").find_all("span", "runner-tally")
+    }
 
 
 def mark_of(cell: Element) -> tuple[str, str]:
@@ -218,32 +246,39 @@ def details_of(cell: Element) -> str:
 
 
 def visible_text(element: Element) -> str:
-    """The text shown before a mark is opened: no details, no words for screen readers only."""
-    return element.text(hidden={"runner-cell-details", "runner-mark-label"})
+    """The text shown before a cell is opened: no examples, no details, no words for screen readers only."""
+    return element.text(hidden={"runner-examples", "runner-cell-details", "runner-mark-label"})
 
 
-def test_one_mark_per_example_and_runner(two_cuda_records: Path) -> None:
+def test_one_row_per_section_and_one_mark_per_example_and_runner(two_cuda_records: Path) -> None:
     page = read_page(two_cuda_records, "runners.html")
     header, rows = matrix(page)
-    assert header == ["Example", "CPU runner (this build)", "CUDA runner · 2.13.0"]
-    assert len(rows) == len(EXAMPLES)
-    marks: dict[str, tuple[str, str]] = {}
-    for (title, cpu, cuda), example in zip(rows, EXAMPLES, strict=True):
-        link = title.find("a")
+    assert header == ["Section", "CPU runner (this build)", "CUDA runner · 2.13.0"]
+    sections = sorted({Path(example).parent.as_posix() for example in EXAMPLES})
+    assert len(rows) == len(sections)
+    for row, section in zip(rows, sections, strict=True):
+        link = row[0].find("a")
         target = page.resolve(link.attrs["href"])[0]
-        assert target == f"examples/{Path(example).with_suffix('.html').as_posix()}"
-        assert link.text() == read_page(two_cuda_records, target).h1  # the example's title, not its file
-        assert mark_of(cpu) == ("same", MARKS["same"]), example
-        marks[example] = mark_of(cuda)
-    assert marks.pop(SYNTHETIC_CUDA_EXAMPLE) == ("differs", MARKS["differs"])
-    assert marks.pop(SAME_EXAMPLE) == ("same", MARKS["same"])
-    assert set(marks.values()) == {("none", MARKS["none"])}
+        assert target == f"examples/{section}/index.html"
+        assert link.text() == read_page(two_cuda_records, target).h1  # the section's title, not its folder
+        in_section = [e for e in EXAMPLES if e.startswith(f"{section}/")]
+        assert tally(row[1]) == {"same": len(in_section)}, section
+        assert sum(tally(row[2]).values()) == len(in_section), section
+    by_example = marks(page)
+    assert sorted(by_example) == EXAMPLES
+    cuda: dict[str, tuple[str, str]] = {}
+    for example, (cpu_item, cuda_item) in by_example.items():
+        assert cpu_item.find("a").text() == read_page(two_cuda_records, f"examples/{example[:-3]}.html").h1
+        assert mark_of(cpu_item) == ("same", MARKS["same"]), example
+        cuda[example] = mark_of(cuda_item)
+    assert cuda.pop(SYNTHETIC_CUDA_EXAMPLE) == ("differs", MARKS["differs"])
+    assert cuda.pop(SAME_EXAMPLE) == ("same", MARKS["same"])
+    assert set(cuda.values()) == {("none", MARKS["none"])}
 
 
 def test_a_marks_details_say_what_the_record_is_and_what_differs(two_cuda_records: Path) -> None:
     page = read_page(two_cuda_records, "runners.html")
-    _header, rows = matrix(page)
-    by_example = dict(zip(EXAMPLES, rows, strict=True))
+    by_example = {example: [None, *items] for example, items in marks(page).items()}
     differing = details_of(by_example[SYNTHETIC_CUDA_EXAMPLE][2])
     assert differing.startswith("torch 2.13.0+cu130, NVIDIA H100 80GB HBM3, recorded ")
     assert re.search(
@@ -276,11 +311,12 @@ def test_each_runner_is_described_once_above_the_matrix(two_cuda_records: Path) 
     releases = [row[1] for row in rows if row[0] == "CPU runner"]
     assert len(releases) == len(list((ROOT / "records" / "releases").iterdir())) + 1  # and the synthetic one
     assert re.fullmatch(r"\d{4}-\d\d-\d\d( to \d{4}-\d\d-\d\d)?", rows[0][3])
-    coverage = [p.text() for p in page.article.find_all("p", "runner-coverage")]
-    assert coverage == [
-        f"All {len(EXAMPLES)} examples have a CPU record.",
-        f"2 of {len(EXAMPLES)} examples have a CUDA record of PyTorch 2.13.0.",
-    ]
+    # one sentence above everything: the verdict and what each runner has recorded
+    assert page.article.find("p", "runner-summary-line").text() == (
+        "No drift: every example printed on this build what its record for this runner holds. "
+        f"All {len(EXAMPLES)} examples have a CPU record. "
+        f"2 of {len(EXAMPLES)} examples have a CUDA record of PyTorch 2.13.0."
+    )
     # what the cells held 32 times over is said once per runner and release
     assert visible_text(facts).count("NVIDIA H100 80GB HBM3") == 1
     shown = visible_text(page.article.find("table", "runner-matrix"))
@@ -298,8 +334,7 @@ def test_the_legend_names_every_mark(two_cuda_records: Path) -> None:
         f"{MARKS['none']} no record yet",
     ]
     # the marks' words are there for screen readers
-    _header, rows = matrix(page)
-    labels = {row[2].find("span", "runner-mark-label").text() for row in rows}
+    labels = {items[1].find("span", "runner-mark-label").text() for items in marks(page).values()}
     assert labels == {"same", "differs", "no record yet"}
 
 
@@ -329,16 +364,17 @@ COVERAGE = {
 def test_the_counts_are_true_in_every_language(whole_site: Site, language: str) -> None:
     folder = whole_site.html / language
     page = read_page(folder, "runners.html")
-    coverage = [p.text() for p in page.article.find_all("p", "runner-coverage")]
-    assert coverage == [line.format(total=len(EXAMPLES)) for line in COVERAGE[language]]
-    _header, rows = matrix(page)
-    assert len(rows) == len(EXAMPLES)
-    cuda = {example: mark_of(row[2])[0] for example, row in zip(EXAMPLES, rows, strict=True)}
+    summary = page.article.find("p", "runner-summary-line").text()
+    for line in COVERAGE[language]:
+        assert line.format(total=len(EXAMPLES)) in summary
+    by_example = marks(page)
+    assert sorted(by_example) == EXAMPLES
+    cuda = {example: mark_of(items[1])[0] for example, items in by_example.items()}
     assert cuda.pop(SYNTHETIC_CUDA_EXAMPLE) == "differs"
     assert cuda.pop(SAME_EXAMPLE) == "same"
     assert set(cuda.values()) == {"none"}
-    for title, _cpu, _cuda in rows:
-        link = title.find("a")
+    for items in by_example.values():
+        link = items[0].find("a")
         assert link.text() == read_page(folder, page.resolve(link.attrs["href"])[0]).h1
 
 

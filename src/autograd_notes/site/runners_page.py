@@ -51,7 +51,7 @@ from ..records.runners import (
 from ..records.status import RecordMatch
 from .errors_page import ErrorIndexDirective, SourceRecordsDirective, SourceStatusDirective, error_links
 from .gallery_rst import code_cells
-from .html_nodes import HtmlBlock, HtmlCode, HtmlInline, HtmlLine, RadioTab
+from .html_nodes import HtmlBlock, HtmlCode, HtmlInline, HtmlLine, HtmlList, RadioTab
 from .links import cell_anchor, cell_label, title_link
 from .nodes import RUNNER_NAMES, Cell, compose, list_of, make_table, untranslatable
 from .repeated_warnings import fold_repeated_warnings
@@ -573,44 +573,92 @@ class RunnerMatrixDirective(_RunnerDirective):
         columns = sorted({run.runner for *_page, runs in examples for run, _against in self.others(runs)})
         own_count = 0
         counts = dict.fromkeys(columns, 0)
-        rows: list[list[Cell]] = []
+        # per section: per column (0: this build's runner), each example's mark with its title
+        sections: dict[str, list[list[tuple[str, str, nodes.Node]]]] = {}
         for example, docname, live, runs in examples:
             own = self.own_run(runs)
             status = record_status(live, own.record if own is not None else None)
             own_count += own is not None
-            row: list[Cell] = [_title_link(docname), self._cell(example, own, status)]
+            marks: list[tuple[str, nodes.Node]] = [(str(status.status), self._cell(example, own, status))]
             if status.differences:
                 drift_sections += self._drift(example, status.differences)
             others = {run.runner: (run, against) for run, against in self.others(runs)}
             for column in columns:
                 if column not in others:
-                    row.append(self._cell(example, None, RecordStatus(RecordMatch.NONE)))
+                    marks.append(
+                        (str(RecordMatch.NONE), self._cell(example, None, RecordStatus(RecordMatch.NONE)))
+                    )
                     continue
                 run, against = others[column]
                 counts[column] += 1
-                row.append(self._cell(example, run, _compared_status(run, against, live), against))
-            rows.append(row)
-        if not drift_sections:
-            drift_sections.append(
-                nodes.paragraph(
-                    "",
-                    _("No drift: every example printed on this build what its record for this runner holds."),
-                )
-            )
+                compared = _compared_status(run, against, live)
+                kind = "uncompared" if compared is None else str(compared.status)
+                marks.append((kind, self._cell(example, run, compared, against)))
+            section = sections.setdefault(docname.rsplit("/", 1)[0], [[] for _mark in marks])
+            for place, (kind, mark) in zip(section, marks, strict=True):
+                place.append((kind, docname, mark))
+        drift = len({node["ids"][0] for node in drift_sections if node["ids"]})
+        summary = nodes.paragraph(
+            "", self._summary(own_count, counts, len(pages), drift), classes=["runner-summary-line"]
+        )
+        rows: list[list[Cell]] = [
+            [_title_link(f"{folder}/index"), *(self._section_cell(cell) for cell in cells)]
+            for folder, cells in sections.items()
+        ]
         header = [self._own_name(), *(self._column_name(column) for column in columns)]
         table = make_table(
             rows,
-            header=[_("Example"), *header],
-            widths=[6, *(2 for _ in header)],
+            header=[_("Section"), *header],
+            widths=[6, *(3 for _ in header)],
             classes=["runner-matrix"],
         )
-        coverage = [coverage_sentence(self.this_runner, own_count, len(pages))]
-        coverage += [release_coverage_sentence(c.device, c.release, counts[c], len(pages)) for c in columns]
-        notes = [nodes.paragraph("", sentence, classes=["runner-coverage"]) for sentence in coverage]
-        if columns:
-            notes.append(nodes.paragraph("", _within_release_note()))
+        notes = [nodes.paragraph("", _within_release_note())] if columns else []
         facts = self._facts([run for *_page, runs in examples for run in runs], len(pages))
-        return untranslatable([facts, *notes, self._legend(), table, *drift_sections])
+        return untranslatable([summary, facts, *notes, self._legend(), table, *drift_sections])
+
+    def _summary(self, own: int, counts: dict[RunnerRelease, int], total: int, drift: int) -> str:
+        """One sentence: drift or none on this build's runner, and how many examples each runner recorded."""
+        if drift:
+            verdict = _(
+                "Drift: {count} of {total} examples printed on this build something else than "
+                "their records hold (below the table)."
+            ).format(count=drift, total=total)
+        else:
+            verdict = _(
+                "No drift: every example printed on this build what its record for this runner holds."
+            )
+        coverage = [coverage_sentence(self.this_runner, own, total)]
+        coverage += [release_coverage_sentence(c.device, c.release, counts[c], total) for c in counts]
+        return " ".join([verdict, *coverage])
+
+    def _section_cell(self, marks: list[tuple[str, str, nodes.Node]]) -> nodes.Node:
+        """A section's examples on one runner: how many of each mark, each example and its mark on demand."""
+        tally: dict[str, int] = {}
+        for kind, _docname, _mark in marks:
+            tally[kind] = tally.get(kind, 0) + 1
+        symbols = {**{str(k): v for k, v in MARKS.items()}, "uncompared": UNCOMPARED_MARK}
+        shown: list[nodes.Node] = []
+        for kind in ("differs", "uncompared", "same", "none"):
+            if kind in tally:
+                shown.append(
+                    HtmlInline(
+                        symbols[kind],
+                        f"{symbols[kind]} {tally[kind]}",
+                        tag="span",
+                        classes=["runner-tally", f"runner-{kind}"],
+                    )
+                )
+        items = HtmlList(classes=["runner-examples"])
+        for _kind, docname, mark in marks:
+            items += nodes.list_item("", nodes.paragraph("", "", mark, nodes.Text(" "), title_link(docname)))
+        return HtmlBlock(
+            "",
+            HtmlLine("", "", *shown, tag="summary"),
+            items,
+            tag="details",
+            classes=["runner-section-cell"],
+            support_smartquotes=False,
+        )
 
     def _own_name(self) -> str:
         return _("{runner} (this build)").format(runner=runner_name(self.this_runner))
@@ -658,7 +706,10 @@ class RunnerMatrixDirective(_RunnerDirective):
         ):
             mark = nodes.inline(MARKS[status], MARKS[status], classes=["runner-mark", f"runner-{status}"])
             legend += nodes.list_item("", nodes.paragraph("", "", *compose(text, mark=mark)))
-        note = _("Open a mark for its record: the PyTorch, machine, date and running time, and what differs.")
+        note = _(
+            "Each cell counts a section's marks on one runner: open it for its examples, and a mark for "
+            "its record (the PyTorch, machine, date and running time, and what differs)."
+        )
         return nodes.container("", legend, nodes.paragraph("", note), classes=["runner-legend-box"])
 
     def _cell(
