@@ -38,11 +38,13 @@ os.environ.pop("AUTOGRAD_NOTES_SITE_URL", None)
 # never builds a site; a test that builds one itself must say so with the marker, or the
 # builders of ``_site`` fail it (``pytest_runtest_setup`` below).
 SITE_FIXTURES = frozenset({"whole_site", "small_site_build"})
+# The fixtures that install an environment (minutes): their tests are marked ``build`` too.
+ENVIRONMENT_FIXTURES = frozenset({"torch_site"})
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if SITE_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if (SITE_FIXTURES | ENVIRONMENT_FIXTURES) & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.build)
 
 
@@ -50,6 +52,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     # before any fixture of the test is set up: the builders ask whether this test may build
     _site.BUILD_ALLOWED = item.get_closest_marker("build") is not None
+
+
+@pytest.fixture(scope="session")
+def torch_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site-packages of a fresh environment with only the pinned PyTorch, shared by the fresh
+    environments of the reader test and the GPU rehearsal (``_venvs.venv_on``)."""
+    import _venvs
+
+    return _venvs.torch_only(tmp_path_factory.mktemp("torch-only") / "venv")
 
 
 @pytest.fixture(scope="session")

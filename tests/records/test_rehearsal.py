@@ -13,7 +13,6 @@ test is marked ``build`` (it builds an environment), out of the inner loop.
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import shutil
@@ -24,6 +23,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from _venvs import bare_environment, venv_on
 
 from autograd_notes.records.record import load_record, record_text
 from autograd_notes.records.releases import pinned_torch, release_of
@@ -88,21 +88,13 @@ def copy_tree(destination: Path) -> Path:
     return destination
 
 
-def bare_environment() -> dict[str, str]:
-    """This process's environment, less what points at the test environment or sets a runner."""
-    drop = ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "PYTHONSTARTUP")
-    return {k: v for k, v in os.environ.items() if k not in drop and not k.startswith("AUTOGRAD_NOTES_")}
-
-
-def make_venv(folder: Path) -> Path:
-    """A fresh environment with only PyTorch (this one's), NumPy and matplotlib, from the lock."""
-    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True, timeout=300)
-    python = folder / "bin" / "python"
+def make_venv(torch_site: Path, folder: Path) -> Path:
+    """A fresh environment with only PyTorch (pinned, shared install), NumPy and matplotlib, from the lock."""
+    python = venv_on(torch_site, folder)
     subprocess.run(
         [
-            str(python), "-m", "pip", "install", "--quiet",
-            f"torch=={torch.__version__}", "numpy", "matplotlib",
-            "-c", str(ROOT / "constraints" / "toolchain.txt"),
+            str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+            "numpy", "matplotlib", "-c", str(ROOT / "constraints" / "toolchain.txt"),
         ],
         check=True,
         timeout=600,
@@ -122,8 +114,10 @@ def installed(python: Path) -> set[str]:
     return {re.split("[=@ ]", line)[0].lower().replace("_", "-") for line in listed.splitlines() if line}
 
 
-def test_the_gpu_recipe_runs_where_only_torch_numpy_and_matplotlib_are(tmp_path: Path) -> None:
-    python = make_venv(tmp_path / "venv")
+def test_the_gpu_recipe_runs_where_only_torch_numpy_and_matplotlib_are(
+    torch_site: Path, tmp_path: Path
+) -> None:
+    python = make_venv(torch_site, tmp_path / "venv")
     assert installed(python) <= ALLOWED, installed(python) - ALLOWED
     tree = copy_tree(tmp_path / "tree")
     scratch = copy_tree(tmp_path / "scratch")

@@ -28,13 +28,13 @@ import os
 import re
 import subprocess
 import threading
-import venv
 from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 import pytest
 from _site import ROOT, Site
+from _venvs import NOT_OURS, venv_on
 from nbclient import NotebookClient
 
 from autograd_notes._download_page import page_in
@@ -76,12 +76,8 @@ def served(whole_site: Site) -> Iterator[str]:
         httpd.server_close()
 
 
-# what would let the reader's Python see this project or the test environment
-NOT_THE_READERS = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV")
-
-
 def _run(*command: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {name: value for name, value in os.environ.items() if name not in NOT_THE_READERS}
+    env = {name: value for name, value in os.environ.items() if name not in NOT_OURS}
     return subprocess.run(
         [str(part) for part in command],
         cwd=cwd,
@@ -108,13 +104,12 @@ def _missing_message(language: str, script: str, command: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def reader(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh environment with PyTorch (pinned) and ipykernel only; returns its python."""
+def reader(torch_site: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh environment with PyTorch (pinned, shared install) and ipykernel only; returns its python."""
     folder = tmp_path_factory.mktemp("reader") / "venv"
-    venv.EnvBuilder(with_pip=True).create(folder)
-    python = folder / "bin" / "python"
+    python = venv_on(torch_site, folder)
     pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    installed = _run(*pip, "-c", ROOT / "constraints" / "torch.txt", "torch", "ipykernel")
+    installed = _run(*pip, "ipykernel")
     assert installed.returncode == 0, installed.stderr[-3000:]
     kernel = _run(python, "-m", "ipykernel", "install", "--prefix", folder, "--name", KERNEL)
     assert kernel.returncode == 0, kernel.stderr[-3000:]
