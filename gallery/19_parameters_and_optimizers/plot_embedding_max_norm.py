@@ -199,8 +199,8 @@ check(
 # the product, and rows 1 and 4 get :math:`[1, 1, 1]` more from the lookup.
 # The clone holds the weight as it was before the lookup: where the lookup
 # rescales a row, the product used the row before rescaling. In the
-# step-by-step loop, ``nn.functional.linear(h, emb.weight.clone())`` in
-# place of ``head(h)`` does the same:
+# step-by-step loop, ``nn.functional.linear(h, emb.weight.clone())``
+# instead of ``head(h)`` does the same:
 emb.weight.grad = None
 steps = [nn.functional.linear(emb(token), emb.weight.clone()) for token in tokens]
 torch.stack(steps).sum().backward()

@@ -117,7 +117,7 @@ plt.show()
 # through steps 1 to 3, then moves at steps 4 to 6, after
 # ``add_param_group``.
 #
-# The simpler fix is to build the optimizer after the model is final,
+# The simpler fix is to create the optimizer after the model is final,
 # after every replacement or addition of a module. Moving the model with
 # ``model.to()`` after building the optimizer is harmless: by default
 # ``to()`` keeps each parameter object and changes its data.
@@ -202,7 +202,7 @@ check(not torch.equal(lm.embed.weight, before), True, label="lm.embed.weight mov
 # %%
 # One tensor again, updated by the optimizer once per step with the
 # gradients of both uses added together. Where a module must be re-created,
-# tie again after it (``lm.out.weight = lm.embed.weight``) and build the
+# tie again after it (``lm.out.weight = lm.embed.weight``) and create the
 # optimizer after that. A GPU runner prints the same checks and draws the
 # same figure.
 #
