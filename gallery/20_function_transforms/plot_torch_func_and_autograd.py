@@ -318,7 +318,7 @@ check(vmap(NumpyCubeWithRule.apply)(batch), batch**3, label="vmap of NumpyCubeWi
 # A ``vmap`` staticmethod receives the whole batch as one plain tensor, with
 # ``in_dims`` saying where its batch dimension is, and returns the output
 # and where the output's batch dimension is. An element-wise Function
-# leaves it in place, so calling the Function on the whole batch is the
+# leaves it where it is, so calling the Function on the whole batch is the
 # rule.
 #
 # BatchNorm under ``vmap`` in training mode
