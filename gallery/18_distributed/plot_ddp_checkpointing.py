@@ -296,7 +296,7 @@ folder.cleanup()
 # %%
 # Both fixes give the reference gradients on the three models, with every
 # gradient through the all-reduce, for two steps each. ``aux`` keeps
-# ``.grad`` at ``None`` (``gradients`` leaves it out). ``static_graph``
+# ``.grad`` at ``None`` (``gradients`` omits it). ``static_graph``
 # finds unused parameters by itself; passing ``find_unused_parameters=True``
 # as well only earns the warning above. It is a promise, though: a model
 # whose used parameters or number of checkpoint calls change from one
