@@ -166,5 +166,5 @@ plt.show()
 #   whose message did not name the tensor. Today's message names it
 #   (``output 0 of Sigmoid``, where older versions wrote
 #   ``SigmoidBackward0``) and gives the version numbers, and its hint reads
-#   ``set_detect_anomaly(True, check_nan=False)`` (``check_nan`` appeared in
-#   PyTorch 2.11).
+#   ``set_detect_anomaly(True, check_nan=False)`` (the hint names the
+#   older ``check_nan`` argument since PyTorch 2.11).
