@@ -13,7 +13,9 @@ which order the hooks of a network fire. It then shows why the deprecated
 makes a following ``ReLU(inplace=True)`` fail with "Output 0 of
 BackwardHookFunction is a view and is being modified inplace", and how
 Grad-CAM-style code captures the gradient of a feature map with tensor and
-node hooks instead.
+node hooks instead. Last, it shows that ``torch.compile`` runs a module
+with a full backward hook eagerly, and ignores a hook added after the
+first compiled call.
 """
 
 # %%
@@ -303,6 +305,79 @@ handle.remove()
 captured.clear()
 net(image)[0, label].backward()
 check(captured, {}, label="captured after handle.remove()")
+
+# %%
+# A full hook under ``torch.compile``
+# -----------------------------------
+# ``torch._dynamo.explain`` runs a module as ``torch.compile`` would and
+# counts the graphs it compiles: one for a plain ``nn.Linear``, none for the
+# same layer with a full backward hook, and none for a network in which
+# only the last layer has one.
+layer = nn.Linear(3, 2).to(device)
+plain = torch._dynamo.explain(layer)(x)
+layer.register_full_backward_hook(lambda m, gi, go: None)
+hooked = torch._dynamo.explain(layer)(x)
+network = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1)).to(device)
+network[2].register_full_backward_hook(lambda m, gi, go: None)
+counts = [plain.graph_count, hooked.graph_count, torch._dynamo.explain(network)(x).graph_count]
+check(counts, [1, 0, 0], label="graph_count: layer, layer with hook, network")
+out = torch.compile(layer, backend="aot_eager")(x)
+nodes = [node.drawn_title for node in autograd_graph(out, names={"out": out}).nodes]
+check(nodes[:2], ["BackwardHookFunctionBackward (out)", "AddmmBackward0"], label="the first nodes of out")
+
+
+def reason_and_hint(call):
+    """Run ``call``; return the first line and the hint of what it raised (the rest names paths)."""
+    try:
+        call()
+    except Exception as error:
+        lines = str(error).splitlines()
+        return [f"{type(error).__name__}: {lines[0]}", *(line.strip() for line in lines if "Hint:" in line)]
+    return ["no error"]
+
+
+torch._dynamo.reset()  # forget the eager fallback cached for layer's code
+check(
+    reason_and_hint(lambda: torch.compile(layer, backend="aot_eager", fullgraph=True)(x)),
+    [
+        "Unsupported: Module-level backwards hooks require compiled autograd.",
+        "Hint: Enable compiled autograd by setting torch._dynamo.config.compiled_autograd = True.",
+    ],
+    label="with fullgraph=True",
+)
+
+# %%
+# The graph of the compiled layer's ``out`` is the eager one: the hook
+# node, then ``AddmmBackward0``, with no
+# ``CompiledFunctionBackward`` (:ref:`compile_and_autograd`). Dynamo cannot
+# trace a module backward hook and runs the whole call as written, without
+# a word; only ``fullgraph=True`` says why. In the network, the hook on
+# one layer leaves all three uncompiled. Dynamo's hint, compiled autograd,
+# traces the backward pass as well; it is not run here (compiling the
+# backward takes seconds on a CPU).
+#
+# A hook added after compiling is not seen
+# ----------------------------------------
+# Dynamo does not check, before it reuses what it compiled, whether hooks
+# were added to the module (``torch._dynamo.config.skip_nnmodule_hook_guards``
+# is ``True``). A hook registered after the first compiled call never runs:
+calls = []
+fresh = nn.Linear(3, 2).to(device)
+compiled = torch.compile(fresh, backend="aot_eager")
+compiled(x)
+fresh.register_full_backward_hook(lambda m, gi, go: calls.append("hook"))
+compiled(x).sum().backward()
+check([torch._dynamo.config.skip_nnmodule_hook_guards, calls], [True, []], label="[skip guards, calls]")
+torch._dynamo.reset()
+compiled(x).sum().backward()
+check(calls, ["hook"], label="calls after torch._dynamo.reset()")
+
+# %%
+# The second call reused the graph compiled before the hook existed, and
+# the hook did not fire. After ``torch._dynamo.reset()``, which forgets
+# everything compiled in the process, the next call sees the hook and runs
+# the layer eagerly, as above: register hooks before the first compiled
+# call, or reset after registering them.
 
 # %%
 # Sources

@@ -7,9 +7,9 @@ Gradients that are ``None`` or zero
 Some operations return a tensor that the graph does not reach, or one whose
 gradient is zero everywhere, and raise no error: ``argmax``, comparisons and
 integer casts have no ``grad_fn``; ``round``, ``floor`` and ``sign`` have one,
-but it sends back zeros; ``torch.tensor([...])`` of results (which warns,
-once per process), ``.item()`` and a trip through NumPy copy the values and
-drop the history. This example
+but it sends back zeros; ``torch.tensor([...])`` of results and ``float()``
+(which warn, once per process), ``.item()`` (which does not) and a trip
+through NumPy copy the values and drop the history. This example
 shows, for each, the graph that is left and what ``.grad`` becomes (``None``
 for a leaf that no gradient reached, zeros where one did), the one case
 that does raise ("element 0 of tensors does not require grad and does not
@@ -24,6 +24,7 @@ surrogates, and staying in torch.
 # largest, a mask of the positive ones and integer casts are all new
 # tensors without a ``grad_fn``: gradients are only defined for floating
 # point (and complex) values, so autograd does not record these operations.
+import math
 import warnings
 
 import matplotlib.pyplot as plt
@@ -181,12 +182,35 @@ check(scale.grad, 0.4, label="scale.grad")
 #
 # ``.item()``, ``.tolist()`` and NumPy
 # ------------------------------------
-# ``.item()`` and ``.tolist()`` return Python numbers, without a warning.
-# ``.numpy()`` refuses a tensor that requires grad (``x.cpu()`` first makes
-# the message the same on every runner, see :ref:`numpy_requires_grad`);
-# the advice of the message, ``detach()``, works, and the way back into
-# torch starts a new history:
-check([type(x.sum().item()).__name__, type(x.tolist()[0]).__name__], ["float", "float"], label="types")
+# ``.item()`` and ``.tolist()`` return Python numbers without a warning,
+# and so do ``int()`` and ``bool()``. ``float()``, and the functions of
+# ``math``, which call it, emit the warning of ``torch.tensor`` above (since
+# PyTorch 2.8), under the same rule: once per process, unless
+# ``torch.set_warn_always`` is on.
+torch.set_warn_always(True)
+try:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        numbers = [x.sum().item(), x.tolist()[0], int(x[2]), bool(x[0])]
+    with expect_warning(
+        UserWarning, match=r"^Converting a tensor with requires_grad=True to a scalar"
+    ) as float_warnings:
+        numbers += [float(x.sum()), math.exp(x[0])]
+finally:
+    torch.set_warn_always(warned_always)
+check(
+    [type(number).__name__ for number in numbers],
+    ["float", "float", "int", "bool", "float", "float"],
+    label="types",
+)
+check([len(caught), len(float_warnings.records)], [0, 2], label="warnings: without float(), with float()")
+
+# %%
+# All six are plain Python numbers, cut from the graph; only the last two
+# say so. ``.numpy()`` refuses a tensor that requires grad (``x.cpu()``
+# first makes the message the same on every runner, see
+# :ref:`numpy_requires_grad`); the advice of the message, ``detach()``,
+# works, and the way back into torch starts a new history:
 with expect_error(
     RuntimeError,
     match=r"^Can't call numpy\(\) on Tensor that requires grad\. "

@@ -14,7 +14,11 @@ saved ("one of the variables needed for gradient computation has been
 modified by an inplace operation"), and what a graph break (a ``print``)
 does: counted by ``torch._dynamo.explain``, an error under
 ``fullgraph=True``, two nodes instead of one, and an
-``InternalTorchDynamoError`` when warnings are errors.
+``InternalTorchDynamoError`` when warnings are errors. Last, it shows that a
+compiled region can be differentiated only once: a gradient penalty fails at
+its second backward ("torch.compile with aot_autograd does not currently
+support double backward"), and a Hessian-vector product is refused or,
+through ``torch.autograd.functional.hvp``, silently zero.
 """
 
 # %%
@@ -197,6 +201,65 @@ check(w.grad, w_eager.grad, label="w.grad, as w_eager.grad")
 # The default backend, ``inductor``, generates C++ (or, on a GPU, Triton)
 # code and needs a compiler on the machine; ``aot_eager`` keeps the
 # autograd behaviour shown here without one.
+#
+# Differentiating twice
+# ---------------------
+# A gradient penalty adds a function of the gradient to the loss, and a
+# Hessian-vector product differentiates the gradient once more. Both take
+# the first gradient with ``create_graph=True`` and then run backward
+# through it. The same penalty, once with ``loss_fn`` and once with the
+# compiled ``loss_fn``:
+x = torch.randn(4, 3, device=device)
+w_eager.grad = None
+(g_eager,) = torch.autograd.grad(loss_fn(x, w_eager), w_eager, create_graph=True)
+(g,) = torch.autograd.grad(compiled_loss_fn(x, w), w, create_graph=True)
+check(g, g_eager, label="g, as g_eager")
+check([g.requires_grad, g.grad_fn.name()], [True, "CompiledFunctionBackwardBackward"], label="g")
+(g_eager**2).sum().backward()
+check(torch.isfinite(w_eager.grad).all().item(), True, label="w_eager.grad of the penalty, finite")
+with expect_error(
+    RuntimeError, match=r"^torch\.compile with aot_autograd does not currently support double backward$"
+):
+    (g**2).sum().backward()
+
+# %%
+# The first gradient is the eager one, and it even requires grad: its node,
+# ``CompiledFunctionBackwardBackward``, is a placeholder that raises when
+# backward reaches it. So the error comes late, at the second backward,
+# after the forward and the first gradient have been paid for. The
+# placeholder does not lead back to ``w``, though (what it received are
+# the tensors the compiled node saved, detached), and a Hessian-vector
+# product asks for the gradient of ``w`` only:
+v = torch.ones_like(w)
+with expect_error(
+    RuntimeError,
+    match=r"^The differentiated Tensor at index 0 appears to not have been used in the graph\. "
+    r"Set allow_unused=True if this is the desired behavior\.$",
+):
+    torch.autograd.grad(g, w, grad_outputs=v)
+_, hvp_eager = torch.autograd.functional.hvp(lambda w: loss_fn(x, w), w_eager, v)
+_, hvp = torch.autograd.functional.hvp(lambda w: compiled_loss_fn(x, w), w, v)
+check(torch.count_nonzero(hvp_eager).item(), 6, label="nonzero entries of hvp_eager")
+check(hvp, torch.zeros(3, 2), label="hvp, through the compiled loss_fn")
+with expect_error(
+    RuntimeError, match=r"^The hessian of the user-provided function is independent of entry 0"
+):
+    torch.autograd.functional.hvp(lambda w: compiled_loss_fn(x, w), w, v, strict=True)
+
+# %%
+# ``torch.autograd.grad(g, w)`` runs only the nodes that lead to ``w``,
+# never reaches the placeholder and says that ``g`` does not depend on
+# ``w``. ``torch.autograd.functional.hvp`` allows such unused inputs and
+# fills their gradient with zeros: through the compiled function it returns
+# zeros, without an error, where the eager product has no zero entry
+# (``strict=True`` turns this into an error). Any compiled region that a
+# second differentiation passes through behaves so, however small: the
+# whole way from the penalty back to ``w`` has to be eager code (here
+# ``loss_fn`` itself), and only what is differentiated once may be
+# compiled.
+# :ref:`compiled_autograd_boundary` shows what else stops at the edge of a
+# compiled region: tensor hooks, ``retain_grad()`` and module backward
+# hooks.
 #
 # Sources
 # -------
