@@ -219,17 +219,17 @@ check(table, [[1, 1, 1], [1, 1, 1], [1, 2, 1]], label="accumulations")
 draw_matrix(
     table,
     rows=list(rows),
-    columns=["stem.weight", "block.0.weight", "head.weight"],
+    columns=["stem", "block.0", "head"],
     title="net(data).pow(2).mean().backward()",
 )
 plt.show()
 
 # %%
-# How many times one ``backward()`` accumulates into each weight's
-# ``.grad`` when the block runs twice: once for every weight without
-# checkpointing (top row) and with ``use_reentrant=False`` (middle row);
-# with ``use_reentrant=True`` (bottom row), twice for the block's weight,
-# once for the others.
+# How many times one ``backward()`` accumulates into the ``.grad`` of the
+# weights of ``stem``, ``block.0`` and ``head`` (the columns) when the
+# block runs twice: once each without checkpointing (top row) and with
+# ``use_reentrant=False`` (middle row); with ``use_reentrant=True``
+# (bottom row), twice for ``block.0``, once for the others.
 #
 # In one graph, the two uses of the block's weight meet before its
 # ``AccumulateGrad`` node: autograd adds the two contributions and
