@@ -137,18 +137,19 @@ check(local_norms, [7.4504, 8.0805], label="local_norms (rank 0, rank 1)", rtol=
 check(torch.linalg.vector_norm(local_norms), total, label="norm of local_norms vs total")
 
 factors = torch.stack([max_norm / local_norms, (max_norm / total).expand(world_size)], dim=1)
-draw_matrix(
+figure = draw_matrix(
     torch.cat([torch.stack([local_norms, total.expand(world_size)], dim=1), factors], dim=1),
     rows=["rank 0", "rank 1"],
     columns=["local_norms", "total", "max_norm / local_norms", "max_norm / total"],
     title="max_norm = 1.0, world_size = 2",
 )
+figure.set_size_inches(figure.get_figwidth() + 3.5, figure.get_figheight())  # room for the columns' labels
 plt.show()
 
 # %%
 # One row per rank of a two-process run, four columns: the rank's local
 # norm (7.45 on rank 0, 8.08 on rank 1), the global norm ``total`` (10.99
-# on both), and the clipping factor each norm gives (0.134 and 0.124 from
+# on both, drawn rounded to 11), and the clipping factor each norm gives (0.134 and 0.124 from
 # the local norms, 0.091 on both ranks from the global one). The global
 # norm is the norm of the local norms, :math:`\sqrt{7.45^2 + 8.08^2}`:
 # that is what a correct clip must compute, with one all-reduce of the
