@@ -131,6 +131,12 @@ def test_a_summary_is_the_first_sentence_shortened_at_a_clause() -> None:
     assert message_summary(
         "GradcheckError: Jacobian mismatch for output 0 with respect to input 0,\nnumerical:tensor([1.])"
     ) == ("Jacobian mismatch for output 0 with respect to input 0")
+    # a dotted name is no sentence end: aten.add.Tensor, torch.Tensor
+    assert message_summary(
+        "RuntimeError: aten.add.Tensor got mixed torch.Tensor and DTensor, need to convert all torch.Tensor "
+        "to DTensor."
+    ) == ("aten.add.Tensor got mixed torch.Tensor and DTensor, need to convert all torch.Tensor to DTensor")
+    assert message_summary("TypeError: expected torch.Tensor. Got list instead.") == "expected torch.Tensor"
 
 
 def test_every_recorded_message_has_a_short_readable_summary() -> None:

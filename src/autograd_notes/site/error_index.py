@@ -56,8 +56,11 @@ _VARYING = [
     (re.compile(r"^\w+\(\):"), "<op>():"),
 ]
 # A sentence ends at a period after a word, before a capital or the end ("allowed.You" included);
-# never inside "out=..." or "tensor.detach()".
+# never inside "out=..." or "tensor.detach()", nor inside a dotted name (:func:`_in_dotted_name`).
 _SENTENCE_END = re.compile(r"(?<=[^.\s])\.(?=\s+[A-Z]|[A-Z]|\s*$)")
+# a name that PyTorch's messages write with dots: torch.Tensor, aten.add.Tensor, nn.Module
+_DOTTED = re.compile(r"[\w.]+")
+_NAMESPACES = frozenset({"torch", "aten", "nn", "F", "np", "numpy", "cuda", "ops", "prims", "func"})
 # Where a long summary may be cut: after a clause, before a parenthesis.
 _CLAUSE_BREAK = re.compile(r",\s|;\s|:\s|\s\(|\s-\s")
 _SHORTEST = 40
@@ -145,11 +148,24 @@ def message_summary(text: str, *, limit: int = SUMMARY_LIMIT) -> str:
     message = first_line.partition(": ")[2] if message_type(text) else first_line
     for pattern, placeholder in _VARYING:
         message = pattern.sub(placeholder, message)
-    end = _SENTENCE_END.search(message)
+    end = next((m for m in _SENTENCE_END.finditer(message) if not _in_dotted_name(message, m.start())), None)
     sentence = (message[: end.start()] if end else message).strip() or message.strip()
     # a first line that ends mid-sentence ("... input 0," then the numbers) ends at its last word
     sentence = sentence.rstrip(",;:(") or sentence
     return _shorten(sentence, limit)
+
+
+def _in_dotted_name(message: str, at: int) -> bool:
+    """Whether the period at ``at`` is inside a dotted name (``aten.add.Tensor``, ``torch.Tensor``).
+
+    It is when a word follows it directly and its name has another period or
+    starts with one of PyTorch's namespaces; ``allowed.You`` stays a sentence
+    end.
+    """
+    if at + 1 >= len(message) or not message[at + 1].isalnum():
+        return False
+    token = next(m for m in _DOTTED.finditer(message) if m.start() <= at < m.end()).group(0)
+    return token.count(".") > 1 or token.split(".", 1)[0] in _NAMESPACES
 
 
 def message_head(text: str) -> str:
