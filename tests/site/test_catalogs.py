@@ -12,8 +12,10 @@ from autograd_notes.site.catalogs import (
     check_locale,
     coverage,
     markup_problems,
+    placeholder_problems,
     read_catalog,
     translations,
+    unsafe_markup,
 )
 
 HEADER = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
@@ -148,3 +150,53 @@ def test_check_locale_parses_the_gallery_catalogs_only(tmp_path: Path) -> None:
     problems = [line for line in lines if "inline markup breaks" in line]
     assert len(problems) == 1
     assert "examples/01_x/plot_x.po: line 5" in problems[0]
+
+
+@pytest.mark.parametrize(
+    ("english", "translated", "added"),
+    [
+        ("Hello", "Привет <script>alert(7)</script>", "<script>"),
+        ("Hello", "Привет <img src=x onerror=alert(8)>", "<img>"),
+        ("Hello", "Привет <!-- hidden -->", "<!-->"),
+        ("Hello", "Привет\n\n.. raw:: html\n\n   <b>x</b>", ".. raw::"),
+        ("Hello", "Привет {raw}`<b>x</b>`", "{raw}"),
+        ("See `the page <https://e.org>`_", "См. `страницу <javascript:alert(1)>`_", "javascript:"),
+    ],
+)
+def test_a_translation_that_adds_html_or_raw_output_is_refused(
+    tmp_path: Path, english: str, translated: str, added: str
+) -> None:
+    escaped = translated.replace("\n", "\\n")  # a newline inside a PO string is written \n
+    path = po(tmp_path, f'msgid "{english}"\nmsgstr "{escaped}"\n')
+    (problem,) = unsafe_markup(read_catalog(path))
+    assert problem.startswith("line 5: the translation adds markup the English does not have (")
+    assert added in problem
+
+
+def test_markup_the_english_has_may_stay(tmp_path: Path) -> None:
+    path = po(
+        tmp_path,
+        'msgid "``grad_fn=<AddBackward0>`` of <shape>"\nmsgstr "``grad_fn=<AddBackward0>`` формы <shape>"\n',
+    )
+    assert unsafe_markup(read_catalog(path)) == []
+
+
+@pytest.mark.parametrize(
+    ("translated", "said"),
+    [
+        ("{first.__class__} и {last}", "plain names only: {first.__class__}"),
+        ("{first:<<12} и {last}", "plain names only: {first:<<12}"),
+        ("{first!r} и {last}", "plain names only: {first!r}"),
+        ("{first} и {other}", "placeholders must be the English's (first, last)"),
+        ("{first} и {last", "not a valid template"),
+    ],
+)
+def test_an_interface_string_keeps_the_english_placeholders(
+    tmp_path: Path, translated: str, said: str
+) -> None:
+    path = po(tmp_path, f'msgid "{{first}} to {{last}}"\nmsgstr "{translated}"\n', name="sphinx.po")
+    (problem,) = placeholder_problems(read_catalog(path))
+    assert problem.startswith("line 5: ")
+    assert said in problem
+    good = po(tmp_path, 'msgid "{first} to {last}"\nmsgstr "с {first} по {last}"\n', name="good.po")
+    assert placeholder_problems(read_catalog(good)) == []

@@ -214,3 +214,65 @@ def test_an_untranslated_message_shows_in_english(tmp_path: Path) -> None:
     page = (project / "build/html/ru" / PAGE.with_suffix(".html")).read_text("utf-8")
     assert "Edits that backward notices" in page
     assert "Раннеры" in page  # the rest of the page is still Russian
+
+
+def _append_to_first_translation(path: Path, addition: str) -> int:
+    """Append ``addition`` to the first translated message of the catalog at ``path``; its line."""
+    with path.open("rb") as stream:
+        catalog = read_po(stream)
+    message = next(m for m in catalog if m.id and m.string)
+    message.string = str(message.string) + addition
+    with path.open("wb") as stream:
+        write_po(stream, catalog)
+    with path.open("rb") as stream:
+        return int(next(m for m in read_po(stream) if m.id == message.id).lineno)
+
+
+HOSTILE = " <script>alert(7)</script> <img src=x onerror=alert(8)>"
+
+
+@pytest.mark.build
+@pytest.mark.parametrize(
+    ("catalog", "addition", "said"),
+    [
+        ("index.po", HOSTILE, "adds markup the English does not have (<img>, <script>)"),
+        (
+            f"{PAGE.as_posix()}.po",
+            "\n\n.. raw:: html\n\n   <b>raw</b>",
+            "adds markup the English does not have",
+        ),
+    ],
+    ids=["myst-page", "gallery-page"],
+)
+def test_a_translation_cannot_add_html(tmp_path: Path, catalog: str, addition: str, said: str) -> None:
+    """A msgstr that adds HTML or raw output stops the build, naming the catalog and the message's line."""
+    project = small_site(tmp_path, [f"{PAGE.relative_to('examples')}.py"])
+    line = _append_to_first_translation(project / "docs/locale/ru/LC_MESSAGES" / catalog, addition)
+    result = build_site(project, "--language", "ru")
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert f"refused translation catalog locale/ru/LC_MESSAGES/{catalog}: line {line}: {said}" in output
+    assert "alert" not in "".join(p.read_text("utf-8") for p in (project / "build").rglob("*.html"))
+
+
+@pytest.mark.build
+def test_an_interface_string_with_other_placeholders_stops_the_build(tmp_path: Path) -> None:
+    def attribute(catalog: Catalog) -> None:
+        message = catalog["{count} of {total}"]
+        message.string = "{count.__class__} {total:<<12}"
+
+    project = small_site(tmp_path, [f"{PAGE.relative_to('examples')}.py"])
+    po = project / "docs" / "locale" / "ru" / "LC_MESSAGES" / "sphinx.po"
+    with po.open("rb") as stream:
+        catalog = read_po(stream)
+    attribute(catalog)
+    with po.open("wb") as stream:
+        write_po(stream, catalog)
+    result = build_site(project, "--language", "ru")
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "refused translation catalog locale/ru/LC_MESSAGES/sphinx.po: line " in output
+    assert (
+        "placeholders must be the English's (count, total), plain names only: {count.__class__}, {total:<<12}"
+    ) in output
+    assert "ValueError" not in output

@@ -1,8 +1,12 @@
 """The translation catalogs of the build's language, read strictly before anything is built.
 
 A syntax error stops the build naming file and line
-(:func:`~autograd_notes.site.catalogs.read_catalog`); a message whose markup
-differs from the English is a warning
+(:func:`~autograd_notes.site.catalogs.read_catalog`), and so does a
+translation that adds HTML, raw output or script links the English does not
+have (:func:`~autograd_notes.site.catalogs.unsafe_markup`), or an interface
+string whose placeholders are not the English's
+(:func:`~autograd_notes.site.catalogs.placeholder_problems`); a message
+whose markup differs from the English is a warning
 (:func:`~autograd_notes.site.catalogs.markup_problems`).
 """
 
@@ -15,7 +19,14 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
-from .catalogs import CatalogError, markup_problems, read_catalog
+from .catalogs import (
+    INTERFACE_CATALOG,
+    CatalogError,
+    markup_problems,
+    placeholder_problems,
+    read_catalog,
+    unsafe_markup,
+)
 
 __all__ = ["setup"]
 
@@ -33,6 +44,12 @@ def _check_catalogs(app: Sphinx) -> None:
                 catalog = read_catalog(path)
             except CatalogError as error:
                 raise ExtensionError(f"broken translation catalog: {error}") from None
+            shown = path.relative_to(app.srcdir).as_posix()
+            refused = unsafe_markup(catalog)
+            if path.name == INTERFACE_CATALOG:
+                refused += placeholder_problems(catalog)
+            if refused:
+                raise ExtensionError(f"refused translation catalog {shown}: " + "; ".join(refused))
             for problem in markup_problems(catalog):
                 logger.warning(
                     "%s %s",

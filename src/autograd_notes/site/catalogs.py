@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import string
 import sys
 from collections import Counter
 from dataclasses import dataclass
@@ -23,14 +24,17 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import PoFileError, read_po
 
 __all__ = [
+    "INTERFACE_CATALOG",
     "CatalogError",
     "Coverage",
     "check_locale",
     "coverage",
     "is_rst_catalog",
     "markup_problems",
+    "placeholder_problems",
     "read_catalog",
     "translations",
+    "unsafe_markup",
 ]
 
 # markup whose loss changes a page: literals, roles (and MyST roles), links
@@ -143,6 +147,87 @@ def markup_problems(catalog: Catalog) -> list[str]:
     return problems
 
 
+# What a translation may never add: HTML (MyST publishes inline HTML as it is; docutils escapes it,
+# but a raw directive or role would publish it), raw-output directives and roles, script URLs.
+_HTML_TAG = re.compile(r"<!--|</?([A-Za-z][\w-]*)(?=[\s/>])[^<>]*>")
+_RAW = re.compile(
+    r"\.\.\s+raw::|\{raw\}|:raw(?:-\w+)?:`|\{eval-rst\}|\.\.\s+include::|\{include\}|javascript:", re.I
+)
+INTERFACE_CATALOG = "sphinx.po"
+"""The catalog of interface strings, which the site formats with ``str.format``."""
+
+
+def _unsafe(text: str) -> Counter[str]:
+    found: Counter[str] = Counter()
+    for match in _HTML_TAG.finditer(text):
+        found[f"<{match.group(1) or '!--'}>"] += 1
+    for match in _RAW.finditer(text):
+        found[match.group(0).lower()] += 1
+    return found
+
+
+def unsafe_markup(catalog: Catalog) -> list[str]:
+    """Translations that add HTML tags, raw output or script links the English does not have.
+
+    Translations come from contributors and translation platforms: a
+    message must never be able to put live markup on a page. Checked for
+    every message that has a translation, fuzzy ones included (Sphinx skips
+    those today; a later merge may not).
+    """
+    problems = []
+    for message in catalog:
+        if not message.id or not message.string:
+            continue
+        added = _unsafe(str(message.string)) - _unsafe(str(message.id))
+        if added:
+            problems.append(
+                f"line {message.lineno}: the translation adds markup the English does not have "
+                f"({', '.join(sorted(added))}): {str(message.id)[:80]}"
+            )
+    return problems
+
+
+def _fields(template: str) -> list[tuple[str, str, str | None]]:
+    """The replacement fields of a ``str.format`` template: (name, format spec, conversion)."""
+    return [
+        (name, spec or "", conversion)
+        for _text, name, spec, conversion in string.Formatter().parse(template)
+        if name is not None
+    ]
+
+
+def placeholder_problems(catalog: Catalog) -> list[str]:
+    """Translations of ``str.format`` templates whose placeholders are not the English's.
+
+    A translation must name the same fields as the English, and only plain
+    names: no attribute or index (``{first.__class__}``), no format spec or
+    conversion (``{first:<<12}``, ``{first!r}``), which would print what the
+    page should not show or stop the build.
+    """
+    problems = []
+    for message in catalog:
+        if not message.id or not message.string or message.fuzzy:
+            continue
+        try:
+            english = _fields(str(message.id))
+            translated = _fields(str(message.string))
+        except ValueError as error:
+            problems.append(f"line {message.lineno}: not a valid template ({error}): {str(message.id)[:80]}")
+            continue
+        bad = sorted(
+            f"{{{name}{'!' + conversion if conversion else ''}{':' + spec if spec else ''}}}"
+            for name, spec, conversion in translated
+            if spec or conversion or not name.isidentifier()
+        )
+        names = sorted({name for name, _spec, _conversion in english})
+        if bad or sorted({name for name, _spec, _conversion in translated}) != names:
+            problems.append(
+                f"line {message.lineno}: placeholders must be the English's ({', '.join(names) or 'none'}), "
+                f"plain names only{': ' + ', '.join(bad) if bad else ''}: {str(message.id)[:80]}"
+            )
+    return problems
+
+
 def is_rst_catalog(name: Path) -> bool:
     """Whether a catalog (its path under ``LC_MESSAGES``) is a reStructuredText page's: the gallery's."""
     return name.parts[0] == "examples"
@@ -181,6 +266,9 @@ def check_locale(locale: Path, languages: list[str], pot: Path | None = None) ->
                 continue
             total += coverage(catalog)
             problems += [f"{path}: {problem}" for problem in markup_problems(catalog)]
+            problems += [f"{path}: {problem}" for problem in unsafe_markup(catalog)]
+            if path.name == INTERFACE_CATALOG:
+                problems += [f"{path}: {problem}" for problem in placeholder_problems(catalog)]
             if is_rst_catalog(path.relative_to(folder)):
                 from .rst_markup import inline_markup_problems  # docutils: not needed by the build
 
