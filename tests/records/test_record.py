@@ -195,6 +195,21 @@ def test_load_of_invalid_json_names_the_file_line_and_column(tmp_path: Path) -> 
     assert str(caught.value) == f"{path}: not valid JSON: line 3 column 12: Expecting value"
 
 
+def test_a_record_error_keeps_its_reason_through_a_context_manager(tmp_path: Path) -> None:
+    """contextlib sets ``__traceback__`` on what passes through it: the error must allow that."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def stage() -> Iterator[None]:
+        yield
+
+    path = tmp_path / "truncated.json"
+    path.write_text('{"format": 1, "cells": [', encoding="utf-8")
+    with pytest.raises(RecordError) as caught, stage():
+        load_record(path)
+    assert str(caught.value).startswith(f"{path}: not valid JSON: line 1 column ")
+
+
 @pytest.mark.parametrize(
     "content",
     ["[]", '{"format": 2, "cells": []}', '{"format": 1}', '"text"'],

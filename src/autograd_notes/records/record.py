@@ -14,7 +14,6 @@ from __future__ import annotations
 import datetime
 import json
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypedDict, cast
 
@@ -106,12 +105,18 @@ class Record(_Timed):
     cells: list[CellRecord]
 
 
-@dataclass(frozen=True)
 class RecordError(Exception):
-    """A record file that cannot be read, with its path and the reason."""
+    """A record file that cannot be read, with its path and the reason.
 
-    path: Path
-    reason: str
+    A plain exception, not a frozen dataclass: Python sets ``__traceback__``
+    (and ``__context__``) on an exception as it travels, which a frozen
+    dataclass refuses, so that the error hid its own message.
+    """
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(path, reason)
+        self.path = path
+        self.reason = reason
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
