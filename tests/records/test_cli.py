@@ -590,6 +590,30 @@ def test_a_corrupt_record_names_the_file_line_and_column(run: Run, project: Path
     assert str(path) in err
 
 
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"[]", "not a record of format 1"),
+        (
+            b'{"format": 1, "cells": [{}]}',
+            "not a valid record: missing key(s): 'example', 'recorded', 'runner'",
+        ),
+        (b"\xff\xfe", "not UTF-8 text (invalid start byte at byte 0)"),
+    ],
+    ids=["a-list", "a-cell-without-fields", "not-utf-8"],
+)
+def test_a_malformed_record_is_one_line_and_exit_2_in_drift_and_capture(
+    run: Run, project: Path, content: bytes, said: str
+) -> None:
+    """Exit 2 (never 1, which means drift) and one line naming the file and the field, no traceback."""
+    run("capture")
+    path = project / RECORD
+    path.write_bytes(content)
+    for command in ("drift", "capture"):
+        status, out, err = run(command)
+        assert (status, out, err) == (2, "", f"error: {path}: {said}\n"), command
+
+
 def test_the_project_is_found_from_the_current_folder(
     run: Run, project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -162,17 +162,31 @@ def capture_example(gallery: Path, example: str, root: Path) -> Record:
 
 
 def load_record(path: Path) -> Record | None:
-    """Read a record, ``None`` if there is none; :class:`RecordError` if unreadable."""
+    """Read a record, ``None`` if there is none; :class:`RecordError` if unreadable.
+
+    Unreadable: not UTF-8, not JSON, or not of the records' types (every
+    field, :func:`~.schema.check_typed`), named by the field
+    (``cells[0]: missing key(s): 'events', ...``), so that no command that
+    reads records meets a ``KeyError`` later.
+    """
+    from .schema import SchemaError, check_typed  # schema reads this module's types
+
     if not path.exists():
         return None
     try:
         record: object = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as error:
+        raise RecordError(path, f"not UTF-8 text ({error.reason} at byte {error.start})") from None
     except json.JSONDecodeError as error:
         raise RecordError(
             path, f"not valid JSON: line {error.lineno} column {error.colno}: {error.msg}"
         ) from None
     if not isinstance(record, dict) or record.get("format") != FORMAT or "cells" not in record:
         raise RecordError(path, f"not a record of format {FORMAT}")
+    try:
+        check_typed(record, Record)
+    except SchemaError as error:
+        raise RecordError(path, f"not a valid record: {error}") from None
     return cast("Record", record)
 
 

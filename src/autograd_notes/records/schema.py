@@ -15,7 +15,6 @@ import datetime
 import math
 import types
 import typing
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints, is_typeddict
 
@@ -30,12 +29,17 @@ MAX_ITEMS = 10_000
 """The longest list a record may hold (its cells, a cell's output lines or events)."""
 
 
-@dataclass(frozen=True)
 class SchemaError(Exception):
-    """Data that is not what it must be: where in it (``cells[2].events[0].line``) and why."""
+    """Data that is not what it must be: where in it (``cells[2].events[0].line``) and why.
 
-    where: str
-    reason: str
+    A plain exception (not a frozen dataclass, which refuses the
+    ``__traceback__`` Python sets on it as it travels).
+    """
+
+    def __init__(self, where: str, reason: str) -> None:
+        super().__init__(where, reason)
+        self.where = where
+        self.reason = reason
 
     def __str__(self) -> str:
         return f"{self.where}: {self.reason}" if self.where else self.reason
