@@ -136,3 +136,20 @@ def test_the_log_names_the_folder_the_pages_are_in_once_they_are_there(tmp_path:
     assert lines[-1] == "autograd_notes: the HTML pages are in build/html/en; start at build/html/index.html"
     assert (project / "build" / "html" / "en" / "index.html").exists()
     assert not (project / "build" / "html.next").exists()
+
+
+def test_a_second_build_of_the_same_site_refuses_while_the_first_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from filelock import FileLock
+
+    out = tmp_path / "build" / "html"
+    leftover = tmp_path / "build" / "languages.abc123"  # what a killed build left
+    leftover.mkdir(parents=True)
+    with FileLock(tmp_path / "build" / "build.lock"):  # the first build
+        assert main([str(ROOT / "docs"), str(out), "--language", "en"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "another build of " in err and "is running" in err
+    assert leftover.exists()  # the running build's scratch is left alone
+    assert not out.exists()

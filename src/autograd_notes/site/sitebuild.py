@@ -113,8 +113,20 @@ def write_root_index(out: Path, languages: dict[str, str]) -> None:
     )
 
 
+LOCK = "build.lock"
+"""The lock file beside the output folder: one build of a site at a time."""
+
+
 def build_all(docs: Path, out: Path, *, extra: list[str] | None = None, only: list[str] | None = None) -> int:
-    """Build every language (or ``only`` those) and swap the result in; return 0 or the first failure."""
+    """Build every language (or ``only`` those) and swap the result in; return 0 or the first failure.
+
+    One build at a time: a second build of the same output folder refuses,
+    with one line and status 2, while the first holds the lock (a lock file
+    beside it, released when its process ends, even when killed). Under the
+    lock, what an interrupted build left is removed first.
+    """
+    from filelock import FileLock, Timeout
+
     configuration = _configuration(docs)  # conf.py is run once per build
     languages = _languages(configuration)
     unknown = sorted(set(only or []) - set(languages))
@@ -124,6 +136,35 @@ def build_all(docs: Path, out: Path, *, extra: list[str] | None = None, only: li
             file=sys.stderr,
         )
         return 2
+    out.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(out.parent / LOCK)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        print(
+            f"autograd_notes: another build of {_shown(out)} is running (it holds "
+            f"{_shown(out.parent / LOCK)}); wait for it to end, then build again",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        for leftover in out.parent.glob("languages.*"):  # an interrupted build's scratch folders
+            shutil.rmtree(leftover, ignore_errors=True)
+        return _build_all(docs, out, configuration, languages, extra=extra, only=only)
+    finally:
+        lock.release()
+
+
+def _build_all(
+    docs: Path,
+    out: Path,
+    configuration: dict[str, Any],
+    languages: dict[str, str],
+    *,
+    extra: list[str] | None,
+    only: list[str] | None,
+) -> int:
+    """:func:`build_all` once the lock is held."""
     building = [code for code in languages if not only or code in only]
     doctrees = out.parent / "doctrees"
     staging = out.with_name(out.name + ".next")

@@ -35,15 +35,22 @@ def remove_stale_pages(examples_dir: Path, gallery_dir: Path) -> list[str]:
     example names whose files were removed.
     """
     removed = []
-    for page in sorted(gallery_dir.glob("*/plot_*.rst")):
-        section = page.parent.relative_to(gallery_dir)
-        if (examples_dir / section / f"{page.stem}.py").exists():
+    # every generated file of an example (page, script copy, notebook, zip, md5, pickles), even
+    # one whose page was never written (a build killed while the example ran)
+    stems = sorted(
+        {(p.parent, p.name.split(".")[0].removesuffix("_codeobj")) for p in gallery_dir.glob("*/plot_*")}
+    )
+    for folder, stem in stems:
+        section = folder.relative_to(gallery_dir)
+        if (examples_dir / section / f"{stem}.py").exists():
             continue
-        for leftover in page.parent.glob(f"{page.stem}.*"):
+        for leftover in folder.glob(f"{stem}.*"):
             leftover.unlink()
-        for image in (page.parent / "images").rglob(f"sphx_glr_{page.stem}_*"):
+        for leftover in folder.glob(f"{stem}_codeobj.*"):
+            leftover.unlink()
+        for image in (folder / "images").rglob(f"sphx_glr_{stem}_*"):
             image.unlink()
-        removed.append(f"{section.as_posix()}/{page.stem}.py")
+        removed.append(f"{section.as_posix()}/{stem}.py")
     for folder in sorted(p for p in gallery_dir.iterdir() if p.is_dir()) if gallery_dir.exists() else []:
         if folder.name != "images" and not (examples_dir / folder.name).exists():
             shutil.rmtree(folder)
