@@ -150,6 +150,7 @@ def test_a_second_build_of_the_same_site_refuses_while_the_first_runs(
         assert main([str(ROOT / "docs"), str(out), "--language", "en"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert "another build of " in err and "is running" in err
+    assert "another build of " in err
+    assert "is running" in err
     assert leftover.exists()  # the running build's scratch is left alone
     assert not out.exists()

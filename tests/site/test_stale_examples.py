@@ -15,7 +15,8 @@ def test_every_generated_file_of_a_gone_example_goes_even_without_its_page(tmp_p
     (section / "images").mkdir(parents=True)
     kept = ["plot_kept.rst", "plot_kept.py", "plot_kept.ipynb", "images/sphx_glr_plot_kept_001.png"]
     # a build killed while plot_gone ran: its script was copied, its page never written
-    gone = ["plot_gone.py", "plot_gone.ipynb", "plot_gone_codeobj.pickle", "images/sphx_glr_plot_gone_001.png"]
+    gone = ["plot_gone.py", "plot_gone.ipynb", "plot_gone_codeobj.pickle"]
+    gone.append("images/sphx_glr_plot_gone_001.png")
     for name in [*kept, *gone]:
         (section / name).write_text("x", encoding="utf-8")
     (generated / "02_deleted_section").mkdir()
