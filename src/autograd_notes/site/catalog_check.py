@@ -60,7 +60,24 @@ def _check_catalogs(app: Sphinx) -> None:
                 )
 
 
+def _depend_on_interface_strings(app: Sphinx, doctree: Any) -> None:
+    """Make the page being read depend on its language's interface catalog.
+
+    The extension's directives translate interface strings while pages are
+    read, and the doctrees keep the result: without the dependency a changed
+    (or reverted) ``sphinx.po`` reached no page until a build from scratch.
+    """
+    language = app.config.language or "en"
+    if language == "en":
+        return
+    for locale_dir in app.config.locale_dirs:
+        catalog = Path(app.srcdir, locale_dir, language, "LC_MESSAGES", INTERFACE_CATALOG)
+        if catalog.exists():
+            app.env.note_dependency(str(catalog))
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
-    """Check the catalogs once the builder is ready, before sphinx-gallery runs the examples."""
+    """Check the catalogs before sphinx-gallery runs; every page depends on the interface catalog."""
     app.connect("builder-inited", _check_catalogs)
+    app.connect("doctree-read", _depend_on_interface_strings)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
