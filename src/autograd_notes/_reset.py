@@ -18,6 +18,7 @@ import math
 import os
 import random
 import signal
+import subprocess
 import sys
 import threading
 import warnings
@@ -41,6 +42,7 @@ __all__ = [
     "memory_limit_applies",
     "reset_example",
     "reset_torch_state",
+    "watchdog_grace",
 ]
 
 TIMEOUT_VARIABLE = "AUTOGRAD_NOTES_EXAMPLE_TIMEOUT"
@@ -208,6 +210,50 @@ def _reset_matplotlib() -> None:
         matplotlib.rcdefaults()
 
 
+# The hard bound: a process of its own, started with each example, that kills the build when the
+# example outlives its timeout by the grace period. The timeout's exception cannot stop an example
+# that catches every Exception in a loop, nor one that loops inside C code, which never returns to
+# Python to raise it; a separate process needs neither.
+_WATCHDOG = """
+import os, signal, sys, time
+parent, seconds, name = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+deadline = time.monotonic() + seconds
+while time.monotonic() < deadline:
+    time.sleep(max(0.0, min(0.5, deadline - time.monotonic())))
+    if os.getppid() != parent:
+        sys.exit(0)
+sys.stderr.write(
+    f"autograd_notes: {name} did not stop within {seconds:g} s, its timeout and a grace period, "
+    "though asked to (it catches the timeout, or loops inside C code): the build is stopped\\n"
+)
+sys.stderr.flush()
+os.kill(parent, getattr(signal, "SIGKILL", signal.SIGTERM))
+"""
+_watchdog: subprocess.Popen[bytes] | None = None
+
+
+def watchdog_grace(timeout: float) -> float:
+    """Seconds past its timeout an example gets to stop before the build is killed: 5, or a quarter more."""
+    return max(5.0, timeout / 4)
+
+
+def _start_watchdog(fname: str, timeout: float) -> None:
+    global _watchdog
+    seconds = timeout + watchdog_grace(timeout)
+    _watchdog = subprocess.Popen(
+        [sys.executable, "-c", _WATCHDOG, str(os.getpid()), f"{seconds:g}", Path(fname).name],
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def _stop_watchdog() -> None:
+    global _watchdog
+    if _watchdog is not None:
+        _watchdog.kill()
+        _watchdog.wait()
+        _watchdog = None
+
+
 def _can_alarm() -> bool:
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
@@ -273,11 +319,13 @@ def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
         _saved_filters.__enter__()
         example_warning_filters("error")
         _reset_matplotlib()
+        _start_watchdog(str(fname), timeout)
         if _can_alarm():
             _arm(str(fname), timeout)
         _limit_memory(memory)
     else:
         _unlimit_memory()
+        _stop_watchdog()
         if _can_alarm():
             _disarm()
         if _saved_filters is not None:

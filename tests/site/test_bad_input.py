@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -149,6 +150,52 @@ def test_hanging_example_fails_after_its_timeout_naming_the_file(tmp_path: Path)
     assert result.returncode != 0
     assert "ExampleTimeout: plot_bad.py did not finish within 3 s" in result.output
     assert "plot_bad.py unexpectedly failed to execute correctly" in result.output
+
+
+SWALLOWS_EVERYTHING = '''\
+"""
+An example that swallows its timeout
+====================================
+
+It catches every exception, the timeout's too, and goes on.
+"""
+
+# %%
+import time
+
+while True:
+    try:
+        time.sleep(1)
+    except Exception:
+        pass
+'''
+
+LOOPS_IN_C = '''\
+"""
+An example that loops inside C
+==============================
+
+It never comes back to Python, where the timeout would be raised.
+"""
+
+# %%
+import collections
+import itertools
+
+collections.deque(itertools.repeat(0), maxlen=0)
+'''
+
+
+@pytest.mark.parametrize("example", [SWALLOWS_EVERYTHING, LOOPS_IN_C], ids=["except-exception", "c-loop"])
+def test_an_example_that_cannot_be_interrupted_is_stopped_in_bounded_time(
+    tmp_path: Path, example: str
+) -> None:
+    """The timeout's exception cannot stop these: the watchdog process ends the build, naming the file."""
+    start = time.monotonic()
+    result = build(tmp_path, example, AUTOGRAD_NOTES_EXAMPLE_TIMEOUT="2")
+    assert result.returncode != 0
+    assert "plot_bad.py did not stop within 7 s, its timeout and a grace period" in result.output
+    assert time.monotonic() - start < 120
 
 
 STRAY_WARNING = '''\
