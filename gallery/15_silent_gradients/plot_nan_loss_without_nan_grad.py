@@ -58,8 +58,9 @@ check(math.isnan(sum(logged) / len(logged)), True, label="the average of the log
 
 # %%
 # A loss that stays a number sums the losses and divides by the count of
-# targets that count, at least 1. It gives the mean whenever one target
-# counts, and 0 with a zero gradient when none does.
+# targets that count, at least 1 (by their total weight when ``weight=`` is
+# given, or by 1 when that total is 0). It gives the mean whenever one
+# target counts, and 0 with a zero gradient when none does.
 logits.grad = None
 counted = (target != -100).sum().clamp(min=1)
 safe_loss = F.cross_entropy(logits, target, reduction="sum") / counted
@@ -72,6 +73,14 @@ check(
     F.cross_entropy(logits, one_counts, reduction="sum") / (one_counts != -100).sum().clamp(min=1),
     F.cross_entropy(logits, one_counts),
     label="the same as the mean when one target counts",
+)
+class_weight = torch.tensor([1.0, 2.0, 3.0], device=device)
+total_weight = class_weight[one_counts[one_counts != -100]].sum()
+check(
+    F.cross_entropy(logits, one_counts, weight=class_weight, reduction="sum")
+    / torch.where(total_weight > 0, total_weight, 1.0),
+    F.cross_entropy(logits, one_counts, weight=class_weight),
+    label="the same as the mean with weight=, divided by the total weight",
 )
 
 # %%
@@ -92,11 +101,47 @@ std_grad = w.grad
 # %%
 # By default ``std`` applies Bessel's correction: it divides the sum of
 # squared deviations by :math:`N - 1`, here 0, so the result is
-# :math:`0 \cdot \infty`, NaN. The warning comes once, in the forward pass;
-# the backward pass (``StdBackward0``) divides by the same zero and returns
-# NaN without a warning. Unlike the previous case, this NaN reaches the
-# weights at the next optimizer step. With ``correction=0`` the division
-# is by :math:`N = 1`: the standard deviation is 0, and its gradient is 0.
+# :math:`0/0`, NaN. The warning comes once, in the forward pass; the
+# backward pass (``StdBackward0``) divides by the same zero and returns NaN
+# without a warning. Unlike the previous case, this NaN is in the gradient.
+# A plain optimizer step writes it into the weights, and
+# ``clip_grad_norm_`` (:ref:`gradient_clipping`) first spreads it to every
+# parameter, since the total norm becomes NaN. Under AMP, ``GradScaler``
+# (:ref:`autocast_grad_scaler`) sees it, skips the step without a message
+# and halves its scale; this happens again at every batch of one. Here on
+# copies of ``w`` with its NaN gradient, and a second parameter ``other``
+# with a finite one:
+stepped = w.detach().clone().requires_grad_()
+stepped.grad = std_grad.clone()
+torch.optim.SGD([stepped], lr=0.1).step()
+check(stepped.isnan().tolist(), [True], label="weight after a plain step")
+
+clipped = w.detach().clone().requires_grad_()
+clipped.grad = std_grad.clone()
+other = torch.zeros(2, device=device, requires_grad=True)
+other.grad = torch.tensor([0.5, 0.5], device=device)
+total_norm = torch.nn.utils.clip_grad_norm_([clipped, other], max_norm=1.0)
+check(total_norm.isnan().item(), True, label="total norm seen by clip_grad_norm_")
+check(other.grad.isnan().tolist(), [True, True], label="other.grad after clipping")
+
+scaled = w.detach().clone().requires_grad_()
+scaled_optimizer = torch.optim.SGD([scaled], lr=0.1)
+scaler = torch.amp.GradScaler(device.type)
+scales = [scaler.get_scale()]
+for _ in range(2):  # two batches of one
+    scaled_optimizer.zero_grad()
+    with expect_warning(UserWarning, match=r"^std\(\): degrees of freedom is <= 0\."):
+        scaled_loss = scaled.std()
+    scaler.scale(scaled_loss).backward()
+    scaler.step(scaled_optimizer)
+    scaler.update()
+    scales.append(scaler.get_scale())
+check(scaled, [3.0], label="weight after two steps under GradScaler")
+check(scales, [65536.0, 32768.0, 16384.0], label="scaler.get_scale() before and after each step")
+
+# %%
+# With ``correction=0`` the division is by :math:`N = 1`: the standard
+# deviation is 0, and its gradient is 0.
 w.grad = None
 population = w.std(correction=0)
 check(population, 0.0, label="w.std(correction=0)")

@@ -71,11 +71,14 @@ check(dp.module is model, True, label="dp.module is model")
 #
 # One call, one loss per GPU
 # --------------------------
-# With two or more GPUs, ``dp(inputs, targets)`` cuts the batch into one
-# part per GPU (``inputs.chunk(n)``), copies the model to each GPU, runs
-# the copies side by side, and gathers their losses on the first GPU. The
-# first branch below runs only on such a machine; the second one runs
-# everywhere else, this runner included:
+# With two or more GPUs, ``dp(inputs, targets)`` cuts the batch into at
+# most one part per GPU (``inputs.chunk(n)``, which can make fewer parts
+# than there are GPUs: 8 samples on 6 GPUs make 4 parts of 2), copies the
+# model to each GPU that gets a part, runs the copies side by side, and
+# gathers their losses on the first GPU. The first branch below runs only
+# on such a machine; the second one runs everywhere else, this runner
+# included:
+check([len(x) for x in inputs.chunk(6)], [2, 2, 2, 2], label="sizes of inputs.chunk(6)")
 SCALARS_GATHERED = (
     r"^Was asked to gather along dimension 0, but all input tensors were scalars; "
     r"will instead unsqueeze and return a vector\.$"
@@ -86,7 +89,7 @@ calls = model.calls
 if n > 1:
     with expect_warning(UserWarning, match=SCALARS_GATHERED):
         loss = dp(inputs, targets)
-    k = len(inputs.chunk(n))  # n parts, or fewer when the batch is smaller than n
+    k = len(inputs.chunk(n))  # at most n parts: chunk puts ceil(8 / n) samples in each, so 6 GPUs get 4 parts
     check(tuple(loss.shape), (k,), label="tuple(loss.shape)")
     with expect_error(RuntimeError, match=SCALAR_ONLY):
         loss.backward()
@@ -114,12 +117,12 @@ model.zero_grad()
 # say what happens. Each replica returns a 0-dim loss; the gather, asked
 # to join 0-dim tensors along dimension 0, warns that it turns each of
 # them into a vector of one element, and returns a vector with one loss
-# per GPU, on which ``loss.backward()`` raises the error above.
+# per part, on which ``loss.backward()`` raises the error above.
 # ``loss.mean().backward()`` works, and gives the gradient of the mean of
 # the parts' losses computed one after the other. ``model.calls`` stays
-# where it was, while ``model.sizes`` gains one entry per GPU, each the
-# size of that GPU's part of the batch: the section on replicas below
-# explains both.
+# where it was, while ``model.sizes`` gains one entry per part of the
+# batch (one per GPU used), each the size of that part: the section on
+# replicas below explains both.
 #
 # The same vector, built by hand
 # ------------------------------
@@ -164,8 +167,9 @@ plt.show()
 # Each half's loss is already a mean over its samples, so the mean of the
 # two is the mean over the batch, and ``.mean()`` gives the gradient one
 # device would have computed. ``.sum()`` multiplies it by the number of
-# GPUs: the same script trains with a learning rate that grows with the
-# machine it runs on.
+# GPUs: with SGD the same script trains with a learning rate that grows
+# with the machine it runs on, and with any optimizer a
+# ``clip_grad_norm_`` threshold means something different on each machine.
 #
 # When the batch does not divide evenly
 # -------------------------------------

@@ -126,8 +126,8 @@ check(set(unsent.values()), {0.0}, label="set(unsent.values())")
 # that runs when autograd accumulates it into ``.grad``; when all the
 # parameters of a *bucket* (a group of gradients sent together) are ready,
 # it starts that bucket's all-reduce, and when the last bucket has started
-# it schedules the end of its work for the end of the backward pass. The
-# next sections break that bookkeeping.
+# it schedules the end of its work for the end of the backward pass that
+# is running at that moment. The next sections break that bookkeeping.
 #
 # An unused head and ``find_unused_parameters=True``
 # --------------------------------------------------
@@ -258,9 +258,10 @@ check(list(unsent.values()), [0.1002, 0.0401, 0.0, 0.0], label="list(unsent.valu
 # bucket started, and DDP finished its work when that inner backward pass
 # ended, since that is where it had scheduled it. The second pass then
 # added its contribution to ``.grad`` with DDP no longer watching. With
-# one process this changes nothing; with several, each process keeps its
-# own contribution instead of the average, their gradients differ, and so
-# do their models after the optimizer step, without a message.
+# one process this changes nothing; with several, the second contribution
+# stays local to each process instead of being averaged, their gradients
+# differ, and so do their models after the optimizer step, without a
+# message.
 #
 # The fixes
 # ---------

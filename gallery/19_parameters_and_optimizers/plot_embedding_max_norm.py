@@ -57,9 +57,9 @@ check(vectors[0], [0.6, 0.0, 0.8], label="vectors[0]")
 # looked up and keeps its length. ``from_pretrained`` does not copy: the
 # weight is ``vectors``, so the caller's tensor changed too.
 #
-# The rescaling is an in-place operation on ``weight.detach()`` under
-# ``torch.no_grad()``, so it runs whatever the mode, and it moves the
-# weight's version counter, which ``detach()`` shares
+# The rescaling is an in-place operation on ``weight.detach()`` (PyTorch's
+# stand-in for ``torch.no_grad()``), so it runs whatever the mode, and it
+# moves the weight's version counter, which ``detach()`` shares
 # (:ref:`detach_inplace_saved`). Evaluating the model changes it:
 emb.eval()
 with torch.no_grad():
@@ -221,7 +221,7 @@ check(row.grad, [0.032, 0.2, -0.024], label="gradient of (row / row.norm()).sum(
 
 # %%
 # The gradient is that of a plain lookup, ones, as if the row had always
-# had norm 1. The rescaling happened under ``torch.no_grad()`` before the
+# had norm 1. The rescaling happened on a detached alias before the
 # lookup, so autograd never saw it; differentiated, it would have given
 # the second line, a gradient with no component along the row. ``max_norm``
 # acts as a constraint applied to the weight, not as part of the function

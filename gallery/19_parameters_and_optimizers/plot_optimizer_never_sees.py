@@ -119,13 +119,45 @@ plt.show()
 #
 # The simpler fix is to create the optimizer after the model is final,
 # after every replacement or addition of a module. Moving the model with
-# ``model.to()`` after building the optimizer is harmless: by default
-# ``to()`` keeps each parameter object and changes its data.
+# ``model.to()`` after building the optimizer keeps the references valid:
+# by default ``to()`` keeps each parameter object and changes its data.
 first = model[0].weight
 model.to(torch.float64)
 check(model[0].weight is first, True, label="model[0].weight is the same object after to(float64)")
 check(model[0].weight.dtype, torch.float64, label="model[0].weight.dtype")
 model.to(torch.float32)
+
+# %%
+# That is safe only before the first ``step()``, though. The state that
+# the optimizer has already created (Adam's moments, SGD's momentum
+# buffers) stays on the old device and with the old dtype. After a move to
+# another device the next step fails. After a change of dtype, Adam's next
+# step fails, as here, while SGD's goes on with a momentum buffer of the
+# old dtype. Move the model first, or build the optimizer after moving it.
+
+
+def step_then_double(make_optimizer):
+    """One step in float32, then ``to(torch.float64)`` and a backward pass."""
+    layer = nn.Linear(4, 2).to(device)
+    layer_optimizer = make_optimizer(layer.parameters())
+    layer(inputs).sum().backward()
+    layer_optimizer.step()
+    layer.to(torch.float64)
+    layer(inputs.double()).sum().backward()
+    return layer, layer_optimizer
+
+
+small, adam = step_then_double(torch.optim.Adam)
+check(adam.state[small.weight]["exp_avg"].dtype, torch.float32, label="exp_avg dtype after to(float64)")
+with expect_error(RuntimeError, match=r"^expected dtype float for `end` but got dtype double$"):
+    adam.step()
+small, sgd = step_then_double(lambda params: torch.optim.SGD(params, lr=0.1, momentum=0.9))
+sgd.step()
+check(
+    sgd.state[small.weight]["momentum_buffer"].dtype,
+    torch.float32,
+    label="momentum_buffer dtype after a step",
+)
 
 # %%
 # A weight tie broken by re-creation
