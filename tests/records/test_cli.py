@@ -614,6 +614,24 @@ def test_a_malformed_record_is_one_line_and_exit_2_in_drift_and_capture(
         assert (status, out, err) == (2, "", f"error: {path}: {said}\n"), command
 
 
+def test_an_example_that_prints_without_end_is_refused_and_not_recorded(
+    run: Run, project: Path, behaviour: types.ModuleType
+) -> None:
+    def loud_total() -> torch.Tensor:
+        print("x" * 300_000)  # over a quarter of the default 1024 KiB
+        return torch.ones(2).sum()
+
+    behaviour.total = loud_total  # type: ignore[attr-defined]
+    status, out, err = run("capture")
+    assert (status, out) == (2, "")
+    cell = SCRIPT.splitlines().index("# %%") + 1
+    assert err == (
+        f"error: plot_fixture.py: the cell at line {cell} printed 293 KiB, over the limit of 256 KiB "
+        "per cell (a quarter of AUTOGRAD_NOTES_OUTPUT_LIMIT_KIB, 1.0 MiB)\n"
+    )
+    assert not (project / RECORD).exists()
+
+
 def test_the_project_is_found_from_the_current_folder(
     run: Run, project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

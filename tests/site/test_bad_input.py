@@ -198,6 +198,27 @@ def test_an_example_that_cannot_be_interrupted_is_stopped_in_bounded_time(
     assert time.monotonic() - start < 120
 
 
+LOUD = '''\
+"""
+A loud example
+==============
+
+It prints far more than any page should hold.
+"""
+
+# %%
+print("x" * 40_000)
+'''
+
+
+def test_an_example_that_prints_over_the_limit_fails_naming_it(tmp_path: Path) -> None:
+    result = build(tmp_path, LOUD, AUTOGRAD_NOTES_OUTPUT_LIMIT_KIB="64")
+    assert result.returncode != 0
+    said = "examples/plot_bad: the cell at line 9 printed 39 KiB, over the limit of 16 KiB per cell"
+    assert said in result.output
+    assert "AUTOGRAD_NOTES_OUTPUT_LIMIT_KIB" in result.output
+
+
 STRAY_WARNING = '''\
 """
 An undocumented warning

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._events import Event, recording
+from .._limits import check_output
 from .._normalise import normalise_message
 from .._reset import example_warning_filters, reset_example
 from .._traceback import format_clean_traceback
@@ -168,6 +169,7 @@ def run_cells(script: Path, root: Path) -> list[CellResult]:
     namespace: dict[str, Any] = {"__name__": "__main__", "__file__": str(script)}
     results = [CellResult(cell.first, cell.last) for cell in split_cells(source)]
     previous = Path.cwd()
+    printed: list[tuple[int, int]] = []
     try:
         os.chdir(script.parent)
         reset_example({}, script.name, "before")
@@ -191,6 +193,8 @@ def run_cells(script: Path, root: Path) -> list[CellResult]:
                     )
                     missing = is_missing_api(type(error).__name__, str(error))
                     result.status = "unavailable" if missing else "failed"
+            printed.append((cell.first, len(stream.getvalue())))
+            check_output(script.name, printed)  # before the output is kept
             result.output = _clean_output(stream.getvalue(), root)
             result.events = events
             result.unexpected = unexpected

@@ -18,6 +18,7 @@ from pathlib import Path
 import torch
 
 from .._device import DEVICE_VARIABLE, device_available
+from .._limits import OutputLimitError
 from .baseline import ACCEPT_PINNED, comparison_records, recorded_releases
 from .capture_run import Destination, compare_captured, run_captures
 from .changelog import release_change_lines
@@ -369,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
                 for runner in runners
                 for example in examples
             ]
-    except (UsageError, RecordError) as error:
+    except (UsageError, RecordError, OutputLimitError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if against:

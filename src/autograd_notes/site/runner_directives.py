@@ -18,13 +18,16 @@ from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
 from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
+from .._limits import OutputLimitError, check_output
 from .._runner import runner_info
 from .gallery_conf import gallery_folders
 from .gallery_rst import (
     changed_directive,
+    code_cells,
     install_directive,
     summary_directive,
     timeline_directive,
@@ -47,7 +50,22 @@ def _gallery_example(app: Sphinx, docname: str) -> str | None:
     return None
 
 
+def _check_output_size(app: Sphinx, docname: str, source: list[str]) -> None:
+    """Stop the build when an example page holds more output than an example may print."""
+    for gallery in gallery_folders(app.config, app.srcdir):
+        if docname.startswith(gallery.prefix + "/") and Path(docname).name.startswith("plot_"):
+            sizes = [
+                (cell.first_line, sum(len(line) + 1 for line in cell.output))
+                for cell in code_cells(source[0])
+            ]
+            try:
+                check_output(docname, sizes)
+            except OutputLimitError as error:
+                raise ExtensionError(str(error)) from None
+
+
 def _add_runner_directives(app: Sphinx, docname: str, source: list[str]) -> None:
+    _check_output_size(app, docname, source)
     example = _gallery_example(app, docname)
     if example is not None:
         page = summary_directive(changed_directive(wrap_outputs(source[0], example), example), example)
