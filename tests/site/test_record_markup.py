@@ -3,9 +3,10 @@
 A record comes from a machine we do not control (``ingest``, a reader's
 ``verify``): whatever its messages say must reach the pages as text. A small
 site is built in English with a CUDA record and a release record of one
-example whose error message holds a ``<script>`` element, a reST role and
-Markdown; every page that shows the message (the runners box, the error
-index, the timeline) must show those characters, and no element, link or
+example whose error message holds a ``<script>`` element, a reST role,
+Markdown and the ``⟦doc:…⟧`` placeholders the pages once resolved; every
+page that shows the message (the runners box, the error index, the
+timeline) must show those characters, and no element, link or
 emphasis may come of them. The same build's download-all
 archive then feeds ``verify``, whose archive ``ingest`` takes.
 """
@@ -29,7 +30,9 @@ pytestmark = pytest.mark.build
 SCRIPT = "<script>alert(1)</script>"
 ROLE = ":ref:`x`"
 MARKDOWN = "**bold** [link](http://x)"
-MARKUP = f"{SCRIPT} {ROLE} {MARKDOWN}"
+# what the site's pages once resolved as their own links (a placeholder syntax, now gone)
+PLACEHOLDERS = "⟦title:index⟧ ⟦doc:index⟧"
+MARKUP = f"{SCRIPT} {ROLE} {MARKDOWN} {PLACEHOLDERS}"
 # the error message both records change: the CUDA record and a release's differ from the CPU's there
 AT = "Hint: enable anomaly detection"
 EDIT = {AT: f"Hint: {MARKUP} enable anomaly detection"}
