@@ -126,3 +126,25 @@ def test_a_changed_then_reverted_interface_catalog_reaches_the_pages(built: Path
     page = runners_page()
     assert "Раздел" in page
     assert "изменено" not in page
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b'{\n "format": 1,\n "cells": [\n', "not valid JSON: line 4 column 1"),
+        (b"[]", "not a record of format 1"),
+        (b"\xff\xfe", "not UTF-8 text"),
+    ],
+    ids=["truncated", "wrong-shape", "not-utf-8"],
+)
+def test_a_broken_record_stops_the_build_naming_it(built: Path, content: bytes, said: str) -> None:
+    """One line names the record and why, and the last good site stays."""
+    record = built / "records" / "cpu" / "02_backward" / "plot_retain_graph.json"
+    record.write_bytes(content)
+    good = (built / "build" / "html" / "en" / "index.html").read_bytes()
+    result = build_site(built, "--language", "en")
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert f"records/cpu/02_backward/plot_retain_graph.json: {said}" in output
+    assert "FrozenInstanceError" not in output
+    assert (built / "build" / "html" / "en" / "index.html").read_bytes() == good
