@@ -154,3 +154,19 @@ def test_a_second_build_of_the_same_site_refuses_while_the_first_runs(
     assert "is running" in err
     assert leftover.exists()  # the running build's scratch is left alone
     assert not out.exists()
+
+
+def test_a_build_after_a_killed_one_starts_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a killed build left (its languages' scratch folders) goes once the next build holds the lock."""
+    import autograd_notes.site.sitebuild as sitebuild
+
+    out = tmp_path / "build" / "html"
+    leftovers = [tmp_path / "build" / "languages.abc123", tmp_path / "build" / "languages.def456"]
+    for leftover in leftovers:
+        (leftover / "english-gallery").mkdir(parents=True)
+    seen: list[bool] = []
+    monkeypatch.setattr(
+        sitebuild, "_build_all", lambda *a, **k: seen.append(any(p.exists() for p in leftovers)) or 0
+    )
+    assert sitebuild.build_all(ROOT / "docs", out, only=["en"]) == 0
+    assert seen == [False]  # gone before the languages were built
