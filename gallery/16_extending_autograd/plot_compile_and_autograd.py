@@ -18,7 +18,9 @@ does: counted by ``torch._dynamo.explain``, an error under
 compiled region can be differentiated only once: a gradient penalty fails at
 its second backward ("torch.compile with aot_autograd does not currently
 support double backward"), and a Hessian-vector product is refused or,
-through ``torch.autograd.functional.hvp``, silently zero.
+through ``torch.autograd.functional.hvp``, silently zero, while compiling
+the whole penalty, first gradient included (``torch.func.grad``), gives
+the eager gradient.
 """
 
 # %%
@@ -227,9 +229,16 @@ with expect_error(
 # ``CompiledFunctionBackwardBackward``, is a placeholder that raises when
 # backward reaches it. So the error comes late, at the second backward,
 # after the forward and the first gradient have been paid for. The
-# placeholder does not lead back to ``w``, though (what it received are
-# the tensors the compiled node saved, detached), and a Hessian-vector
-# product asks for the gradient of ``w`` only:
+# placeholder does not lead back to ``w``, though. What it received (the
+# compiled node's saved tensors, detached, and the incoming gradient)
+# requires no gradient, so PyTorch gives it an empty leaf tensor, created
+# only so that ``g`` requires grad, and that leaf is its one edge. A
+# Hessian-vector product asks for the gradient of ``w`` only:
+check(
+    [tuple(f.variable.shape) for f, _ in g.grad_fn.next_functions if f is not None],
+    [(0,)],
+    label="the placeholder's one edge",
+)
 v = torch.ones_like(w)
 with expect_error(
     RuntimeError,
@@ -246,17 +255,36 @@ with expect_error(
 ):
     torch.autograd.functional.hvp(lambda w: compiled_loss_fn(x, w), w, v, strict=True)
 
+
 # %%
 # ``torch.autograd.grad(g, w)`` runs only the nodes that lead to ``w``,
 # never reaches the placeholder and says that ``g`` does not depend on
 # ``w``. ``torch.autograd.functional.hvp`` allows such unused inputs and
 # fills their gradient with zeros: through the compiled function it returns
 # zeros, without an error, where the eager product has no zero entry
-# (``strict=True`` turns this into an error). Any compiled region that a
-# second differentiation passes through behaves so, however small: the
-# whole way from the penalty back to ``w`` has to be eager code (here
-# ``loss_fn`` itself), and only what is differentiated once may be
-# compiled.
+# (``strict=True`` turns this into an error). Any compiled region that the
+# second differentiation passes through behaves so, however small. So the
+# way from the penalty back to ``w`` must not cross a compiled region that
+# was differentiated with ``create_graph=True``. Two layouts work: keep
+# ``loss_fn`` eager, as above, or compile the whole penalty, first gradient
+# included, by calling ``torch.func.grad`` inside the compiled function.
+# Dynamo traces the transform without a graph break, and that compiled
+# region is differentiated only once:
+def penalty(x, w):
+    return (torch.func.grad(loss_fn, argnums=1)(x, w) ** 2).sum()
+
+
+check(torch._dynamo.explain(penalty)(x, w).graph_break_count, 0, label="graph breaks in penalty")
+compiled_penalty = torch.compile(penalty, backend="aot_eager")
+w.grad = None
+value = compiled_penalty(x, w)
+check(value.grad_fn.name(), "CompiledFunctionBackward", label="the compiled penalty's node")
+value.backward()
+check(w.grad, w_eager.grad, label="w.grad of the compiled penalty, as w_eager.grad")
+
+# %%
+# The compiled penalty is one ``CompiledFunctionBackward`` node, and one
+# backward through it gives the gradient of the eager penalty.
 # :ref:`compiled_autograd_boundary` shows what else stops at the edge of a
 # compiled region: tensor hooks, ``retain_grad()`` and module backward
 # hooks.
