@@ -304,12 +304,16 @@ check(difference(gradients(blocks), plain), 0.0, rtol=0.0, atol=1e-5, label="dif
 # nothing is copied and the graph keeps the tensor itself. With
 # ``pin_memory=True``, ``pack_hook`` always makes a new tensor and copies
 # into it, even from CPU memory. Whether that copy is pinned depends on
-# ``torch.cuda.is_available()``, not on the tensor's device (the check
-# compares with it): a CPU runner on a machine with a GPU makes pinned
-# copies of CPU tensors. On a GPU runner the copy to pinned memory is
-# asynchronous, which is why the code synchronises before reading it, and
-# GPU memory holds no saved tensor until backward copies it back. Either
-# way the gradients are those of the plain run.
+# whether the backend named by ``save_on_cpu``'s ``device_type`` argument
+# (``"cuda"`` by default, so ``torch.cuda.is_available()`` here) is
+# available, not on the tensor's device (the check compares with it);
+# sparse tensors are never pinned (PyTorch's source of ``save_on_cpu``).
+# A CPU runner on a machine with a GPU makes pinned copies of CPU tensors.
+# On a GPU runner the copy to pinned memory is asynchronous, which is why
+# the code synchronises before reading it, and the graph keeps no saved
+# tensor in GPU memory until backward copies it back (a tensor still
+# referenced elsewhere, such as the network's input, stays there anyway).
+# Either way the gradients are those of the plain run.
 #
 # An edit after the forward pass
 # ------------------------------
