@@ -8,10 +8,11 @@ Under fully sharded data parallelism (FSDP) each process keeps only a
 shard of every parameter and of its gradient. This example checks what
 ``.grad`` holds with ``fully_shard`` (a ``DTensor`` with its placements)
 and with ``FullyShardedDataParallel`` (a flat shard), what a plain tensor
-mixed with such a gradient raises, and the clipping trap: the norm of the
-local shards is not the norm of the gradient, so clipping must combine the
-norms across processes. One process runs here; what two processes would
-hold is computed by sharding the gradients by hand.
+with more than one element mixed with such a gradient raises, and the
+clipping trap: the norm of the local shards is not the norm of the
+gradient, so clipping must combine the norms across processes. One
+process runs here; what two processes would hold is computed by
+sharding the gradients by hand.
 """
 
 # %%
@@ -76,10 +77,23 @@ check(grad.full_tensor(), reference[0].weight.grad, label="grad.full_tensor() vs
 # (which gathers the shards from every process) equals the unsharded
 # model's gradient.
 #
-# Operations on ``DTensor`` gradients work as on tensors, as long as every
-# tensor operand is a ``DTensor``: a plain tensor mixed in (noise added by hand, a
-# mask) is refused, because nothing says which part of it belongs to this
-# process. ``distribute_tensor`` places it first:
+# Operations on ``DTensor`` gradients work as on tensors. A plain tensor
+# with more than one element mixed in (noise added by hand, a mask) is
+# refused, because nothing says which part of it belongs to this process; a
+# 0-dim tensor, such as a clipping factor, is replicated implicitly (a
+# one-element 1-D one too, with a warning). ``distribute_tensor`` places
+# the larger ones first:
+factor = torch.tensor(0.5)
+scaled = grad * factor
+check(isinstance(scaled, DTensor), True, label="grad * a 0-dim tensor is a DTensor")
+check(scaled.full_tensor(), reference[0].weight.grad * 0.5, label="(grad * factor).full_tensor()")
+with expect_warning(
+    UserWarning,
+    match=r"^Found a non-scalar tensor with numel=1 and ndim!=0, "
+    r"we are implicitly creating a replicated DTensor for it\.",
+):
+    scaled = grad * torch.tensor([0.5])
+check(isinstance(scaled, DTensor), True, label="grad * a one-element 1-D tensor is a DTensor")
 noise = torch.full((3, 4), 0.5)
 with expect_error(
     RuntimeError,
@@ -226,8 +240,10 @@ check(
 # -----------------------------------------------------------------------------
 # The older wrapper, ``FullyShardedDataParallel`` (FSDP1), flattens the
 # parameters of each wrapped module into one 1-D ``FlatParameter``, and
-# each rank holds a contiguous piece of it. With one process it does not
-# shard at all, and says so:
+# each rank holds a contiguous piece of it (with the default
+# ``use_orig_params=False``; with ``True`` the original names stay, each
+# holding its 1-D piece of the shard). With one process it does not shard
+# at all, and says so:
 torch.manual_seed(0)
 flat = nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 2))
 with expect_warning(
