@@ -269,6 +269,10 @@ def check_locale(locale: Path, languages: list[str], pot: Path | None = None) ->
             problems += [f"{path}: {problem}" for problem in unsafe_markup(catalog)]
             if path.name == INTERFACE_CATALOG:
                 problems += [f"{path}: {problem}" for problem in placeholder_problems(catalog)]
+            if language == "zh_CN":
+                from .zh_punctuation import punctuation_problems
+
+                problems += [f"{path}: {problem}" for problem in punctuation_problems(catalog)]
             if is_rst_catalog(path.relative_to(folder)):
                 from .rst_markup import inline_markup_problems  # docutils: not needed by the build
 

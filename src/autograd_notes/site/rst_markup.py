@@ -45,6 +45,10 @@ def parsed_markup(text: str) -> Counter[str]:
     tree = publish_doctree(text, settings=_settings())
     found: Counter[str] = Counter(f"``{node.astext()}``" for node in tree.findall(nodes.literal))
     found.update("markup error" for _ in tree.findall(nodes.problematic))
+    # emphasis by kind, not by its (translated) words: *x* right after a Chinese character is no
+    # emphasis at all, but two asterisks on the page
+    found.update("*emphasis*" for _ in tree.findall(nodes.emphasis))
+    found.update("**strong**" for _ in tree.findall(nodes.strong))
     return found
 
 
@@ -59,8 +63,9 @@ def inline_markup_problems(catalog: Catalog) -> list[str]:
             missing, extra = english - translated, translated - english
             problems.append(
                 f"line {message.lineno}: inline markup breaks when parsed (missing "
-                f"{sorted(missing.elements())}, added {sorted(extra.elements())}); a literal must be "
-                f"followed by a space or punctuation "
-                f"such as '，' (write '\\\\ ' before '（'): {str(message.id)[:60]}"
+                f"{sorted(missing.elements())}, added {sorted(extra.elements())}); a literal or emphasis "
+                f"must be preceded and followed by a space or punctuation "
+                f"such as '，' (write '\\\\ ' between it and a Chinese character or '（'): "
+                f"{str(message.id)[:60]}"
             )
     return problems
