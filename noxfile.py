@@ -158,6 +158,7 @@ def translations(session: nox.Session) -> None:
         str(DOCS / "locale"),
         "--pot",
         str(gettext),
+        "--purge-obsolete",
         *(f"--language={code}" for code in languages),
     )
 

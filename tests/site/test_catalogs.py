@@ -200,3 +200,17 @@ def test_an_interface_string_keeps_the_english_placeholders(
     assert said in problem
     good = po(tmp_path, 'msgid "{first} to {last}"\nmsgstr "с {first} по {last}"\n', name="good.po")
     assert placeholder_problems(read_catalog(good)) == []
+
+
+def test_obsolete_entries_are_dropped_and_active_ones_kept(tmp_path: Path) -> None:
+    from autograd_notes.site.catalogs import purge_obsolete
+
+    body = 'msgid "Hello"\nmsgstr "Привет"\n\n#~ msgid "Goodbye"\n#~ msgstr "Пока"\n'
+    path = po(tmp_path / "ru" / "LC_MESSAGES", body)
+    clean = po(tmp_path / "ru" / "LC_MESSAGES", 'msgid "Hi"\nmsgstr "Привет"\n', name="clean.po")
+    before = clean.read_bytes()
+    assert purge_obsolete(tmp_path, ["ru"]) == [path]
+    text = path.read_text(encoding="utf-8")
+    assert "#~" not in text
+    assert translations(path) == {"Hello": "Привет"}
+    assert clean.read_bytes() == before  # a catalog without obsolete entries is left as it is

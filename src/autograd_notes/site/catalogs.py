@@ -32,6 +32,7 @@ __all__ = [
     "is_rst_catalog",
     "markup_problems",
     "placeholder_problems",
+    "purge_obsolete",
     "read_catalog",
     "translations",
     "unsafe_markup",
@@ -291,6 +292,26 @@ def check_locale(locale: Path, languages: list[str], pot: Path | None = None) ->
     return lines, ok and not problems
 
 
+def purge_obsolete(locale: Path, languages: list[str]) -> list[Path]:
+    """Drop the obsolete (``#~``) entries a merge left in the languages' catalogs; the catalogs changed.
+
+    ``sphinx-intl update`` keeps the translations of messages the English no
+    longer has, as obsolete entries: a later merge may bring one back while
+    the same message is active, which ``msgfmt -c`` refuses as a duplicate.
+    """
+    from babel.messages.pofile import write_po
+
+    changed = []
+    for language in languages:
+        for path in sorted((locale / language / "LC_MESSAGES").rglob("*.po")):
+            catalog = read_catalog(path)
+            if catalog.obsolete:
+                with path.open("wb") as stream:
+                    write_po(stream, catalog, width=76, ignore_obsolete=True, include_previous=True)
+                changed.append(path)
+    return changed
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m autograd_notes.site.catalogs``: exit status 1 unless every language is complete."""
     parser = argparse.ArgumentParser(
@@ -303,7 +324,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--pot", type=Path, help="the extracted templates (build/gettext): every page must have a catalog"
     )
+    parser.add_argument(
+        "--purge-obsolete", action="store_true", help="first drop the obsolete (#~) entries a merge left"
+    )
     args = parser.parse_args(argv)
+    if args.purge_obsolete:
+        for path in purge_obsolete(args.locale, args.language):
+            print(f"{path}: obsolete entries dropped")
     lines, ok = check_locale(args.locale, args.language, args.pot)
     print("\n".join(lines))
     return 0 if ok else 1
