@@ -185,8 +185,9 @@ def tests(session: nox.Session) -> None:
 
 CHROMIUM = Path(os.environ.get("AUTOGRAD_NOTES_CHROMIUM", "/usr/bin/chromium"))
 # Debian's Chromium for the browser tests (Playwright cannot download its own
-# browser here), and CJK fonts so that Chinese pages render in screenshots
-BROWSER_PACKAGES = ("chromium", "fonts-noto-cjk")
+# browser here), CJK fonts so that Chinese pages render in screenshots, and GNU
+# gettext, whose msgfmt -c checks every catalog as translation platforms do
+BROWSER_PACKAGES = ("chromium", "fonts-noto-cjk", "gettext")
 
 
 def _ensure_chromium(session: nox.Session) -> None:
@@ -195,17 +196,19 @@ def _ensure_chromium(session: nox.Session) -> None:
     It says so first: apt-get changes the host (it upgrades what the packages
     need). ``AUTOGRAD_NOTES_CHROMIUM`` names a Chromium instead.
     """
-    if CHROMIUM.exists():
+    if CHROMIUM.exists() and shutil.which("msgfmt"):
         return
     if shutil.which("apt-get") is None or not hasattr(os, "geteuid") or os.geteuid() != 0:
         session.warn(
-            f"No Chromium at {CHROMIUM}: the browser tests will fail. Install Debian's chromium "
-            "(apt-get install chromium fonts-noto-cjk) or set AUTOGRAD_NOTES_CHROMIUM to a Chromium."
+            f"No Chromium at {CHROMIUM} or no msgfmt: the browser and catalog tests will fail. Install "
+            "Debian's chromium and gettext (apt-get install chromium fonts-noto-cjk gettext), or set "
+            "AUTOGRAD_NOTES_CHROMIUM to a Chromium."
         )
         return
     packages = " ".join(BROWSER_PACKAGES)
     session.log(
-        f"No Chromium at {CHROMIUM}: installing {packages} with apt-get now, for the browser tests. "
+        f"No Chromium at {CHROMIUM} or no msgfmt: installing {packages} with apt-get now, for the browser "
+        "and catalog tests. "
         "This changes the host: apt-get also installs or upgrades the system packages they need "
         "(15 on a fresh Debian). To keep the host as it is, stop here (Ctrl-C) and set "
         "AUTOGRAD_NOTES_CHROMIUM to a Chromium you have."

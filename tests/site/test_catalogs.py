@@ -214,3 +214,24 @@ def test_obsolete_entries_are_dropped_and_active_ones_kept(tmp_path: Path) -> No
     assert "#~" not in text
     assert translations(path) == {"Hello": "Привет"}
     assert clean.read_bytes() == before  # a catalog without obsolete entries is left as it is
+
+
+def test_every_catalog_passes_gnu_gettexts_own_check() -> None:
+    """``msgfmt -c``, what translation platforms and distribution packagers run, accepts every catalog."""
+    import shutil
+    import subprocess
+
+    msgfmt = shutil.which("msgfmt")
+    if msgfmt is None:
+        pytest.fail(
+            "no msgfmt: install GNU gettext (apt-get install gettext, as nox -s tests and .ci/run do)"
+        )
+    root = Path(__file__).resolve().parents[2] / "docs" / "locale"
+    catalogs = sorted(root.rglob("*.po"))
+    assert len(catalogs) > 100
+    refused = {}
+    for path in catalogs:
+        result = subprocess.run([msgfmt, "-c", "-o", "/dev/null", str(path)], capture_output=True, text=True)
+        if result.returncode:
+            refused[str(path.relative_to(root))] = result.stderr.strip()[-300:]
+    assert refused == {}
