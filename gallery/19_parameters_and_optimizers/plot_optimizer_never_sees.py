@@ -133,7 +133,8 @@ model.to(torch.float32)
 # buffers) stays on the old device and with the old dtype. After a move to
 # another device the next step fails. After a change of dtype, Adam's next
 # step fails, as here, while SGD's goes on with a momentum buffer of the
-# old dtype. Move the model first, or build the optimizer after moving it.
+# old dtype. Move the model first, or create the optimizer after
+# moving it.
 
 
 def step_then_double(make_optimizer):
