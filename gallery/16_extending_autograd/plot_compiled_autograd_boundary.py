@@ -21,6 +21,7 @@ called with ``None`` and its ``.grad`` stays ``None``.
 # ``h`` is an intermediate tensor of the loss; a hook on it
 # (:ref:`tensor_hooks`) may replace its gradient. A hook that only
 # computes, ``grad * 10``, is compiled with the rest:
+import logging
 import warnings
 
 import matplotlib.pyplot as plt
@@ -142,8 +143,43 @@ check(
     "Unsupported: Tensor.retain_grad() with AOTDispatcher",
     label="with fullgraph=True",
 )
+
+
+class KeptLog(logging.Handler):
+    """Keeps the messages of a logger in a list, instead of printing them."""
+
+    def __init__(self, name):
+        super().__init__()
+        self.logger, self.messages = logging.getLogger(name), []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+    def __enter__(self):
+        self.level, self.propagate = self.logger.level, self.logger.propagate
+        self.logger.setLevel(logging.DEBUG)
+        self.logger.propagate = False
+        self.logger.addHandler(self)
+        return self
+
+    def __exit__(self, *exc):
+        self.logger.removeHandler(self)
+        self.logger.setLevel(self.level)
+        self.logger.propagate = self.propagate
+
+
 compiled_retained = torch.compile(retained, backend="aot_eager")
-loss, h = compiled_retained(x, w)
+# the logger behind TORCH_LOGS=graph_breaks (a private name of PyTorch's)
+with KeptLog("torch._dynamo.symbolic_convert.__graph_breaks") as break_log:
+    loss, h = compiled_retained(x, w)
+check(
+    [line for message in break_log.messages for line in message.splitlines() if "Reason" in line],
+    [
+        "Graph Break Reason: Encountered graph break that we cannot resume from. Compiling up to the "
+        "previous resumable state, then skipping the rest of the function. Graph break encountered:"
+    ],
+    label="the graph-break log, its reason",
+)
 names = {"w": w, "h": h, "loss": loss}
 check(
     nodes(loss, names),
@@ -154,15 +190,36 @@ draw_graph(loss, names=names, title="loss, h = compiled_retained(x, w)")
 plt.show()
 loss.backward()
 check(h.grad, 2 * h.detach(), label="h.grad")
+loss, h = compiled_retained(x, w)
+check(
+    nodes(loss, {"w": w, "h": h, "loss": loss}),
+    ["SumBackward0 (loss)", "PowBackward0", "CompiledFunctionBackward (h)", "AccumulateGrad (w)"],
+    label="the nodes of the graph, second call",
+)
+explanation = torch._dynamo.explain(retained)(x, w)
+check([explanation.graph_count, explanation.graph_break_count], [1, 0], label="retained: graphs, breaks")
+check(
+    [n.target.__name__ for g in explanation.graphs for n in g.graph.nodes if n.op == "call_function"],
+    ["matmul", "tanh"],
+    label="the operations in the graphs",
+)
 
 # %%
 # Above the leaf ``w``, one ``CompiledFunctionBackward`` node makes ``h``;
 # it saved ``h`` itself, ``tensors[0] (h) [4, 2]``, and the transposed
 # ``x``, ``[3, 4]``. Above it, the eager nodes ``PowBackward0`` (saved ``h`` and
 # ``exponent=2``) and ``SumBackward0 (loss)``: the square and the sum ran
-# uncompiled, although nothing in them stops Dynamo. ``h.grad`` is right
+# uncompiled. Dynamo meets ``retain_grad`` while it reads the attribute, a
+# point it cannot resume from, so it compiles up to there and skips the
+# rest of the function, as its graph-break log says (what
+# ``TORCH_LOGS=graph_breaks`` prints, kept here by a logging handler):
+# "Encountered graph break that we cannot resume from. Compiling up to the
+# previous resumable state, then skipping the rest of the function".
+# ``torch._dynamo.explain`` even reports one graph and 0 graph breaks; the
+# graph holds only the ``matmul`` and the ``tanh``. ``h.grad`` is right
 # (:math:`2h`); the price is that the part of the function after
-# ``retain_grad()`` is no longer compiled.
+# ``retain_grad()`` is never compiled, on this call or any later one: the
+# second call has the same eager nodes.
 #
 # Intermediates returned from a compiled function
 # -----------------------------------------------

@@ -122,9 +122,10 @@ check(vmapped, products, label="vmap(vjp_fn)(vectors) vs products")
 # it runs the operation once per vector and stacks the results. The values
 # are right either way; what differs is how many times the operation runs.
 # To see which happened, the counter below counts the operations that
-# reach PyTorch's kernels, with a ``TorchDispatchMode`` (an interception
-# point below autograd and ``vmap``, from a private module of PyTorch's,
-# fine for a look like this one).
+# reach PyTorch's kernels, and notes the shape each one first receives,
+# with a ``TorchDispatchMode`` (an interception point below autograd and
+# ``vmap``, from a private module of PyTorch's, fine for a look like this
+# one).
 from collections import Counter
 
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -134,18 +135,26 @@ class KernelCalls(TorchDispatchMode):
     def __init__(self):
         super().__init__()
         self.calls = Counter()
+        self.first_shapes = {}  # kernel name -> shape of its first argument, on its first call
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.calls[func.overloadpacket.__name__] += 1
+        name = func.overloadpacket.__name__
+        self.calls[name] += 1
+        if args and isinstance(args[0], torch.Tensor):
+            self.first_shapes.setdefault(name, list(args[0].shape))
         return func(*args, **(kwargs or {}))
 
 
-def batched_calls(fn, kernel, n):
+def batched_counter(fn, n):
     inputs = torch.randn(6, device=device, requires_grad=True)
     outputs = fn(inputs)
     with KernelCalls() as counter:
         torch.autograd.grad(outputs, inputs, torch.randn(n, 6, device=device), is_grads_batched=True)
-    return counter.calls[kernel]
+    return counter
+
+
+def batched_calls(fn, kernel, n):
+    return batched_counter(fn, n).calls[kernel]
 
 
 def func_calls(fn, kernel, n):
@@ -156,14 +165,22 @@ def func_calls(fn, kernel, n):
 
 
 sizes = range(1, 9)
+sin_counters = [batched_counter(torch.sin, n) for n in sizes]
 series = {
     "is_grads_batched: tanh_backward": [batched_calls(torch.tanh, "tanh_backward", n) for n in sizes],
     "vmap(vjp_fn): tanh_backward": [func_calls(torch.tanh, "tanh_backward", n) for n in sizes],
-    "is_grads_batched: cos (sin)": [batched_calls(torch.sin, "cos", n) for n in sizes],
+    "is_grads_batched: mul (sin)": [c.calls["mul"] for c in sin_counters],
 }
 check(series["is_grads_batched: tanh_backward"], list(sizes), label="tanh_backward calls, is_grads_batched")
 check(series["vmap(vjp_fn): tanh_backward"], [1] * 8, label="tanh_backward calls, vmap(vjp_fn)")
-check(series["is_grads_batched: cos (sin)"], [1] * 8, label="cos calls for sin, is_grads_batched")
+check(series["is_grads_batched: mul (sin)"], [1] * 8, label="mul calls for sin, is_grads_batched")
+check(
+    [c.first_shapes["mul"] for c in sin_counters],
+    [[n, 6] for n in sizes],
+    label="sin: shape of mul's first argument",
+)
+check([c.calls["cos"] for c in sin_counters], [1] * 8, label="sin: cos calls")
+check([c.first_shapes["cos"] for c in sin_counters], [[6]] * 8, label="sin: shape of cos's argument")
 draw_series(series, x=list(sizes), xlabel="vectors in the batch", title="kernel calls in one batched call")
 plt.show()
 
@@ -172,11 +189,13 @@ plt.show()
 # ``tanh``, ``is_grads_batched`` called the kernel of ``tanh``'s derivative,
 # ``tanh_backward``, once per vector: the line climbs with the batch, as a
 # Python loop would. ``vmap`` over ``torch.func.vjp`` called it once for
-# the whole batch, and ``is_grads_batched`` called ``cos`` once for
-# ``sin``, whose derivative is ``cos`` times the incoming gradient, two
-# operations with batching rules in both: these two lines lie on top of
-# each other, flat at 1. The older prototype has no rule for
-# ``tanh_backward``.
+# the whole batch. For ``sin``, whose derivative is the incoming gradient
+# times ``cos(x)``, ``is_grads_batched`` called ``mul`` once: ``mul``
+# receives the batch, ``[n, 6]``, and the prototype has a batching rule
+# for it. (``cos`` reads only the saved input, ``[6]``, which is not
+# batched, so it runs once whatever the batch.) The lines of ``vmap`` and
+# of ``mul`` lie on top of each other, flat at 1. The older prototype has
+# no rule for ``tanh_backward``.
 #
 # The fallback is silent
 # ----------------------

@@ -143,9 +143,10 @@ model.train()
 # :ref:`functional_gradients` shows that ``torch.func.grad`` and
 # ``backward()`` compute the same numbers and that the transforms never
 # write ``.grad``. ``torch.autograd.grad`` does not write ``.grad`` either,
-# but it differentiates a graph already recorded, so its inputs must
-# require a gradient; ``grad`` takes a function and plain tensors, and
-# records what it needs itself.
+# but it differentiates a graph already recorded, so the output it is
+# given must have been recorded from tensors that require a gradient (the
+# error below names element 0 of the outputs); ``grad`` takes a function
+# and plain tensors, and records what it needs itself.
 x = torch.tensor([1.0, 2.0, 3.0], device=device)
 
 
@@ -413,9 +414,59 @@ check(torch.equal(eval_outputs, train_outputs), True, label="eval-mode output eq
 # groups. The price is eval mode: with no running statistics, BatchNorm
 # normalises with the batch's own statistics in eval mode too (the last
 # check), so a model patched this way predicts differently from the
-# original at inference time. Patch a copy for ``vmap`` training and keep
-# running statistics where inference needs them, or batch the buffers as
-# above.
+# original at inference time. Keeping an unpatched original does not help
+# by itself: training through a patched copy never updates the original's
+# running statistics. Here a new model is trained for three steps through
+# a patched copy, on parameters it shares with the original:
+fresh = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4)).to(device)
+patched = replace_all_batch_norm_modules_(copy.deepcopy(fresh))
+shared = {name: p.detach() for name, p in fresh.named_parameters()}  # the same storage as fresh's
+start_weight = fresh[0].weight.detach().clone()
+group_targets = torch.randn(5, 8, 4, device=device)
+
+
+def group_loss(params, batch, target):
+    return ((functional_call(patched, params, (batch,)) - target) ** 2).mean()
+
+
+for _ in range(3):
+    step_grads = vmap(grad(group_loss), in_dims=(None, 0, 0))(shared, groups, group_targets)
+    with torch.no_grad():
+        for name, p in shared.items():
+            p -= 0.1 * step_grads[name].mean(0)
+check(torch.equal(fresh[0].weight, start_weight), False, label="fresh[0].weight equals its start")
+check(fresh[1].running_mean.tolist(), [0.0] * 4, label="fresh[1].running_mean")
+check(fresh[1].running_var.tolist(), [1.0] * 4, label="fresh[1].running_var")
+check(fresh[1].num_batches_tracked, 0, label="fresh[1].num_batches_tracked")
+
+# %%
+# The parameters moved; the running statistics stayed where a new
+# BatchNorm starts, mean 0 and variance 1, and no batch was counted. Either
+# batch the buffers as above, or, after training, compute the statistics
+# once: run training data through the unpatched model, which has the
+# trained parameters, in training mode and without ``vmap``
+# (``momentum=None`` makes the running statistics a cumulative average
+# of the batches'), then switch it to eval mode:
+fresh[1].momentum = None
+fresh[1].reset_running_stats()  # start from mean 0, variance 1 and no batches counted
+with torch.no_grad():
+    for batch_of_group in groups:
+        fresh(batch_of_group)
+    features = fresh[0](groups)  # [5, 8, 4]: the input of the BatchNorm, group by group
+fresh.eval()
+check(fresh[1].num_batches_tracked, 5, label="fresh[1].num_batches_tracked, recomputed")
+check(fresh[1].running_mean, features.mean(dim=(0, 1)), label="running_mean vs the mean of all the data")
+check(fresh[1].running_var, features.var(dim=1).mean(0), label="running_var vs the groups' mean variance")
+bn = fresh[1]
+by_hand = (features[0] - bn.running_mean) / torch.sqrt(bn.running_var + bn.eps) * bn.weight + bn.bias
+check(torch.allclose(fresh(groups[0]), by_hand, atol=1e-6), True, label="eval mode: normalised with these")
+
+# %%
+# With batches of equal size, the running mean is the mean of all the
+# training data; the running variance is the mean of the five batches'
+# variances (each with Bessel's correction, over eight samples). In eval
+# mode the model now normalises with these, as the last check computes by
+# hand.
 #
 # Sources
 # -------
