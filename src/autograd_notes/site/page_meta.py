@@ -28,6 +28,7 @@ from docutils import nodes
 from markupsafe import Markup
 from sphinx.application import Sphinx
 from sphinx.config import Config
+from sphinx.locale import _
 
 from .._runner import runner_info
 from .gallery_conf import gallery_folders
@@ -185,6 +186,10 @@ def add_page_meta(
     repository = str(app.config.autograd_notes_repository).rstrip("/")
     branch = app.config.autograd_notes_branch
     context["autograd_edit_url"] = f"{repository}/edit/{branch}/{path}" if path and repository else None
+    # the footer's copyright holder in the page's language: "2026, Autograd Notes maintainers"
+    year, separator, holder = str(app.config.copyright).partition(", ")
+    if separator and holder == "Autograd Notes maintainers":
+        context["copyright"] = f"{year}, {_('Autograd Notes maintainers')}"
     info = runner_info()
     context["autograd_built_with"] = {
         "torch": info.torch_version,
