@@ -39,11 +39,16 @@ def extension_strings() -> set[str]:
     return found
 
 
-def _strings_of_templates(folder: Path) -> set[str]:
-    """What Jinja looks up at run time in ``folder``'s templates: ``_()`` calls and ``{% trans %}`` blocks."""
+def _strings_of_templates(folder: Path, *, overridden: Path | None = None) -> set[str]:
+    """What Jinja looks up at run time in ``folder``'s templates: ``_()`` calls and ``{% trans %}`` blocks.
+
+    A template that ``overridden`` has in its place (our fork of it) is not read: it never runs.
+    """
     environment = Environment(extensions=["jinja2.ext.i18n"])
     found = set()
     for template in folder.rglob("*.html"):
+        if overridden is not None and (overridden / template.relative_to(folder)).exists():
+            continue
         for _line, _function, message in environment.extract_translations(
             template.read_text(encoding="utf-8")
         ):
@@ -62,7 +67,9 @@ def theme_strings() -> set[str]:
     """The words of furo's own templates (search page, footer, Read the Docs menu)."""
     import furo
 
-    return _strings_of_templates(Path(furo.__file__).parent / "theme" / "furo")
+    return _strings_of_templates(
+        Path(furo.__file__).parent / "theme" / "furo", overridden=ROOT / "docs" / "_templates"
+    )
 
 
 def sphinx_translates(language: str) -> set[str]:
