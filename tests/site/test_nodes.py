@@ -202,3 +202,19 @@ def test_a_table_a_theme_wrapped_is_taken_out_of_its_wrapper() -> None:
     (table,) = scroll.children
     assert isinstance(table, HtmlTable)
     assert table["classes"] == ["tl-table"]
+
+
+@pytest.mark.parametrize(
+    ("items", "language", "text"),
+    [
+        (["a", "b", "c"], "en", "a, b, and c"),
+        (["a", "b", "c"], "ru", "a, b и c"),
+        (["第一", "第二", "第三"], "zh_CN", "第一、第二和第三"),
+        # Chinese sets a space between its words and Latin text
+        (["RuntimeError: x", "UserWarning: y"], "zh_CN", "RuntimeError: x 和 UserWarning: y"),
+    ],
+)
+def test_a_list_reads_as_the_language_writes_it(items: list[str], language: str, text: str) -> None:
+    from autograd_notes.site.nodes import list_of
+
+    assert "".join(node.astext() for node in list_of(items, language)) == text

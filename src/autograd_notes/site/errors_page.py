@@ -70,7 +70,9 @@ def error_links(env: Any, events: list[Event]) -> list[nodes.Node]:
     messages = list(dict.fromkeys(m for event in events for m in event_messages(event)))
     if not messages:
         return []
-    links = [label_link(message_label(kind, text), message_head(text)) for kind, text in messages]
+    # one link per summary: two texts of one message (other shapes) would read as the same words twice
+    by_head = {message_head(text): (kind, text) for kind, text in reversed(messages)}
+    links = [label_link(message_label(kind, text), head) for head, (kind, text) in reversed(by_head.items())]
     sentence = compose(
         _("Explained in the error-message index: {messages}"), messages=list_of(links, _language(env))
     )

@@ -149,4 +149,19 @@ def list_of(items: Sequence[Part], language: str) -> list[nodes.Node]:
 
     names = [f"{{item{n}}}" for n in range(len(items))]
     template = format_list(names, locale=language.replace("-", "_")) if items else ""
+    if language.startswith("zh") and any(_latin_edge(item) for item in items):
+        # Chinese sets a space between its words and Latin text: "RuntimeError: … 和 UserWarning: …"
+        template = template.replace("和", " 和 ")
     return compose(template, **{f"item{n}": item for n, item in enumerate(items)})
+
+
+def _latin_edge(item: Part) -> bool:
+    """Whether ``item`` (text or a node) starts or ends with a Latin letter or digit."""
+    if isinstance(item, str):
+        text = item
+    elif isinstance(item, nodes.Node):
+        text = item.astext()
+    else:
+        text = "".join(part if isinstance(part, str) else part.astext() for part in item)
+    text = text.strip()
+    return any(char.isascii() and char.isalnum() for char in (text[:1], text[-1:]) if char)
