@@ -91,6 +91,7 @@ Tiny
 ====
 
 .. toctree::
+   :caption: Read
 
    examples/index
 """

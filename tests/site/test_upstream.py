@@ -140,6 +140,22 @@ def test_furos_navigation_toggles_are_found_in_the_context(tiny: TinyGallery) ->
     assert "Toggle navigation of" not in relabelled
 
 
+def test_sphinxs_toctree_captions_are_found_in_the_tree_and_the_page(tiny: TinyGallery) -> None:
+    """Sphinx's caption heading, without aria-level, in furo's sidebar tree and in the page's body."""
+    tree = tiny.navigation_tree("index")
+    body = (tiny.html / "index.html").read_text(encoding="utf-8")
+    body = body[body.index("<article") :]
+    for where, html in (("furo's navigation tree", tree), ("the page's toctree", body)):
+        leveled = upstream.level_toctree_captions(html)
+        assert leveled.count('role="heading" aria-level="2"') == 1, (
+            f'Sphinx\'s toctree caption (<p class="caption" role="heading">) in {where} is no longer'
+            f" found by upstream.level_toctree_captions; {UPDATE}"
+        )
+        assert upstream.level_toctree_captions(leveled) == leveled  # once only
+        # a Sphinx that writes aria-level itself makes this a no-op: then drop the function
+        assert "aria-level" not in html, f"Sphinx writes aria-level on toctree captions now: {UPDATE}"
+
+
 def test_furos_page_template_is_the_one_the_fork_was_taken_from() -> None:
     assert upstream.furo_page_sha256() == upstream.FURO_PAGE_SHA256, (
         "furo's page.html changed since docs/_templates/page.html was forked from it: re-merge furo's"

@@ -6,6 +6,11 @@ in Python, after the templates' catalog lookups. This extension rewrites
 that label in the page's language, through the same ``sphinx.po`` as every
 other interface string (``tests/site/test_interface_strings.py`` checks
 that each language translates it).
+
+It also gives the toctree captions Sphinx writes, in that tree (the
+sidebar) and in a page's body, the ``aria-level`` their heading role needs
+(:func:`~autograd_notes.site.upstream.level_toctree_captions`, where the
+upstream report is noted).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.locale import _
 
-from .upstream import FURO_NAVIGATION_TREE, relabel_navigation_toggles
+from .upstream import FURO_NAVIGATION_TREE, level_toctree_captions, relabel_navigation_toggles
 
 __all__ = ["translate_navigation_labels"]
 
@@ -37,7 +42,10 @@ def _translate_tree(
 ) -> None:
     tree = context.get(FURO_NAVIGATION_TREE)
     if isinstance(tree, str):
-        context[FURO_NAVIGATION_TREE] = translate_navigation_labels(tree)
+        context[FURO_NAVIGATION_TREE] = level_toctree_captions(translate_navigation_labels(tree))
+    body = context.get("body")
+    if isinstance(body, str):  # a toctree the page shows (the home page's) has its captions too
+        context["body"] = level_toctree_captions(body)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

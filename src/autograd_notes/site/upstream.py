@@ -33,6 +33,9 @@ tiny fixture and fails, naming the function here, when a format moves.
 * **furo's navigation tree** (:mod:`autograd_notes.site.theme_strings`):
   the ``furo_navigation_tree`` HTML of the template context, whose expandable
   entries carry an English ``aria-label="Toggle navigation of <title>"``.
+* **Sphinx's toctree captions**, in that tree and in a page's body: a
+  ``<p class="caption" role="heading">`` with no ``aria-level``, which
+  :func:`level_toctree_captions` gives one.
 * **furo's page.html**, forked in ``docs/_templates/page.html``:
   :data:`FURO_PAGE_SHA256` is the digest of the furo template the fork was
   taken from.
@@ -63,6 +66,7 @@ __all__ = [
     "is_download_target",
     "is_literal_block",
     "is_output_start",
+    "level_toctree_captions",
     "relabel_navigation_toggles",
     "remember_runner",
     "rerun_if_runner_changed",
@@ -224,6 +228,23 @@ def relabel_navigation_toggles(tree: str, label: Callable[[str], str]) -> str:
     and returns the new attribute value, escaped.
     """
     return _TOGGLE.sub(lambda match: f'aria-label="{label(match.group(1))}"', tree)
+
+
+# -- Sphinx: the captions of a toctree ------------------------------------------------------
+
+# Sphinx's HTML writer (HTML5Translator.visit_title, Sphinx 9.0) writes a toctree's caption as
+# <p class="caption" role="heading"> without aria-level, which ARIA requires of a heading role
+# (axe-core: aria-required-attr, critical); furo's navigation tree passes it on in the sidebar.
+# To report upstream, to Sphinx: write aria-level on the caption (or make it a real heading).
+_CAPTION = re.compile(r'(<p\b[^>]*\bclass="caption"[^>]*\brole="heading")(?![^>]*\baria-level=)')
+
+CAPTION_LEVEL = 2
+"""The level of a toctree's caption: under the page's title (``h1``), as a section's title is."""
+
+
+def level_toctree_captions(html: str, level: int = CAPTION_LEVEL) -> str:
+    """``html`` (a navigation tree, a page's body) with ``aria-level`` on each toctree caption lacking one."""
+    return _CAPTION.sub(rf'\g<1> aria-level="{level}"', html)
 
 
 # -- furo: page.html ----------------------------------------------------------------------------
