@@ -401,7 +401,7 @@ def test_chinese_runner_lines_use_chinese_punctuation(whole_site: Site) -> None:
         assert not re.search(rf"[{CJK}][:.]|[:.] ?[{CJK}]|[{CJK}] [{CJK}]", line), line
     footer = page.root.find("div", "built-with").text()
     assert "运行器 上" not in footer
-    assert footer.startswith("构建环境：CPU 运行器，PyTorch ")  # the runner named once
+    assert footer.startswith("在 CPU 运行器上使用 PyTorch ")  # the runner named once
 
 
 def test_russian_runner_sentences_decline_the_runner(whole_site: Site) -> None:

@@ -88,8 +88,8 @@ def test_generated_pages_have_no_edit_link(whole_site: Site) -> None:
     ("language", "words"),
     [
         ("en", "Built with PyTorch {torch} on the CPU runner, Python"),
-        ("ru", "Собрано: CPU-раннер, PyTorch {torch}, Python"),
-        ("zh_CN", "构建环境：CPU 运行器，PyTorch {torch}，Python"),
+        ("ru", "Сборка: CPU-раннер, PyTorch {torch}, Python"),
+        ("zh_CN", "在 CPU 运行器上使用 PyTorch {torch} 和 Python"),
         ("pt_BR", "Gerado com PyTorch {torch} e Python"),
     ],
 )

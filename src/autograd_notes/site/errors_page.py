@@ -211,7 +211,7 @@ class SourceStatusDirective(SphinxDirective):
         ]
         header = [
             _("Example"),
-            *(_("{runner} runner").format(runner=runner) for runner in runners),
+            *(str(RUNNER_NAMES[runner]) for runner in runners),
             _("Across PyTorch releases"),
         ]
         widths = [3, *(2 for _ in runners), 3]
