@@ -60,7 +60,7 @@ _CODE = [
 # quoted, or in *emphasis* of four words or more (shorter could hide a term left in English)
 _QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|(?<!\*)\*([^*\s]+(?:\s+[^*\s]+){3,})\*(?!\*)')
 
-_FIELDS = {"key", "english", "match", "rendering", "pattern", "forbidden", "note", "exceptions"}
+_FIELDS = {"key", "english", "match", "rendering", "pattern", "forbidden", "note", "exceptions", "usage"}
 _REQUIRED = ("key", "english", "match", "rendering", "pattern", "note")
 
 
@@ -80,6 +80,9 @@ class Term:
     forbidden: tuple[re.Pattern[str], ...]
     note: str
     exceptions: tuple[str, ...] = ()
+    usage: bool = False
+    """A rule of this language's own usage (a register, a word choice among its own variants, a
+    grammar trap), not a concept of the site: the other languages need not list it."""
 
     def excepted(self, msgid: str) -> bool:
         """Whether this message is one of the term's listed exceptions (English, normalised)."""
@@ -99,6 +102,11 @@ class Glossary:
     def keys(self) -> list[str]:
         """The terms' keys, in the glossary's order."""
         return [term.key for term in self.terms]
+
+    @property
+    def concepts(self) -> list[str]:
+        """The keys of the site's concepts, which every language lists, in order (usage rules aside)."""
+        return [term.key for term in self.terms if not term.usage]
 
 
 def glossary_path(locale: Path, language: str) -> Path:
@@ -155,7 +163,14 @@ def _term(path: Path, number: int, table: dict[str, Any]) -> Term:
             " ".join(item.split())
             for item in _strings(path, where, "exceptions", table.get("exceptions", []))
         ),
+        usage=_flag(path, where, "usage", table.get("usage", False)),
     )
+
+
+def _flag(path: Path, where: str, field: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise GlossaryError(f"{path}: {where}: '{field}' must be true or false")
+    return value
 
 
 def load_glossary(path: Path) -> Glossary:
