@@ -453,18 +453,33 @@ def timeline_nodes(
                 }
             )
             what = ", ".join(names[m] for m in worst_marks)
+            # A <summary> is the control that opens its <details>: a link inside it would be an
+            # interactive element inside another (two tab stops for one row, and a screen reader
+            # announces one of them wrongly; axe-core: nested-interactive). The summary names the
+            # row in words; the link to the cell is the first line of what it opens.
+            cell = _("cell {number}").format(number=number)
             summary = HtmlLine(
                 "",
                 "",
-                *link(number, _row_name(headings, number, checks)),
+                nodes.inline("", "", *_row_name(headings, number, checks)),
+                nodes.Text(" "),
+                HtmlInline(cell, cell, tag="span", classes=["tl-cell-number"]),
                 nodes.Text(" · " + _("line {line}").format(line=check.line) + " · "),
                 *_kind(check),
                 nodes.Text(f" · {what}"),
                 tag="summary",
             )
+            to_cell = nodes.paragraph(
+                "", "", *link(number, _row_name(headings, number, checks)), classes=["tl-check-cell"]
+            )
             details.append(
                 HtmlBlock(
-                    "", summary, _observations(check, timeline.pinned), tag="details", classes=["tl-check"]
+                    "",
+                    summary,
+                    to_cell,
+                    _observations(check, timeline.pinned),
+                    tag="details",
+                    classes=["tl-check"],
                 )
             )
     header = [_cell(_("Cell")), _cell(_("Checks")), *_header(releases, timeline.pinned)]

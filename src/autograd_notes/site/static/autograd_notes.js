@@ -94,3 +94,84 @@
     linkAll();
   }
 })();
+
+// A box that scrolls sideways must be reachable by keyboard, or its hidden
+// part cannot be read without a mouse (WCAG 2.1.1; axe-core:
+// scrollable-region-focusable). furo's stylesheet lets code blocks (Sphinx's
+// Pygments <pre>) and its table wrappers scroll, and gives them no tab stop:
+// a box that scrolls and holds nothing focusable gets one here (tabindex=0,
+// its focus outlined by autograd_notes.css), again when the width changes.
+// To report upstream, to furo: add the tab stop itself, as
+// pydata-sphinx-theme does for its scrollable elements.
+(function () {
+  var BOXES = "article pre, article .table-wrapper, article .tl-scroll, article .highlight";
+  var FOCUSABLE = "a[href], button, input, select, textarea, summary, [tabindex]";
+  function scrolls(box) {
+    var style = getComputedStyle(box);
+    var sideways = /auto|scroll/.test(style.overflowX) && box.scrollWidth > box.clientWidth + 1;
+    var down = /auto|scroll/.test(style.overflowY) && box.scrollHeight > box.clientHeight + 1;
+    return sideways || down;
+  }
+  function update() {
+    document.querySelectorAll(BOXES).forEach(function (box) {
+      var added = box.hasAttribute("data-scroll-stop");
+      if (!added && box.hasAttribute("tabindex")) {
+        return; // focusable on its own
+      }
+      var needed = scrolls(box) && box.querySelector(FOCUSABLE) === null;
+      if (needed && !added) {
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("data-scroll-stop", "");
+      } else if (!needed && added) {
+        box.removeAttribute("tabindex");
+        box.removeAttribute("data-scroll-stop");
+      }
+    });
+  }
+  var pending = null;
+  function later() {
+    if (pending === null) {
+      pending = requestAnimationFrame(function () {
+        pending = null;
+        update();
+      });
+    }
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", update);
+  } else {
+    update();
+  }
+  window.addEventListener("load", update);
+  window.addEventListener("resize", later);
+})();
+
+// The runner popups (a mark's details on the runners page and on example
+// pages, a section's examples in the runners matrix) open over the rows
+// beside them. Escape closes the one that is open, from its mark or from
+// inside it, and gives the focus back to its mark: a reader on a keyboard
+// gets back the rows it covered, where they were.
+(function () {
+  var POPUPS = "details.runner-cell[open], details.runner-section-cell[open]";
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape" || event.defaultPrevented) {
+      return;
+    }
+    var from = document.activeElement;
+    var popup = from && from.closest ? from.closest(POPUPS) : null;
+    if (popup === null) {
+      // the focus is elsewhere (or on the page): close the last popup opened, if one is
+      var open = document.querySelectorAll(POPUPS);
+      popup = open.length ? open[open.length - 1] : null;
+      if (popup === null) {
+        return;
+      }
+    }
+    popup.open = false;
+    var mark = popup.querySelector(":scope > summary");
+    if (mark && popup.contains(from)) {
+      mark.focus();
+    }
+    event.preventDefault();
+  });
+})();
