@@ -62,7 +62,14 @@ def record(torch: str, *cells: tuple[str, list[dict[str, Any]], list[str]]) -> d
     return {
         "format": FORMAT,
         "example": EXAMPLE,
-        "runner": {"device": "cpu", "torch": torch, "variant": "CPU", "python": "3.11.7"},
+        "runner": {
+            "device": "cpu",
+            "device_name": "x86_64",
+            "torch": torch,
+            "variant": "CPU",
+            "cuda": None,
+            "python": "3.11.7",
+        },
         "recorded": "2026-11-24",
         "cells": [
             {"lines": [1 + 10 * n, 10 + 10 * n], "status": status, "output": output, "events": events}

@@ -132,7 +132,14 @@ def small_record(**changes: object) -> dict:
     record = {
         "format": FORMAT,
         "example": "01_x/plot_fixture.py",
-        "runner": {"device": "cpu", "device_name": "x86_64", "torch": "2.13.0+cpu"},
+        "runner": {
+            "device": "cpu",
+            "device_name": "x86_64",
+            "torch": "2.13.0+cpu",
+            "variant": "CPU",
+            "cuda": None,
+            "python": "3.11.7",
+        },
         "recorded": "2026-01-01",
         "cells": [{"lines": [1, 3], "status": "ran", "output": ["1"], "events": []}],
     }

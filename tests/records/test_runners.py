@@ -26,7 +26,14 @@ def record(device: str, torch: str, outputs: list[list[str]]) -> dict[str, Any]:
     return {
         "format": 1,
         "example": EXAMPLE,
-        "runner": {"device": device, "device_name": f"{device} machine", "torch": torch},
+        "runner": {
+            "device": device,
+            "device_name": f"{device} machine",
+            "torch": torch,
+            "variant": "CUDA 13.0" if device == "cuda" else "CPU",
+            "cuda": "13.0" if device == "cuda" else None,
+            "python": "3.11.7",
+        },
         "recorded": "2026-01-02",
         "cells": [
             {"lines": [10 * n + 1, 10 * n + 9], "status": "ran", "output": output, "events": []}

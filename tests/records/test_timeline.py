@@ -78,7 +78,14 @@ def record(torch: str, cells: list[tuple[str, list[dict[str, Any]], list[str]]])
     return {
         "format": FORMAT,
         "example": EXAMPLE,
-        "runner": {"device": "cpu", "torch": torch, "variant": "CPU", "python": "3.11.7"},
+        "runner": {
+            "device": "cpu",
+            "device_name": "x86_64",
+            "torch": torch,
+            "variant": "CPU",
+            "cuda": None,
+            "python": "3.11.7",
+        },
         "recorded": "2026-11-24",
         "seconds": 0.1,
         "cells": [
