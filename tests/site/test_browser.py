@@ -14,41 +14,22 @@ Screenshots of key pages are written to ``build/screenshots/`` (or
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import os
 import re
-import threading
 import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
+from _browser import LANGUAGES, Problems, Server, launch, serve, watch
 from _site import ROOT, SYNTHETIC_CUDA_EXAMPLE, Site
 
 from autograd_notes.site.figure_scraper import TEXT_KEY, png_texts
-from autograd_notes.site.sitebuild import site_url_of
 
 pytestmark = pytest.mark.build
 
-LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
-CHROMIUM = os.environ.get("AUTOGRAD_NOTES_CHROMIUM", "/usr/bin/chromium")
-# Flags for a root user on a machine without a network: no sandbox (root), and
-# none of Chromium's own background connections (they fail and log errors).
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-default-apps",
-]
 SCREENSHOTS = Path(os.environ.get("AUTOGRAD_NOTES_SCREENSHOTS", ROOT / "build" / "screenshots"))
 EXAMPLE_PAGE = f"examples/{Path(SYNTHETIC_CUDA_EXAMPLE).with_suffix('.html').as_posix()}"
 INPLACE_ERROR = (
@@ -56,96 +37,19 @@ INPLACE_ERROR = (
 )
 
 
-# -- the server ----------------------------------------------------------------
-
-
-class _SiteHandler(http.server.SimpleHTTPRequestHandler):
-    """Serve ``directory`` under ``prefix``; anything else, or missing, is the site's 404 page."""
-
-    prefix = "/"
-
-    def translate_path(self, path: str) -> str:
-        route = urlsplit(path).path
-        if not route.startswith(self.prefix):
-            return str(Path(self.directory) / "-outside-the-site-")  # no such file: the 404 page
-        return super().translate_path("/" + route[len(self.prefix) :])
-
-    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        page = Path(self.directory) / "404.html"
-        if code != 404 or not page.exists():
-            super().send_error(code, message, explain)
-            return
-        body = page.read_bytes()
-        self.send_response(404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-
-    def list_directory(self, path: str | os.PathLike[str]) -> None:  # type: ignore[override]
-        """No listings: a folder without index.html is not found, as on GitHub Pages."""
-        self.send_error(404)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-@dataclass
-class Server:
-    """The site on loopback: ``url(language, page)`` gives a page's address."""
-
-    base: str
-
-    def url(self, language: str, page: str = "index.html") -> str:
-        return f"{self.base}{language}/{page}"
+# -- the server and the browser (tests/_browser.py) ----------------------------
 
 
 @pytest.fixture(scope="module")
 def server(whole_site: Site) -> Iterator[Server]:
-    prefix = urlsplit(site_url_of(ROOT / "docs")).path or "/"
-    handler = functools.partial(
-        type("Handler", (_SiteHandler,), {"prefix": prefix}), directory=str(whole_site.html)
-    )
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield Server(f"http://127.0.0.1:{httpd.server_address[1]}{prefix}")
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
-# -- the browser ---------------------------------------------------------------
-
-
-@dataclass
-class Problems:
-    """What went wrong while pages loaded: console errors, page errors, failed or refused requests."""
-
-    items: list[str] = field(default_factory=list)
-
-    def clear(self) -> list[str]:
-        found, self.items = self.items, []
-        return found
+    with serve(whole_site.html) as served:
+        yield served
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(
-            f"no Chromium at {CHROMIUM}: install Debian's chromium (`apt-get install chromium`, as .ci/run "
-            "does) or point AUTOGRAD_NOTES_CHROMIUM at one"
-        )
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with launch() as chromium:
+        yield chromium
 
 
 @pytest.fixture
@@ -160,34 +64,7 @@ def context(browser: Any) -> Iterator[Any]:
 @pytest.fixture
 def watched(context: Any) -> tuple[Any, Problems]:
     """A page whose console errors, page errors, failed requests and off-loopback requests are collected."""
-    problems = Problems()
-
-    def route(route: Any) -> None:
-        host = urlsplit(route.request.url).hostname
-        if route.request.url.startswith(("data:", "blob:", "about:")) or host == "127.0.0.1":
-            route.continue_()
-        else:
-            problems.items.append(f"request off the machine: {route.request.url}")
-            route.abort()
-
-    context.route("**/*", route)
-    page = context.new_page()
-    page.on("console", lambda m: m.type == "error" and problems.items.append(f"console: {m.text}"))
-    page.on("pageerror", lambda e: problems.items.append(f"page error: {e}"))
-
-    def failed(request: Any) -> None:
-        # a request still in flight when the next page is opened is cancelled: not a fault
-        if request.failure != "net::ERR_ABORTED":
-            problems.items.append(f"failed: {request.url} ({request.failure})")
-
-    page.on("requestfailed", failed)
-
-    def response(r: Any) -> None:
-        if r.status >= 400 and not r.url.endswith("/no-such-page.html"):
-            problems.items.append(f"HTTP {r.status}: {r.url}")
-
-    page.on("response", response)
-    return page, problems
+    return watch(context)
 
 
 def screenshot(page: Any, name: str) -> None:
