@@ -161,26 +161,35 @@ def test_the_english_sentences_are_the_timeline_pages() -> None:
         assert f'"{sentence}"' in page, sentence
 
 
-def test_what_changed_in_2_15_0_is_one_line_the_use_reentrant_warning() -> None:
-    # the check's line, as this PyTorch's record of the page has it (the page may move it)
-    record = json.loads(
-        (
-            ROOT / "records" / "cpu" / "17_precision_and_memory" / "plot_activation_checkpointing.json"
-        ).read_text("utf-8")
-    )
+def _line_of(example: str, kind: str, documented: str) -> int:
+    """The line of a check, as this PyTorch's record of the page has it (the page may move it)."""
+    record = json.loads((ROOT / "records" / "cpu" / example).with_suffix(".json").read_text("utf-8"))
     (line,) = [
         event["line"]
         for cell in record["cells"]
         for event in cell["events"]
-        if event["kind"] == "warning" and "use_reentrant parameter should be passed" in event["documented"]
+        if event["kind"] == kind and documented in event["documented"]
     ]
+    return int(line)
+
+
+def test_what_changed_in_2_15_0_is_two_reworded_messages() -> None:
+    mismatch = _line_of("07_cpu_vs_gpu/plot_device_mismatch.py", "error", "mat2 must be a matrix")
+    reentrant = _line_of(
+        "17_precision_and_memory/plot_activation_checkpointing.py",
+        "warning",
+        "use_reentrant parameter should be passed",
+    )
     assert release_change_lines(ROOT / "records", ["2.15.0", "2.12.1", "2.4.1"]) == [
         "2.4.1: the oldest recorded release, the others are compared with it",
         "2.12.1 (against 2.11.0): no documented check changed",
-        "2.15.0 (against 2.14.1): 1 change(s)",
+        "2.15.0 (against 2.14.1): 2 change(s)",
+        "  The `RuntimeError` is worded otherwise: `RuntimeError: {+mm:+} mat2 must be a "
+        "[-matrix-]{+matrix, got 0-D tensor+}`. "
+        f"On 07_cpu_vs_gpu/plot_device_mismatch.py line {mismatch}.",
         "  The `UserWarning` is worded otherwise: `… should be passed explicitly. "
         "[-Starting in PyTorch 2.9,-]{+In a future release,+} calling checkpoint without use_reentrant …`. "
-        f"On 17_precision_and_memory/plot_activation_checkpointing.py line {line}.",
+        f"On 17_precision_and_memory/plot_activation_checkpointing.py line {reentrant}.",
     ]
 
 
