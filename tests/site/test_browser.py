@@ -522,6 +522,10 @@ READ_AS_WRITTEN = """() => {
       .map(pre => pre.textContent.slice(0, 60)),
     table_without_fixed_column: wide.filter(box => !(hinted(box) && firstColumnStays(box)))
       .map(box => box.className),
+    figure_not_at_the_text_edge: [...document.querySelectorAll("article img.sphx-glr-single-img")].filter(shown)
+      .filter(img => Math.abs(img.getBoundingClientRect().left
+        - img.closest("section").getBoundingClientRect().left) > 1)
+      .map(img => img.src.split("/").pop()),
     output_label_may_wrap: [...document.querySelectorAll("article div.sphx-glr-script-out")].filter(shown)
       .map(box => getComputedStyle(box, "::before"))
       .filter(label => label.content !== "none"
