@@ -522,7 +522,8 @@ READ_AS_WRITTEN = """() => {
       .map(pre => pre.textContent.slice(0, 60)),
     table_without_fixed_column: wide.filter(box => !(hinted(box) && firstColumnStays(box)))
       .map(box => box.className),
-    figure_not_at_the_text_edge: [...document.querySelectorAll("article img.sphx-glr-single-img")].filter(shown)
+    figure_not_at_the_text_edge: [...document.querySelectorAll("article img.sphx-glr-single-img")]
+      .filter(shown)
       .filter(img => Math.abs(img.getBoundingClientRect().left
         - img.closest("section").getBoundingClientRect().left) > 1)
       .map(img => img.src.split("/").pop()),
