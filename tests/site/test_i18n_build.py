@@ -235,7 +235,7 @@ HOSTILE = " <script>alert(7)</script> <img src=x onerror=alert(8)>"
 @pytest.mark.parametrize(
     ("catalog", "addition", "said"),
     [
-        ("index.po", HOSTILE, "adds markup the English does not have (<img>, <script>)"),
+        ("index.po", HOSTILE, "the translation adds markup the English does not have (<img>, <script>)"),
         (
             f"{PAGE.as_posix()}.po",
             "\n\n.. raw:: html\n\n   <b>raw</b>",

@@ -91,14 +91,16 @@ def test_the_timeline_page_has_the_matrix_in_text(text_site: Build) -> None:
 
 def test_the_runners_page_has_each_mark_and_its_details_in_text(text_site: Build) -> None:
     page = text_site.page("runners.txt")
-    assert "All 1 examples have a CPU record." in lines(page)
-    # the mark of the CPU record, and what opens under it, wrapped in the table's cell
-    cpu = column(page, "Example", 1)
-    assert " ".join(" ".join(cpu).split()).startswith("CPU runner (this build) ✓same torch 2.13.0+cpu")
+    assert "No drift: every example printed on this build what its record for this runner holds. All 1 " in (
+        " ".join(page.split())
+    )
+    # the section's tally, the mark of the CPU record and what opens under it, in the table's cell
+    cpu = column(page, "Section", 1)
+    assert " ".join(" ".join(cpu).split()).startswith("CPU runner (this build) ✓ 1 * ✓same torch 2.13.0+cpu")
     assert "This build printed the same." in " ".join(cpu)
     assert f'"records/cpu/{Path(EXAMPLE).with_suffix(".json").as_posix()}"' in "".join(cpu)
     # no column for a runner that recorded nothing: the table is the examples and this build's runner
-    header = next(line for line in page.splitlines() if re.match(r"\| Example +\|", line))
+    header = next(line for line in page.splitlines() if re.match(r"\| Section +\|", line))
     assert len(header.strip("|").split("|")) == 2, header
 
 

@@ -393,7 +393,7 @@ def test_code_cells_are_numbered_and_a_cell_link_lands_on_the_code(small: Path) 
     # the timeline's rows are named by their section, not "Cell 6"
     section = page[page.index('id="across-pytorch-releases"') :]
     rows = [_text(row) for row in re.findall(r'<th scope="row">(.*?)</th>', section)]
-    assert "Gradients at kinks cell 6" in rows
+    assert any(re.fullmatch(r"Gradients at kinks cell \d+", row) for row in rows), rows
     assert not any(row.startswith("Cell ") for row in rows)
     # 2.14.1 is newer than today: its diff strikes today's 1.0 and inserts its 0.0
     assert "<del>1.0,</del><ins>0.0,</ins>" in section

@@ -203,7 +203,7 @@ class SourceStatusDirective(SphinxDirective):
         runners = [r for r in RUNNERS if records.get(r) or r == runner_info().device]
         rows = [
             [
-                title_link(gallery_docname(self.env, example)),
+                nodes.paragraph("", "", title_link(gallery_docname(self.env, example))),
                 *(self._status(records.get(runner, {}).get(example)) for runner in runners),
                 held_sentence(timelines[example]) if example in timelines else _("no record yet"),
             ]
