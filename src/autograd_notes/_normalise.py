@@ -11,6 +11,9 @@ __all__ = ["normalise_message"]
 _TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)")
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 _OBJECT_AT = re.compile(r"<([\w.]+) object at 0x[0-9a-fA-F]+>")
+# "cannot import name 'X' from 'torch.distributed' (/home/u/venv/lib/python3.11/site-packages/torch/...)":
+# an installed file is named by its import path, as tracebacks name it (``_paths.display_path``)
+_INSTALLED = re.compile(r"(?<![\w.-])/[^\s()'\"]*/site-packages/")
 
 
 def normalise_message(text: str) -> str:
@@ -20,8 +23,11 @@ def normalise_message(text: str) -> str:
     '<AddBackward0>'
     >>> normalise_message("bad (Triggered internally at /pytorch/x.cpp:1.)")
     'bad'
+    >>> normalise_message("from 'torch.x' (/home/u/env/lib/python3.11/site-packages/torch/x/__init__.py)")
+    "from 'torch.x' (torch/x/__init__.py)"
     """
     text = _TRIGGERED.sub("", text)
+    text = _INSTALLED.sub("", text)
     text = _OBJECT_AT.sub(r"<\1>", text)
     text = _ADDRESS.sub("0x…", text)
     return "\n".join(line.rstrip() for line in text.splitlines())

@@ -36,3 +36,15 @@ def test_normalise_message_is_idempotent() -> None:
     )
     assert once == "<X> at 0x…"
     assert normalise_message(once) == once
+
+
+def test_an_installed_file_in_a_message_is_named_by_its_import_path() -> None:
+    """A release's own environment, wherever it lives, leaves no path of the machine in a record."""
+    message = (
+        "ImportError: cannot import name 'FSDPModule' from 'torch.distributed.fsdp' "
+        "(/tmp/relenvs/torch-2.4.1/lib/python3.11/site-packages/torch/distributed/fsdp/__init__.py)"
+    )
+    assert normalise_message(message) == (
+        "ImportError: cannot import name 'FSDPModule' from 'torch.distributed.fsdp' "
+        "(torch/distributed/fsdp/__init__.py)"
+    )
