@@ -397,7 +397,9 @@ def test_copy_buttons_copy_code_without_prompts_and_not_outputs(
     code_cells = page.locator("div.highlight-Python div.highlight pre")
     assert code_cells.count() > 3
     assert page.locator("div.sphx-glr-script-out button.copybtn").count() == 0
-    assert page.locator("button.copybtn").count() == code_cells.count()
+    # every code cell has one, and so does the install command
+    assert page.locator("div.install-line button.copybtn").count() == 1
+    assert page.locator("button.copybtn").count() == code_cells.count() + 1
     cell = code_cells.nth(1)
     cell.hover()
     cell.locator("xpath=following-sibling::button[contains(@class, 'copybtn')]").click()

@@ -56,8 +56,11 @@ def example_page(site: Build, example: Path) -> str:
 def test_example_page_shows_outputs_and_sources(site: Build, example: Path) -> None:
     page = text_of(example_page(site, example))
     source = (ROOT / "gallery" / example).read_text(encoding="utf-8")
-    # each check() with a label prints "label: value" into the page
-    for label in re.findall(r'\blabel="([^"]+)"', source):
+    # each check() with a label that ran on this runner prints "label: value" into the page (a check
+    # in a branch for GPUs does not run here)
+    record = json.loads((ROOT / "records" / "cpu" / example.with_suffix(".json")).read_text("utf-8"))
+    ran = {e["label"] for cell in record["cells"] for e in cell["events"] if e["kind"] == "value"}
+    for label in [label for label in re.findall(r'\blabel="([^"]+)"', source) if label in ran]:
         assert f"{label}: " in page, f"{example}: output of check(label={label!r}) missing"
     if "expect_error(" in source:
         assert "Traceback (most recent call last):" in page

@@ -239,7 +239,7 @@ HOSTILE = " <script>alert(7)</script> <img src=x onerror=alert(8)>"
         (
             f"{PAGE.as_posix()}.po",
             "\n\n.. raw:: html\n\n   <b>raw</b>",
-            "adds markup the English does not have",
+            "the translation adds markup the English does not have",
         ),
     ],
     ids=["myst-page", "gallery-page"],

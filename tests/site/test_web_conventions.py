@@ -184,7 +184,7 @@ def test_sitemap_and_robots_cover_every_language(whole_site: Site) -> None:
 
 def test_published_folder_holds_only_the_site(whole_site: Site) -> None:
     assert sorted(p.name for p in whole_site.html.iterdir()) == sorted(
-        [*LANGUAGES, "404.html", "index.html", "packages", "robots.txt", "sitemap.xml"]
+        [*LANGUAGES, "404.html", "_figures", "index.html", "packages", "robots.txt", "sitemap.xml"]
     )
     assert not (whole_site.project / "build" / "html.next").exists()
 

@@ -43,7 +43,9 @@ def _notebook_stylesheet_where_used(
     if has_notebook_cells(doctree):
         return
     context["css_files"] = [
-        css for css in context.get("css_files", []) if not str(css.filename).startswith(NOTEBOOK_STYLESHEET)
+        css
+        for css in context.get("css_files", [])
+        if not Path(str(css.filename)).name.startswith(NOTEBOOK_STYLESHEET)
     ]
 
 
