@@ -15,13 +15,12 @@ whole site first, as every test of the built pages does).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _browser import LANGUAGES, Server, launch, serve, watch
-from _site import SYNTHETIC_CUDA_EXAMPLE, Site
+from _browser import LANGUAGES, Server, watch
+from _site import SYNTHETIC_CUDA_EXAMPLE
 
 pytestmark = pytest.mark.build
 
@@ -48,18 +47,6 @@ AXE_OPTIONS = {
 # Tab presses allowed from the top of an example page to its release table (the skip link, the
 # sidebar, the page's own links and code cells' copy buttons come first)
 MAX_TABS = 400
-
-
-@pytest.fixture(scope="module")
-def server(whole_site: Site) -> Iterator[Server]:
-    with serve(whole_site.html) as served:
-        yield served
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launch() as chromium:
-        yield chromium
 
 
 def violations(response: dict[str, Any]) -> list[str]:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _browser import LANGUAGES, Problems, Server, launch, serve, watch
+from _browser import LANGUAGES, Problems, Server, watch
 from _site import ROOT, SYNTHETIC_CUDA_EXAMPLE, Site
 
 from autograd_notes.site.figure_scraper import TEXT_KEY, png_texts
@@ -37,19 +37,7 @@ INPLACE_ERROR = (
 )
 
 
-# -- the server and the browser (tests/_browser.py) ----------------------------
-
-
-@pytest.fixture(scope="module")
-def server(whole_site: Site) -> Iterator[Server]:
-    with serve(whole_site.html) as served:
-        yield served
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launch() as chromium:
-        yield chromium
+# -- the server and the browser: tests/site/conftest.py -------------------------
 
 
 @pytest.fixture
