@@ -71,8 +71,10 @@ def error_links(env: Any, events: list[Event]) -> list[nodes.Node]:
     if not messages:
         return []
     # one link per summary: two texts of one message (other shapes) would read as the same words twice
-    by_head = {message_head(text): (kind, text) for kind, text in reversed(messages)}
-    links = [label_link(message_label(kind, text), head) for head, (kind, text) in reversed(by_head.items())]
+    first: dict[str, tuple[str, str]] = {}
+    for kind, text in messages:
+        first.setdefault(message_head(text), (kind, text))
+    links = [label_link(message_label(kind, text), head) for head, (kind, text) in first.items()]
     sentence = compose(
         _("Explained in the error-message index: {messages}"), messages=list_of(links, _language(env))
     )
