@@ -10,6 +10,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -198,6 +199,18 @@ def build_site(project: Path, *args: str, log: Path | None = None) -> subprocess
         timeout=1800,
         check=False,
     )
+
+
+def build_whole_site(dest: Path) -> dict[str, Any]:
+    """Copy the project to ``dest`` with the synthetic records of the ``whole_site`` fixture, build every
+    language as ``nox -s docs`` does; its folder, the build's exit status and its output."""
+    project = copy_project(dest)
+    patched_record(project, SYNTHETIC_CUDA_EXAMPLE, "cuda", SYNTHETIC_CUDA_EDIT)
+    patched_record(project, SYNTHETIC_SAME_CUDA_EXAMPLE, "cuda", SYNTHETIC_SAME_CUDA_EDIT)
+    release = f"releases/{SYNTHETIC_RELEASE}/cpu"
+    patched_record(project, SYNTHETIC_RELEASE_EXAMPLE, release, SYNTHETIC_RELEASE_EDIT)
+    result = build_site(project, log=project / "executions.log")
+    return {"project": str(project), "returncode": result.returncode, "output": result.stdout + result.stderr}
 
 
 @dataclass

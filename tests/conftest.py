@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -10,19 +12,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 import _site
-from _site import (  # found through the path above
-    SYNTHETIC_CUDA_EDIT,
-    SYNTHETIC_CUDA_EXAMPLE,
-    SYNTHETIC_RELEASE,
-    SYNTHETIC_RELEASE_EDIT,
-    SYNTHETIC_RELEASE_EXAMPLE,
-    SYNTHETIC_SAME_CUDA_EDIT,
-    SYNTHETIC_SAME_CUDA_EXAMPLE,
-    Site,
-    build_site,
-    copy_project,
-    patched_record,
-)
+from _shared import RUN_VARIABLE, Job, end_jobs, run_folder
+from _site import Site
 
 # What the tests read from a subprocess must not depend on the terminal: CI
 # sets FORCE_COLOR, and Sphinx, sphinx-gallery and pytest then colour their
@@ -40,12 +31,73 @@ os.environ.pop("AUTOGRAD_NOTES_SITE_URL", None)
 SITE_FIXTURES = frozenset({"whole_site", "small_site_build"})
 # The fixtures that install an environment (minutes): their tests are marked ``build`` too.
 ENVIRONMENT_FIXTURES = frozenset({"torch_site"})
+# What a run makes once, in the background from its start (``_shared``), for these fixtures
+WHOLE_SITE_SECONDS = 1800
+TORCH_SECONDS = 900
+
+
+def _whole_site_job() -> Job:
+    return Job("whole-site", "_site:build_whole_site", str(run_folder() / "whole-site"))
+
+
+def _torch_job() -> Job:
+    return Job("torch-only", "_venvs:torch_only", str(run_folder() / "torch-only" / "venv"))
+
+
+BACKGROUND_JOBS = {"whole_site": _whole_site_job, "torch_site": _torch_job}
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # the process that starts pytest makes the run's shared folder; its xdist workers inherit it
+    if not _is_worker(config):
+        os.environ[RUN_VARIABLE] = tempfile.mkdtemp(prefix="autograd-notes-tests-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if not _is_worker(config) and os.environ.get(RUN_VARIABLE):
+        folder = Path(os.environ.pop(RUN_VARIABLE))
+        end_jobs(folder)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _phase(item: pytest.Item) -> int:
+    """0: builds nothing; 1: builds a small site or an environment; 2: reads the whole site."""
+    if item.get_closest_marker("build") is None:
+        return 0
+    return 2 if "whole_site" in getattr(item, "fixturenames", ()) else 1
+
+
+def _group(item: pytest.Item) -> str | None:
+    """The ``xdist_group`` of a test: its tests run in one worker, one after the other."""
+    mark = item.get_closest_marker("xdist_group")
+    return str(mark.args[0]) if mark is not None and mark.args else None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if (SITE_FIXTURES | ENVIRONMENT_FIXTURES) & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.build)
+    # The tests that need the whole site come last, so that the others run while it builds;
+    # a group goes where its latest test goes (a worker that took a group would otherwise wait
+    # for the whole site in its middle). pytest-randomly has shuffled the tests already: a
+    # stable sort keeps its order within each phase.
+    phases: dict[str | None, int] = {}
+    for item in items:
+        phases[_group(item)] = max(phases.get(_group(item), 0), _phase(item))
+    items.sort(key=lambda item: phases[group] if (group := _group(item)) is not None else _phase(item))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _background_jobs(request: pytest.FixtureRequest) -> None:
+    """Start, as the run starts, what a selected test of the run will wait for (once for all workers)."""
+    needed = set().union(*(getattr(item, "fixturenames", ()) for item in request.session.items))
+    for fixture, job in BACKGROUND_JOBS.items():
+        if fixture in needed:
+            job().start()
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -55,32 +107,28 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 @pytest.fixture(scope="session")
-def torch_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def torch_site() -> Path:
     """The site-packages of a fresh environment with only the pinned PyTorch, shared by the fresh
-    environments of the reader test and the GPU rehearsal (``_venvs.venv_on``)."""
-    import _venvs
-
-    return _venvs.torch_only(tmp_path_factory.mktemp("torch-only") / "venv")
+    environments of the reader test and the GPU rehearsal (``_venvs.venv_on``); installed once per
+    run, in the background from its start."""
+    return Path(_torch_job().result(TORCH_SECONDS))
 
 
 @pytest.fixture(scope="session")
-def whole_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+def whole_site() -> Site:
     """Every language of the real site, built once per test run as ``nox -s docs`` builds it.
 
-    Two synthetic CUDA records are added to the copy: one that differs from
+    The build starts in the background when the run starts (``_background_jobs``), and every
+    worker shares it. Two synthetic CUDA records are added to the copy: one that differs from
     this build (``_site.SYNTHETIC_CUDA_EXAMPLE``), so that a page has CPU/GPU
     tabs for the browser to switch, and one that printed the same
     (``_site.SYNTHETIC_SAME_CUDA_EXAMPLE``); and one synthetic release record
     (``_site.SYNTHETIC_RELEASE``), so that the timeline has a release whose
-    change the tests know.
+    change the tests know (``_site.build_whole_site``).
     """
-    project = copy_project(tmp_path_factory.mktemp("site"))
-    patched_record(project, SYNTHETIC_CUDA_EXAMPLE, "cuda", SYNTHETIC_CUDA_EDIT)
-    patched_record(project, SYNTHETIC_SAME_CUDA_EXAMPLE, "cuda", SYNTHETIC_SAME_CUDA_EDIT)
-    release = f"releases/{SYNTHETIC_RELEASE}/cpu"
-    patched_record(project, SYNTHETIC_RELEASE_EXAMPLE, release, SYNTHETIC_RELEASE_EDIT)
-    log = project / "executions.log"
-    result = build_site(project, log=log)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "WARNING" not in result.stdout + result.stderr, (result.stdout + result.stderr)[-3000:]
-    return Site(project, project / "build" / "html", log)
+    built = _whole_site_job().result(WHOLE_SITE_SECONDS)
+    output = built["output"]
+    assert built["returncode"] == 0, output[-6000:]
+    assert "WARNING" not in output, output[-3000:]
+    project = Path(built["project"])
+    return Site(project, project / "build" / "html", project / "executions.log")

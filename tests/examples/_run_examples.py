@@ -54,7 +54,12 @@ def main(spec_file: str) -> int:
     # what every example imports, once; no tensor operation runs before the forks
     import matplotlib.pyplot  # noqa: F401
     import numpy  # noqa: F401
-    import torch  # noqa: F401
+    import torch
+
+    # and what PyTorch imports the first time an example builds an optimizer (torch._dynamo)
+    # or compares tensors (torch.distributed.tensor, for assert_close): most of a second each
+    import torch._dynamo
+    import torch.distributed.tensor  # noqa: F401
 
     import autograd_notes  # noqa: F401
 

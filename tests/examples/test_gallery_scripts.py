@@ -21,6 +21,9 @@ import torch
 
 from autograd_notes.site.leaks import find_leaks, leak_patterns
 
+# its module-scoped fixtures build once, in one worker
+pytestmark = pytest.mark.xdist_group("test_gallery_scripts")
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted(p.relative_to(ROOT / "gallery") for p in (ROOT / "gallery").glob("*/plot_*.py"))
 

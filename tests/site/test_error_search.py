@@ -29,6 +29,9 @@ from autograd_notes.site.error_match import (
     unknown_weight,
 )
 
+# its module-scoped fixtures build once, in one worker
+pytestmark = pytest.mark.xdist_group("test_error_search")
+
 ROOT = Path(__file__).resolve().parents[2]
 CASES: dict[str, Any] = json.loads((Path(__file__).parent / "error_search_cases.json").read_text("utf-8"))
 SCRIPT = ROOT / "src" / "autograd_notes" / "site" / "static" / "error_search.js"

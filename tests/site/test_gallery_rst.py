@@ -19,6 +19,9 @@ from autograd_notes.site.gallery_rst import (
     wrap_outputs,
 )
 
+# its module-scoped fixtures build once, in one worker
+pytestmark = pytest.mark.xdist_group("test_gallery_rst")
+
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> str:

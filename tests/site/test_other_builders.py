@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 from _site import ROOT, Build, small_site, sphinx_build
 
-pytestmark = pytest.mark.build
+# its module-scoped fixtures build once, in one worker
+pytestmark = [pytest.mark.build, pytest.mark.xdist_group("test_other_builders")]
 
 EXAMPLE = "02_backward/plot_retain_graph.py"
 PAGE = "examples/02_backward/plot_retain_graph.txt"

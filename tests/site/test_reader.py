@@ -44,7 +44,8 @@ from autograd_notes.site.downloads import third_party_imports
 from autograd_notes.site.install import PACKAGES, install_command
 from autograd_notes.site.sitebuild import site_url_of
 
-pytestmark = pytest.mark.build
+# its module-scoped fixtures build once, in one worker
+pytestmark = [pytest.mark.build, pytest.mark.xdist_group("test_reader")]
 
 # checked values, an expected error, a graph drawn, references to a source: and no CUDA
 # record in the test site, so every output block on its page is this build's

@@ -18,6 +18,9 @@ import pytest
 import torch
 from _site import build_site, executions, patched_record, small_site
 
+# its module-scoped fixtures build once, in one worker
+pytestmark = pytest.mark.xdist_group("test_rebuilds")
+
 EXAMPLES = [
     "01_graph_basics/plot_tensor_kinds.py",
     "02_backward/plot_retain_graph.py",

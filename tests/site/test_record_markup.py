@@ -25,7 +25,8 @@ from _site import SYNTHETIC_CUDA_EDIT, SYNTHETIC_CUDA_EXAMPLE, build_site, patch
 from autograd_notes.records.cli import main
 from autograd_notes.records.releases import release_of
 
-pytestmark = pytest.mark.build
+# its module-scoped fixtures build once, in one worker
+pytestmark = [pytest.mark.build, pytest.mark.xdist_group("test_record_markup")]
 
 SCRIPT = "<script>alert(1)</script>"
 ROLE = ":ref:`x`"

@@ -36,6 +36,9 @@ from autograd_notes.site.html_nodes import HtmlCode
 from autograd_notes.site.links import cell_label
 from autograd_notes.site.release_timeline import SECTION_ID, changed_note, summary_sentence, timeline_nodes
 
+# its module-scoped fixtures build once, in one worker
+pytestmark = pytest.mark.xdist_group("test_release_timeline")
+
 ROOT = Path(__file__).resolve().parents[2]
 LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 EXAMPLES = sorted(p.relative_to(ROOT / "gallery").as_posix() for p in (ROOT / "gallery").glob("*/plot_*.py"))

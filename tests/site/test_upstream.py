@@ -21,6 +21,9 @@ from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 from autograd_notes.site import upstream
 from autograd_notes.site.gallery_rst import code_cells
 
+# its module-scoped fixtures build once, in one worker
+pytestmark = pytest.mark.xdist_group("test_upstream")
+
 UPDATE = "update autograd_notes/site/upstream.py (and what calls it) to the new format"
 
 
