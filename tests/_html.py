@@ -11,7 +11,7 @@ import functools
 import posixpath
 import re
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bs4 import BeautifulSoup, Tag
@@ -126,21 +126,32 @@ class Element:
 
 @dataclass
 class Page:
-    """A built page: its path under the language's folder and its tree."""
+    """A built page: its path under the language's folder and its tree.
+
+    A parsed page is shared by every test that reads it (:func:`read_page`) and never changed:
+    what is looked up in it again and again (its article, its title, where an anchor lands, as
+    every sidebar link of every page asks) is found once.
+    """
 
     name: str
     root: Element
+    _landings: dict[str, str | None] = field(default_factory=dict, repr=False, compare=False)
 
-    @property
+    @functools.cached_property
     def article(self) -> Element:
         return self.root.find("article")
 
-    @property
+    @functools.cached_property
     def h1(self) -> str:
         return self.article.find("h1").text()
 
     def heading_of(self, ident: str) -> str | None:
         """The text of the heading that ``#ident`` lands on: a section's, or the next heading's."""
+        if ident not in self._landings:
+            self._landings[ident] = self._heading_of(ident)
+        return self._landings[ident]
+
+    def _heading_of(self, ident: str) -> str | None:
         target = self.root.by_id(ident)
         if target is None:
             return None

@@ -33,6 +33,7 @@ SITE_FIXTURES = frozenset({"whole_site", "small_site_build"})
 ENVIRONMENT_FIXTURES = frozenset({"torch_site"})
 # What a run makes once, in the background from its start (``_shared``), for these fixtures
 WHOLE_SITE_SECONDS = 1800
+WORKER_NICENESS = 10
 TORCH_SECONDS = 900
 
 
@@ -95,9 +96,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def _background_jobs(request: pytest.FixtureRequest) -> None:
     """Start, as the run starts, what a selected test of the run will wait for (once for all workers)."""
     needed = set().union(*(getattr(item, "fixturenames", ()) for item in request.session.items))
-    for fixture, job in BACKGROUND_JOBS.items():
-        if fixture in needed:
-            job().start()
+    jobs = [job for fixture, job in BACKGROUND_JOBS.items() if fixture in needed]
+    for job in jobs:
+        job().start()
+    if jobs:
+        # The jobs (started above at this process's priority, or by another worker) are the run's
+        # longest path: the tests that read the whole site wait for it. The workers give way to
+        # them, and take what CPU they leave; once they are done, only the workers are left.
+        os.nice(WORKER_NICENESS)
 
 
 @pytest.hookimpl(tryfirst=True)

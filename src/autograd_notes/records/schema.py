@@ -12,6 +12,7 @@ their type and length only, never altered or interpreted.
 from __future__ import annotations
 
 import datetime
+import functools
 import math
 import types
 import typing
@@ -59,7 +60,7 @@ def _check_union(value: object, options: tuple[Any, ...], where: str) -> None:
     typed = [o for o in options if is_typeddict(o)]
     if typed and isinstance(value, dict) and len(typed) == len(options):
         # TypedDicts told apart by a literal "kind" (the events): check the one it names
-        kinds = {get_args(get_type_hints(o)["kind"])[0]: o for o in typed if "kind" in get_type_hints(o)}
+        kinds = {get_args(_hints(o)["kind"])[0]: o for o in typed if "kind" in _hints(o)}
         if kinds:
             kind = value.get("kind")
             if not isinstance(kind, str) or kind not in kinds:
@@ -77,10 +78,16 @@ def _check_union(value: object, options: tuple[Any, ...], where: str) -> None:
     raise errors[0] if len(errors) == 1 else SchemaError(where, f"unexpected {_type_name(value)}")
 
 
+@functools.cache
+def _hints(kind: Any) -> dict[str, Any]:
+    """A TypedDict's fields and their types, resolved once (a record's check asks thousands of times)."""
+    return get_type_hints(kind)
+
+
 def _check_dict(value: object, kind: Any, where: str) -> None:
     if not isinstance(value, dict):
         raise SchemaError(where, f"must be an object, not {_type_name(value)}")
-    hints = get_type_hints(kind)
+    hints = _hints(kind)
     unknown = sorted(str(key) for key in value if key not in hints)
     if unknown:
         raise SchemaError(where, f"unexpected key(s): {', '.join(map(repr, unknown))}")

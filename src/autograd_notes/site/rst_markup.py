@@ -31,6 +31,9 @@ __all__ = ["inline_markup_problems", "parsed_markup"]
 # rules, so that nothing is registered in docutils for the whole process
 _SPHINX_ROLE = re.compile(r":(?!math:)[\w:+-]+:`")
 _SETTINGS = {"report_level": 5, "halt_level": 5, "file_insertion_enabled": False}
+# what inline markup starts with: a text without any of them has no literal, emphasis or markup error
+# (and most messages are plain sentences, which docutils need not parse)
+_MARKUP_START = re.compile(r"[`*|_\[]")
 
 
 @functools.cache
@@ -41,6 +44,14 @@ def _settings() -> Any:
 
 def parsed_markup(text: str) -> Counter[str]:
     """The literals of ``text`` (by content) and its markup errors, as docutils parses it."""
+    if _MARKUP_START.search(text) is None:
+        return Counter()
+    return Counter(_parsed_markup(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed_markup(text: str) -> Counter[str]:
+    # cached: the English of a message is parsed once for every language's catalog
     text = _SPHINX_ROLE.sub(":title-reference:`", text)
     tree = publish_doctree(text, settings=_settings())
     found: Counter[str] = Counter(f"``{node.astext()}``" for node in tree.findall(nodes.literal))
