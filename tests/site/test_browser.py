@@ -62,6 +62,9 @@ def screenshot(page: Any, name: str) -> None:
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
 
 
+SEARCH_MS = 90_000
+
+
 def search_from_the_sidebar(page: Any, url: str, query: str) -> None:
     """Open ``url``, type ``query`` in the sidebar's search box, press Enter and wait for every result.
 
@@ -70,8 +73,10 @@ def search_from_the_sidebar(page: Any, url: str, query: str) -> None:
     page.goto(url)
     page.fill("form.sidebar-search-container input[name=q]", query)
     page.press("form.sidebar-search-container input[name=q]", "Enter")
+    # a long query over four languages' index takes a while on a loaded machine: a minute and a half
     page.wait_for_function(
-        "document.querySelector('#search-results h2') !== null && Search._pulse_status === -1"
+        "document.querySelector('#search-results h2') !== null && Search._pulse_status === -1",
+        timeout=SEARCH_MS,
     )
 
 
