@@ -6,7 +6,9 @@ one run, on this machine, it measures:
 
 * a clean site build, every language, as ``nox -s docs`` makes it (in a
   copy of the project, with no cache: every example executes);
-* the whole test suite, as ``nox -s tests`` runs it (without the install);
+* the whole test suite, as ``nox -s tests`` runs it (without the install): a
+  worker per CPU, the whole site built once in the background for all of
+  them (``pyproject.toml``'s ``addopts``, ``tests/_shared.py``);
 * the inner loop, ``pytest -m "not build"``: every test that builds no site.
 
 and prints the goals beside them: the whole suite at most 3 × the clean
