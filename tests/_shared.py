@@ -97,7 +97,7 @@ class Job:
                     [sys.executable, str(HERE / "_shared.py"), str(self.folder / "result.json"),
                      self.function, self.argument],
                     stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT, cwd=HERE,
-                    start_new_session=True,
+                    process_group=0,
                 )  # fmt: skip
             _STARTED[process.pid] = process
             (self.folder / "pid").write_text(str(process.pid), encoding="utf-8")
@@ -127,13 +127,18 @@ class Job:
         return (self.folder / "output.txt").read_text(encoding="utf-8", errors="replace")[-4000:]
 
 
+# A job is a process group of its own (killed whole), in the session of the tests: a session of
+# its own would be a scheduling group of its own under Linux's autogroup, sharing the CPU half
+# and half with the workers whatever their niceness (conftest.py lowers theirs for the jobs).
+
+
 def end_jobs(folder: Path) -> list[str]:
     """End every job of the run in ``folder`` still running (with its children); the names of those ended."""
     ended = []
     for pid_file in sorted(folder.glob("jobs/*/pid")):
         pid = int(pid_file.read_text(encoding="utf-8"))
         if not (pid_file.parent / "result.json").exists() and _alive(pid):
-            os.killpg(pid, signal.SIGTERM)  # its own session: the job and what it started
+            os.killpg(pid, signal.SIGTERM)  # its own process group: the job and what it started
             ended.append(pid_file.parent.name)
     return ended
 
