@@ -69,7 +69,7 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        return True  # it exists, and is not ours to signal
     return True
 
 
@@ -92,6 +92,9 @@ class Job:
         with FileLock(self.folder / "start.lock"):
             if (self.folder / "pid").exists():
                 return
+            # a process group of its own (end_jobs kills it whole), in the tests' session: a session
+            # of its own is a scheduling group of its own under Linux's autogroup, which shares the
+            # CPU half and half with the workers whatever their niceness (conftest.py lowers theirs)
             with (self.folder / "output.txt").open("wb") as output:
                 process = subprocess.Popen(
                     [sys.executable, str(HERE / "_shared.py"), str(self.folder / "result.json"),
@@ -118,6 +121,8 @@ class Job:
                     f"{self.name} still running after {timeout:.0f} s; its output:\n{self._output()}"
                 )
             time.sleep(_POLL)
+        if pid in _STARTED:
+            _STARTED.pop(pid).wait()  # it ends once its result is written: reaped, not left to warn
         outcome = json.loads(result.read_text(encoding="utf-8"))
         if "error" in outcome:
             raise JobFailed(f"{self.name} failed:\n{outcome['error']}\nits output:\n{self._output()}")
@@ -127,20 +132,12 @@ class Job:
         return (self.folder / "output.txt").read_text(encoding="utf-8", errors="replace")[-4000:]
 
 
-# A job is a process group of its own (killed whole), in the session of the tests: a session of
-# its own would be a scheduling group of its own under Linux's autogroup, sharing the CPU half
-# and half with the workers whatever their niceness (conftest.py lowers theirs for the jobs).
-
-
-def end_jobs(folder: Path) -> list[str]:
-    """End every job of the run in ``folder`` still running (with its children); the names of those ended."""
-    ended = []
-    for pid_file in sorted(folder.glob("jobs/*/pid")):
+def end_jobs(folder: Path) -> None:
+    """End every job of the run in ``folder`` still running, with what it started."""
+    for pid_file in folder.glob("jobs/*/pid"):
         pid = int(pid_file.read_text(encoding="utf-8"))
         if not (pid_file.parent / "result.json").exists() and _alive(pid):
             os.killpg(pid, signal.SIGTERM)  # its own process group: the job and what it started
-            ended.append(pid_file.parent.name)
-    return ended
 
 
 def _main(result: str, function: str, argument: str) -> int:

@@ -33,8 +33,9 @@ SITE_FIXTURES = frozenset({"whole_site", "small_site_build"})
 ENVIRONMENT_FIXTURES = frozenset({"torch_site"})
 # What a run makes once, in the background from its start (``_shared``), for these fixtures
 WHOLE_SITE_SECONDS = 1800
-WORKER_NICENESS = 10
 TORCH_SECONDS = 900
+# How far the workers lower their own priority while the jobs run (``_background_jobs``)
+WORKER_NICENESS = 10
 
 
 def _whole_site_job() -> Job:
@@ -88,7 +89,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # stable sort keeps its order within each phase.
     phases: dict[str | None, int] = {}
     for item in items:
-        phases[_group(item)] = max(phases.get(_group(item), 0), _phase(item))
+        group = _group(item)
+        phases[group] = max(phases.get(group, 0), _phase(item))
     items.sort(key=lambda item: phases[group] if (group := _group(item)) is not None else _phase(item))
 
 
