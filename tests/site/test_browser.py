@@ -62,20 +62,22 @@ def screenshot(page: Any, name: str) -> None:
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
 
 
-SEARCH_MS = 90_000
+SEARCH_MS = 30_000  # a search takes 1-2 s here, under load too
 
 
 def search_from_the_sidebar(page: Any, url: str, query: str) -> None:
     """Open ``url``, type ``query`` in the sidebar's search box, press Enter and wait for every result.
 
-    Sphinx's search is done when its progress dots stop.
+    Sphinx's search is done when it writes its summary ("Search finished, found
+    ..."), after the last result. Its progress dots are no sign: ``stopPulse``
+    leaves the next tick scheduled, which starts them again (out of sight) within
+    half a second, so a wait for them to stop missed the end on a loaded machine.
     """
     page.goto(url)
     page.fill("form.sidebar-search-container input[name=q]", query)
     page.press("form.sidebar-search-container input[name=q]", "Enter")
-    # a long query over four languages' index takes a while on a loaded machine: a minute and a half
     page.wait_for_function(
-        "document.querySelector('#search-results h2') !== null && Search._pulse_status === -1",
+        "(document.querySelector('#search-results p.search-summary')?.textContent ?? '').trim() !== ''",
         timeout=SEARCH_MS,
     )
 
