@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import collections
 import os
 import shutil
 import sys
@@ -79,19 +80,29 @@ def _group(item: pytest.Item) -> str | None:
     return str(mark.args[0]) if mark is not None and mark.args else None
 
 
+def _unit(item: pytest.Item) -> str:
+    """What pytest-xdist hands a worker at once: the test's ``xdist_group``, or the test alone."""
+    return _group(item) or item.nodeid
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if (SITE_FIXTURES | ENVIRONMENT_FIXTURES) & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.build)
-    # The tests that need the whole site come last, so that the others run while it builds;
-    # a group goes where its latest test goes (a worker that took a group would otherwise wait
-    # for the whole site in its middle). pytest-randomly has shuffled the tests already: a
-    # stable sort keeps its order within each phase.
-    phases: dict[str | None, int] = {}
-    for item in items:
-        group = _group(item)
-        phases[group] = max(phases.get(group, 0), _phase(item))
-    items.sort(key=lambda item: phases[group] if (group := _group(item)) is not None else _phase(item))
+    # The order the workers are handed the tests in (``--no-loadscope-reorder`` keeps it: xdist
+    # would otherwise hand out the largest groups first, whatever they wait for). The tests that
+    # need the whole site come last, so that the others run while it builds; a group goes where its
+    # latest test goes (a worker that took it would otherwise wait for the whole site in its
+    # middle). Within a phase, the largest groups go first, so that no long one is left for last.
+    # pytest-randomly has shuffled the tests already: a stable sort keeps its order otherwise.
+    units = [_unit(item) for item in items]
+    phases: dict[str, int] = {}
+    for unit, item in zip(units, items, strict=True):
+        phases[unit] = max(phases.get(unit, 0), _phase(item))
+    sizes = collections.Counter(units)
+    first = {unit: index for index, unit in reversed(list(enumerate(units)))}
+    order = {id(item): (phases[unit], -sizes[unit], first[unit]) for unit, item in zip(units, items, strict=True)}
+    items.sort(key=lambda item: order[id(item)])
 
 
 @pytest.fixture(scope="session", autouse=True)
