@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from _html import parse_page, read_page
 from _site import (
     ROOT,
     SYNTHETIC_CUDA_EXAMPLE,
@@ -75,8 +76,6 @@ def test_the_install_command_is_a_code_block_on_home_gallery_and_example_pages(
     whole_site: Site, language: str
 ) -> None:
     """The command stands alone in a code block (no break inside, a copy button on it) on each such page."""
-    from bs4 import BeautifulSoup
-
     command = f"pip install autograd-notes --find-links {SITE_URL}packages/"
     pages = [
         "index.html",
@@ -84,8 +83,10 @@ def test_the_install_command_is_a_code_block_on_home_gallery_and_example_pages(
         *(f"examples/{e.with_suffix('.html').as_posix()}" for e in EXAMPLES),
     ]
     for name in pages:
-        soup = BeautifulSoup((whole_site.html / language / name).read_text(encoding="utf-8"), "html.parser")
-        blocks = [pre.get_text().strip() for pre in soup.select("div.install-line div.highlight pre")]
+        lines = read_page(whole_site.html / language, name).root.find_all("div", "install-line")
+        blocks = [
+            pre.text() for line in lines for code in line.find_all("div", "highlight") for pre in code.find_all("pre")
+        ]
         assert blocks == [command], (language, name, blocks)
 
 
@@ -227,18 +228,18 @@ def test_error_index_lists_every_documented_message_with_links(site: Build) -> N
     anchors = set(re.findall(r'id="((?:error|warning)-[0-9a-f]{12})"', raw))
     assert len(anchors) >= len(messages)
     # an entry shows its first text; the others, which differ by shape or number, are folded
-    from bs4 import BeautifulSoup
-
-    entries = BeautifulSoup(raw, "html.parser").select("div.error-entry")
-    folded = [entry for entry in entries if entry.select_one("details.error-more-variants")]
+    entries = parse_page(raw, "errors.html").root.find_all("div", "error-entry")
+    folded = [entry for entry in entries if entry.find_all("details", "error-more-variants")]
     assert folded, "no entry folds its other texts"
     for entry in entries:
-        shown = [v for v in entry.select(".error-variant") if not v.find_parent("details")]
-        assert len(shown) == 1, entry.select_one(".error-summary").get_text()
+        shown = [
+            v for v in entry.find_all(class_="error-variant") if all(a.tag != "details" for a in v.ancestors())
+        ]
+        assert len(shown) == 1, entry.find(class_="error-summary").text()
     for entry in folded:
-        details = entry.select_one("details.error-more-variants")
-        count = len(details.select(".error-variant"))
-        assert details.summary.get_text().startswith(f"{count} more texts of this message")
+        details = entry.find("details", "error-more-variants")
+        count = len(details.find_all(class_="error-variant"))
+        assert details.find("summary").text().startswith(f"{count} more texts of this message")
 
 
 def test_tracebacks_on_example_pages_link_to_their_index_entry(site: Build) -> None:
