@@ -93,7 +93,9 @@ class Element:
     def find_all(self, tag: str | None = None, class_: str | None = None) -> list[Element]:
         """This element and those under it with that tag and class, in document order."""
         nodes = self._node.iter(tag) if tag is not None else self._node.iter(etree.Element)
-        return [self._view(node) for node in nodes if class_ is None or class_ in node.get("class", "").split()]
+        return [
+            self._view(node) for node in nodes if class_ is None or class_ in node.get("class", "").split()
+        ]
 
     def find(self, tag: str | None = None, class_: str | None = None) -> Element:
         found = self.find_all(tag, class_)

@@ -101,7 +101,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         phases[unit] = max(phases.get(unit, 0), _phase(item))
     sizes = collections.Counter(units)
     first = {unit: index for index, unit in reversed(list(enumerate(units)))}
-    order = {id(item): (phases[unit], -sizes[unit], first[unit]) for unit, item in zip(units, items, strict=True)}
+    order = {
+        id(item): (phases[unit], -sizes[unit], first[unit]) for unit, item in zip(units, items, strict=True)
+    }
     items.sort(key=lambda item: order[id(item)])
 
 

@@ -18,16 +18,59 @@ When PyTorch no longer behaves as documented, :class:`BehaviourDrift` is
 raised, saying where, what was documented and what happened.
 """
 
-from ._charts import draw_matrix, draw_series, draw_spread
-from ._device import DEVICE_VARIABLE, runner_device
-from ._drift import BehaviourDrift
-from ._expect import expect_error, expect_warning
-from ._graph import AutogradGraph, autograd_graph
-from ._graph_drawing import draw_graph
-from ._runner import RunnerInfo, runner_info
-from ._state import show_state, state_table
-from ._tensors_picture import draw_tensors
-from ._values import check, format_value
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._charts import draw_matrix, draw_series, draw_spread
+    from ._device import DEVICE_VARIABLE, runner_device
+    from ._drift import BehaviourDrift
+    from ._expect import expect_error, expect_warning
+    from ._graph import AutogradGraph, autograd_graph
+    from ._graph_drawing import draw_graph
+    from ._runner import RunnerInfo, runner_info
+    from ._state import show_state, state_table
+    from ._tensors_picture import draw_tensors
+    from ._values import check, format_value
+
+# Each name's module, imported when the name is first asked for (PEP 562): the helpers import
+# PyTorch and matplotlib (two seconds), which the site build and the records' command line,
+# themselves in this package, do not need.
+_MODULES = {
+    "draw_matrix": "_charts",
+    "draw_series": "_charts",
+    "draw_spread": "_charts",
+    "DEVICE_VARIABLE": "_device",
+    "runner_device": "_device",
+    "BehaviourDrift": "_drift",
+    "expect_error": "_expect",
+    "expect_warning": "_expect",
+    "AutogradGraph": "_graph",
+    "autograd_graph": "_graph",
+    "draw_graph": "_graph_drawing",
+    "RunnerInfo": "_runner",
+    "runner_info": "_runner",
+    "show_state": "_state",
+    "state_table": "_state",
+    "draw_tensors": "_tensors_picture",
+    "check": "_values",
+    "format_value": "_values",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _MODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_MODULES[name]}", __name__), name)
+    globals()[name] = value  # asked once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "DEVICE_VARIABLE",

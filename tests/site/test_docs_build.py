@@ -85,7 +85,10 @@ def test_the_install_command_is_a_code_block_on_home_gallery_and_example_pages(
     for name in pages:
         lines = read_page(whole_site.html / language, name).root.find_all("div", "install-line")
         blocks = [
-            pre.text() for line in lines for code in line.find_all("div", "highlight") for pre in code.find_all("pre")
+            pre.text()
+            for line in lines
+            for code in line.find_all("div", "highlight")
+            for pre in code.find_all("pre")
         ]
         assert blocks == [command], (language, name, blocks)
 
@@ -233,7 +236,9 @@ def test_error_index_lists_every_documented_message_with_links(site: Build) -> N
     assert folded, "no entry folds its other texts"
     for entry in entries:
         shown = [
-            v for v in entry.find_all(class_="error-variant") if all(a.tag != "details" for a in v.ancestors())
+            v
+            for v in entry.find_all(class_="error-variant")
+            if all(a.tag != "details" for a in v.ancestors())
         ]
         assert len(shown) == 1, entry.find(class_="error-summary").text()
     for entry in folded:

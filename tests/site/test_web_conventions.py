@@ -211,7 +211,11 @@ ENGLISH_WORDS = {"made", "with", "and", "built", "the", "runner", "maintainers",
 def test_a_translated_footer_and_runner_box_hold_no_english_words(whole_site: Site, language: str) -> None:
     for name in ("index", EXAMPLE):
         root = read_page(whole_site.html / language, f"{name}.html").root
-        boxes = [box for bottom in root.find_all("div", "bottom-of-page") for box in bottom.find_all("div", "left-details")]
+        boxes = [
+            box
+            for bottom in root.find_all("div", "bottom-of-page")
+            for box in bottom.find_all("div", "left-details")
+        ]
         boxes += root.find("article").find_all("div", "runner-summary")
         for box in boxes:
             text = NAMES.sub(" ", box.text(separator=" "))
