@@ -224,3 +224,50 @@ def test_an_xdist_group_runs_in_one_worker(tmp_path: Path) -> None:
     workers = {path.name: path.read_text() for path in tmp_path.glob("*-*")}
     assert len(workers) == 16, workers
     assert len({workers[f"grouped-{i}"] for i in range(8)}) == 1, workers
+
+
+class _Item:
+    """What ``conftest.pytest_collection_modifyitems`` reads of a collected test."""
+
+    def __init__(self, nodeid: str, fixtures: tuple[str, ...] = (), group: str | None = None) -> None:
+        self.nodeid = nodeid
+        self.fixturenames = list(fixtures)
+        self.marks = [pytest.mark.xdist_group(group).mark] if group else []
+
+    def get_closest_marker(self, name: str) -> Any:
+        return next((mark for mark in self.marks if mark.name == name), None)
+
+    def add_marker(self, marker: Any) -> None:
+        self.marks.append(marker.mark)
+
+
+def test_the_workers_get_the_tests_that_read_the_whole_site_last() -> None:
+    """``conftest.py`` orders the tests as xdist hands them out (``--no-loadscope-reorder`` in addopts
+    keeps that order): what builds nothing first, then small builds, then what reads the whole site;
+    a group where its latest test goes, the largest group of a phase first, the rest as shuffled."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("conftest_order_check", ROOT / "tests" / "conftest.py")
+    assert spec is not None
+    assert spec.loader is not None
+    conftest = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conftest)
+    assert "--no-loadscope-reorder" in PYPROJECT["tool"]["pytest"]["ini_options"]["addopts"]
+    items = [
+        _Item("test_a"),
+        _Item("test_small_1", group="small"),
+        _Item("test_whole", fixtures=("whole_site",)),
+        _Item("test_big_1", group="big"),
+        _Item("test_small_2", fixtures=("small_site_build",), group="small"),
+        _Item("test_b"),
+        _Item("test_big_2", group="big"),
+        _Item("test_big_3", group="big"),
+    ]
+    conftest.pytest_collection_modifyitems(items)
+    assert [item.nodeid for item in items] == [
+        "test_big_1", "test_big_2", "test_big_3", "test_a", "test_b",  # builds nothing
+        "test_small_1", "test_small_2",  # a small site, in one group with a test that builds nothing
+        "test_whole",  # the whole site
+    ]  # fmt: skip
+    built = [item.nodeid for item in items if item.get_closest_marker("build")]
+    assert built == ["test_small_2", "test_whole"]
