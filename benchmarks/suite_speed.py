@@ -12,7 +12,11 @@ one run, on this machine, it measures:
 * the inner loop, ``pytest -m "not build"``: every test that builds no site.
 
 and prints the goals beside them: the whole suite at most 3 × the clean
-build, the inner loop at most 90 s. It also lists the slowest tests of the
+build, the inner loop at most 90 s. Beside each time it prints the CPU time
+the whole machine spent meanwhile (Linux's ``/proc/stat``: Chromium, the
+background build and every subprocess included) and how busy that kept the
+CPUs: a run that keeps every CPU busy is as fast as its work allows, and
+only less work makes it faster. It also lists the slowest tests of the
 whole run. The exit status is non-zero only when a command failed: times
 are reported, never asserted. ``--skip-suite`` leaves the whole suite out
 (the clean build and the inner loop only).
@@ -38,12 +42,35 @@ SUITE_GOAL = 3.0  # the whole suite, in clean builds
 INNER_GOAL = 90.0  # seconds
 
 
+STAT = Path("/proc/stat")
+_CPU: list[float | None] = []  # the machine's CPU seconds of each timed command, in order
+
+
+def machine_cpu_seconds() -> float | None:
+    """CPU seconds the whole machine has spent busy since it started (``None`` off Linux)."""
+    if not STAT.exists():
+        return None
+    fields = [int(value) for value in STAT.read_text(encoding="ascii").split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle and waiting for I/O
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_note(seconds: float) -> str:
+    """The machine's CPU time during the last timed command, and the share of every CPU it kept busy."""
+    cpu = _CPU[-1] if _CPU else None
+    if cpu is None:
+        return ""
+    return f"  [{cpu:.0f} CPU-s on the machine: its CPUs {cpu / (seconds * (os.cpu_count() or 1)):.0%} busy]"
+
+
 def timed(command: list[str], cwd: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
-    """Run ``command`` in ``cwd``; its wall time in seconds and its result."""
+    """Run ``command`` in ``cwd``: its wall time in seconds and its result (its CPU time: ``cpu_note``)."""
     env = {**os.environ, "PYTHONWARNINGS": ""}
-    start = time.perf_counter()
+    before, start = machine_cpu_seconds(), time.perf_counter()
     result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
-    return time.perf_counter() - start, result
+    seconds, after = time.perf_counter() - start, machine_cpu_seconds()
+    _CPU.append(after - before if after is not None and before is not None else None)
+    return seconds, result
 
 
 def clean_build() -> float:
@@ -78,16 +105,16 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     print(f"machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}")
     build = clean_build()
-    print(f"clean build, every language:   {build:7.1f} s")
+    print(f"clean build, every language:   {build:7.1f} s{cpu_note(build)}")
     print("inner loop (-m 'not build'), slowest tests:")
     inner, inner_summary = pytest_run("-m", "not build")
-    print(f"inner loop:                     {inner:7.1f} s  ({inner_summary})")
+    print(f"inner loop:                     {inner:7.1f} s  ({inner_summary}){cpu_note(inner)}")
     print(f"  goal ≤ {INNER_GOAL:.0f} s: {'met' if inner <= INNER_GOAL else 'MISSED'}")
     if not options.skip_suite:
         print("whole suite, slowest tests:")
         suite, suite_summary = pytest_run()
         ratio = suite / build
-        print(f"whole suite:                    {suite:7.1f} s  ({suite_summary})")
+        print(f"whole suite:                    {suite:7.1f} s  ({suite_summary}){cpu_note(suite)}")
         print(f"  whole suite / clean build:    {ratio:7.2f}  goal ≤ {SUITE_GOAL:.0f}: ", end="")
         print("met" if ratio <= SUITE_GOAL else "MISSED")
     return 0
