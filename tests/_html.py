@@ -29,6 +29,11 @@ def _elements(node: etree._Element) -> bool:
     return isinstance(node.tag, str)
 
 
+def _classes(node: etree._Element) -> set[str]:
+    """The names in an element's ``class``."""
+    return set(str(node.get("class", "")).split())
+
+
 class Element:
     """One element of a parsed page: its tag, attributes, children (elements and text) and parent.
 
@@ -76,14 +81,11 @@ class Element:
 
     @property
     def classes(self) -> set[str]:
-        return set(str(self._node.get("class", "")).split())
+        return _classes(self._node)
 
     @property
     def id(self) -> str:
         return str(self._node.get("id", ""))
-
-    def _is(self, tag: str | None, class_: str | None) -> bool:
-        return (tag is None or self.tag == tag) and (class_ is None or class_ in self.classes)
 
     def iter(self) -> Iterator[Element]:
         """This element and every element under it, in document order."""
@@ -93,9 +95,7 @@ class Element:
     def find_all(self, tag: str | None = None, class_: str | None = None) -> list[Element]:
         """This element and those under it with that tag and class, in document order."""
         nodes = self._node.iter(tag) if tag is not None else self._node.iter(etree.Element)
-        return [
-            self._view(node) for node in nodes if class_ is None or class_ in node.get("class", "").split()
-        ]
+        return [self._view(node) for node in nodes if class_ is None or class_ in _classes(node)]
 
     def find(self, tag: str | None = None, class_: str | None = None) -> Element:
         found = self.find_all(tag, class_)
@@ -115,7 +115,7 @@ class Element:
         left_out = {"headerlink", *hidden}
 
         def strings(node: etree._Element) -> Iterator[str]:
-            if node.tag in ("script", "style") or left_out & set(node.get("class", "").split()):
+            if node.tag in ("script", "style") or left_out & _classes(node):
                 return
             if node.text:
                 yield node.text
