@@ -100,11 +100,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for unit, item in zip(units, items, strict=True):
         phases[unit] = max(phases.get(unit, 0), _phase(item))
     sizes = collections.Counter(units)
-    first = {unit: index for index, unit in reversed(list(enumerate(units)))}
-    order = {
-        id(item): (phases[unit], -sizes[unit], first[unit]) for unit, item in zip(units, items, strict=True)
-    }
-    items.sort(key=lambda item: order[id(item)])
+    first: dict[str, int] = {}
+    for index, unit in enumerate(units):
+        first.setdefault(unit, index)  # a group stays together, where its first test was
+    ranked = sorted(
+        zip(units, items, strict=True), key=lambda pair: (phases[pair[0]], -sizes[pair[0]], first[pair[0]])
+    )
+    items[:] = [item for _, item in ranked]
 
 
 @pytest.fixture(scope="session", autouse=True)
