@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,7 +44,6 @@ INNER_GOAL = 90.0  # seconds
 
 
 STAT = Path("/proc/stat")
-_CPU: list[float | None] = []  # the machine's CPU seconds of each timed command, in order
 
 
 def machine_cpu_seconds() -> float | None:
@@ -55,40 +55,46 @@ def machine_cpu_seconds() -> float | None:
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
-def cpu_note(seconds: float) -> str:
-    """The machine's CPU time during the last timed command, and the share of every CPU it kept busy."""
-    cpu = _CPU[-1] if _CPU else None
-    if cpu is None:
-        return ""
-    return f"  [{cpu:.0f} CPU-s on the machine: its CPUs {cpu / (seconds * (os.cpu_count() or 1)):.0%} busy]"
+@dataclass(frozen=True)
+class Timing:
+    """A command's wall time, and the CPU time the whole machine spent meanwhile (``None`` off Linux)."""
+
+    seconds: float
+    cpu: float | None
+
+    def note(self) -> str:
+        """The machine's CPU time, and the share of every CPU it kept busy ("" where unknown)."""
+        if self.cpu is None:
+            return ""
+        busy = self.cpu / (self.seconds * (os.cpu_count() or 1))
+        return f"  [{self.cpu:.0f} CPU-s on the machine: its CPUs {busy:.0%} busy]"
 
 
-def timed(command: list[str], cwd: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
-    """Run ``command`` in ``cwd``: its wall time in seconds and its result (its CPU time: ``cpu_note``)."""
+def timed(command: list[str], cwd: Path) -> tuple[Timing, subprocess.CompletedProcess[str]]:
+    """Run ``command`` in ``cwd``: its timing and its result."""
     env = {**os.environ, "PYTHONWARNINGS": ""}
     before, start = machine_cpu_seconds(), time.perf_counter()
     result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
     seconds, after = time.perf_counter() - start, machine_cpu_seconds()
-    _CPU.append(after - before if after is not None and before is not None else None)
-    return seconds, result
+    return Timing(seconds, after - before if after is not None and before is not None else None), result
 
 
-def clean_build() -> float:
-    """Seconds of a clean four-language build of a copy of the project."""
+def clean_build() -> Timing:
+    """The timing of a clean four-language build of a copy of the project."""
     with tempfile.TemporaryDirectory() as folder:
         project = copy_project(Path(folder) / "project")
-        seconds, result = timed(
+        timing, result = timed(
             [sys.executable, "-m", "autograd_notes.site.sitebuild", "docs", "build/html", "--no-color"],
             project,
         )
         if result.returncode != 0:
             sys.exit(f"the clean build failed:\n{result.stdout[-3000:]}{result.stderr[-3000:]}")
-    return seconds
+    return timing
 
 
-def pytest_run(*arguments: str) -> tuple[float, str]:
-    """Seconds of ``pytest arguments`` in the project, and the summary line it ended with."""
-    seconds, result = timed(
+def pytest_run(*arguments: str) -> tuple[Timing, str]:
+    """The timing of ``pytest arguments`` in the project, and the summary line it ended with."""
+    timing, result = timed(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=15", *arguments], ROOT
     )
     lines = result.stdout.strip().splitlines()
@@ -96,7 +102,7 @@ def pytest_run(*arguments: str) -> tuple[float, str]:
         sys.exit(f"pytest {' '.join(arguments)} failed:\n" + "\n".join(lines[-40:]) + result.stderr[-2000:])
     slowest = [line for line in lines if re.match(r"^\d+\.\d+s (setup|call|teardown) ", line)]
     print("\n".join(f"    {line}" for line in slowest))
-    return seconds, lines[-1] if lines else ""
+    return timing, lines[-1] if lines else ""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,16 +111,16 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     print(f"machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}")
     build = clean_build()
-    print(f"clean build, every language:   {build:7.1f} s{cpu_note(build)}")
+    print(f"clean build, every language:   {build.seconds:7.1f} s{build.note()}")
     print("inner loop (-m 'not build'), slowest tests:")
     inner, inner_summary = pytest_run("-m", "not build")
-    print(f"inner loop:                     {inner:7.1f} s  ({inner_summary}){cpu_note(inner)}")
-    print(f"  goal ≤ {INNER_GOAL:.0f} s: {'met' if inner <= INNER_GOAL else 'MISSED'}")
+    print(f"inner loop:                     {inner.seconds:7.1f} s  ({inner_summary}){inner.note()}")
+    print(f"  goal ≤ {INNER_GOAL:.0f} s: {'met' if inner.seconds <= INNER_GOAL else 'MISSED'}")
     if not options.skip_suite:
         print("whole suite, slowest tests:")
         suite, suite_summary = pytest_run()
-        ratio = suite / build
-        print(f"whole suite:                    {suite:7.1f} s  ({suite_summary}){cpu_note(suite)}")
+        ratio = suite.seconds / build.seconds
+        print(f"whole suite:                    {suite.seconds:7.1f} s  ({suite_summary}){suite.note()}")
         print(f"  whole suite / clean build:    {ratio:7.2f}  goal ≤ {SUITE_GOAL:.0f}: ", end="")
         print("met" if ratio <= SUITE_GOAL else "MISSED")
     return 0
