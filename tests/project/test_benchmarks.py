@@ -2,33 +2,20 @@
 
 from __future__ import annotations
 
-import importlib.util
 import resource
 import sys
 from pathlib import Path
-from types import ModuleType
+
+from _modules import load_file
 
 ROOT = Path(__file__).resolve().parents[2]
 # half a second of CPU, in a child
 BUSY = "import time\nend = time.process_time() + 0.5\nwhile time.process_time() < end: pass"
 
 
-def _suite_speed() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("suite_speed_check", ROOT / "benchmarks" / "suite_speed.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # as an import would: its dataclass looks its module up there
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        del sys.modules[spec.name]
-    return module
-
-
 def test_a_commands_cpu_time_is_counted_with_the_machines() -> None:
     """A busy child's CPU time is within what the machine spent meanwhile (which counts every process)."""
-    bench = _suite_speed()
+    bench = load_file(ROOT / "benchmarks" / "suite_speed.py", "suite_speed_check")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     timing, result = bench.timed([sys.executable, "-c", BUSY], ROOT)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 import tomllib
 import yaml
+from _modules import load_file
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
@@ -183,24 +184,12 @@ def test_the_records_modules_the_noxfile_loads_alone_load_without_the_package() 
     noxfile does (a dataclass looks its module up there); nothing else of the
     package may be imported.
     """
-    import importlib.util
-    import sys
-
     noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
     names = re.findall(r'_load_records_module\("(\w+)"\)', noxfile)
     assert names, "noxfile.py loads no records module by path any more: remove this test"
     assert "sys.modules[spec.name] = module" in noxfile
     for name in names:
-        path = ROOT / "src" / "autograd_notes" / "records" / f"{name}.py"
-        spec = importlib.util.spec_from_file_location(f"noxfile_check_{name}", path)
-        assert spec is not None
-        assert spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        try:
-            spec.loader.exec_module(module)
-        finally:
-            del sys.modules[spec.name]
+        load_file(ROOT / "src" / "autograd_notes" / "records" / f"{name}.py", f"noxfile_check_{name}")
 
 
 def test_an_xdist_group_runs_in_one_worker(tmp_path: Path) -> None:
@@ -245,13 +234,7 @@ def test_the_workers_get_the_tests_that_read_the_whole_site_last() -> None:
     """``conftest.py`` orders the tests as xdist hands them out (``--no-loadscope-reorder`` in addopts
     keeps that order): what builds nothing first, then small builds, then what reads the whole site;
     a group where its latest test goes, the largest group of a phase first, the rest as shuffled."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("conftest_order_check", ROOT / "tests" / "conftest.py")
-    assert spec is not None
-    assert spec.loader is not None
-    conftest = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(conftest)
+    conftest = load_file(ROOT / "tests" / "conftest.py", "conftest_order_check")
     assert "--no-loadscope-reorder" in PYPROJECT["tool"]["pytest"]["ini_options"]["addopts"]
     items = [
         _Item("test_a"),
