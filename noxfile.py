@@ -14,6 +14,7 @@ Every session installs through two constraint files:
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -27,6 +28,8 @@ import nox
 
 nox.needs_version = ">=2025.2.9"
 nox.options.default_venv_backend = "venv"
+# environments are kept between runs; _install skips what is installed already
+nox.options.reuse_venv = "yes"
 nox.options.sessions = ["lint", "tests", "docs"]
 
 ROOT = Path(__file__).parent
@@ -43,14 +46,45 @@ SPHINX_FLAGS = ("-n", "-W", "--keep-going", "-b", "html", "-d", str(BUILD / "doc
 
 
 def _install(session: nox.Session, *groups: str) -> None:
-    """Install torch (pinned, or the override), the project and dependency groups, all locked."""
+    """Install torch (pinned, or the override), the project and dependency groups, all locked.
+
+    Environments are kept between runs (``reuse_venv``); the install is skipped
+    when the environment was installed from the same lock, PyTorch pin,
+    ``pyproject.toml`` and groups (a stamp in the environment says which):
+    an unchanged second ``nox -s docs`` goes straight to the build. The project
+    is installed editable, so a change to its code needs no install.
+    """
     override = os.environ.get(TORCH_VARIABLE)
+    stamp = _install_stamp(session)
+    key = _install_key(override, groups)
+    if stamp is not None and stamp.is_file() and stamp.read_text(encoding="utf-8") == key:
+        session.log("The environment is installed from the same lock and pins: no install")
+        return
     # The torch constraints keep any dependency from replacing the pinned torch.
     pins = ["-c", str(TOOLCHAIN), *([] if override else ["-c", str(CONSTRAINTS)])]
     session.install(*pins, f"torch=={override}" if override else "torch")
     requirements = [req for group in groups for req in nox.project.dependency_groups(PYPROJECT, group)]
     session.install(*pins, "-e", ".", *requirements)
     _quiet_kernel(session)
+    if stamp is not None:
+        stamp.write_text(key, encoding="utf-8")
+
+
+def _install_stamp(session: nox.Session) -> Path | None:
+    """Where the environment records what it was installed from (``None`` outside a virtualenv)."""
+    location = (
+        session.virtualenv.location if isinstance(session.virtualenv, nox.virtualenv.VirtualEnv) else None
+    )
+    return None if location is None else Path(location) / "autograd-notes-installed.txt"
+
+
+def _install_key(override: str | None, groups: tuple[str, ...]) -> str:
+    """What an environment's packages follow from: the lock, the pins, ``pyproject.toml``, the groups."""
+    digest = hashlib.sha256()
+    for path in (TOOLCHAIN, CONSTRAINTS, ROOT / "pyproject.toml"):
+        digest.update(path.read_bytes())
+    digest.update(f"{override}|{','.join(groups)}|{sys.version}".encode())
+    return digest.hexdigest() + "\n"
 
 
 def _quiet_kernel(session: nox.Session) -> None:
@@ -75,7 +109,7 @@ def _quiet_kernel(session: nox.Session) -> None:
 def docs(session: nox.Session) -> None:
     """Build the site into build/html (examples run once; unchanged ones are cached)."""
     _install(session, "docs")
-    session.run("python", "-m", "autograd_notes.site.sitebuild", str(DOCS), str(HTML), *session.posargs)
+    session.run("python", "-m", "autograd_notes.site.build.sitebuild", str(DOCS), str(HTML), *session.posargs)
     session.log(f"Open the site: {(HTML / 'index.html').as_uri()}")
 
 
@@ -124,7 +158,7 @@ def translations(session: nox.Session) -> None:
         str(gettext),
     )
     listed = session.run(
-        "python", "-m", "autograd_notes.site.sitebuild", "--list-languages", str(DOCS), silent=True
+        "python", "-m", "autograd_notes.site.build.sitebuild", "--list-languages", str(DOCS), silent=True
     )
     languages = [code for code in str(listed).split() if code != "en"]
     # sphinx.po (the theme's and the extension's interface strings) is kept by hand and
@@ -154,7 +188,7 @@ def translations(session: nox.Session) -> None:
     session.run(
         "python",
         "-m",
-        "autograd_notes.site.catalogs",
+        "autograd_notes.site.i18n.catalogs",
         str(DOCS / "locale"),
         "--pot",
         str(gettext),
@@ -556,7 +590,7 @@ def capture_cuda(session: nox.Session) -> None:
 
     It installs the pinned PyTorch from the network, as CI's cuda-records job
     does. A GPU machine that has its own PyTorch (any release from 2.4) and no
-    network needs neither nox nor this session: the README's "Record on a GPU
+    network needs neither nox nor this session: CONTRIBUTING.md's "Record on a GPU
     machine" command runs there from a plain copy of the source tree
     (``PYTHONPATH=src python -m autograd_notes capture --device cuda --release
     --archive ...``), and tests/records/test_rehearsal.py runs it as written.

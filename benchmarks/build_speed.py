@@ -10,7 +10,7 @@ temporary folder and measures, there:
 * the floor: every example run once in one process, its figures drawn
   once, plus a build with execution off (``-D plot_gallery=0``);
 * a clean build of all four languages against a clean English-only one
-  (``python -m autograd_notes.site.sitebuild``), and the executions per example
+  (``python -m autograd_notes.site.build.sitebuild``), and the executions per example
   in the four-language build (goal: 1).
 
 The goals are printed beside the measurements; the exit status is non-zero
@@ -41,7 +41,7 @@ import io, runpy, sys
 import matplotlib
 matplotlib.use("agg")
 import matplotlib.pyplot as plt
-from autograd_notes._reset import reset_example
+from autograd_notes.records.reset import reset_example
 plt.show = lambda *args, **kwargs: None
 for path in sys.argv[1:]:
     reset_example({}, path, "before")
@@ -78,7 +78,7 @@ def run_all_examples(examples: list[Path]) -> float:
 def timed_sitebuild(project: Path, log: Path, *args: str) -> tuple[float, Counter[str]]:
     start = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, "-m", "autograd_notes.site.sitebuild", "docs", "build/html", *args],
+        [sys.executable, "-m", "autograd_notes.site.build.sitebuild", "docs", "build/html", *args],
         cwd=project,
         env={**os.environ, "AUTOGRAD_NOTES_EXECUTION_LOG": str(log)},
         capture_output=True,

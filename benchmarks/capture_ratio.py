@@ -35,8 +35,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from autograd_notes._reset import reset_example
-from autograd_notes.records.record import capture_example
+from autograd_notes.records.cells import capture_example
+from autograd_notes.records.reset import reset_example
 
 ROOT = Path(__file__).resolve().parents[1]
 GALLERY = ROOT / "gallery"

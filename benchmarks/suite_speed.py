@@ -84,7 +84,7 @@ def clean_build() -> Timing:
     with tempfile.TemporaryDirectory() as folder:
         project = copy_project(Path(folder) / "project")
         timing, result = timed(
-            [sys.executable, "-m", "autograd_notes.site.sitebuild", "docs", "build/html", "--no-color"],
+            [sys.executable, "-m", "autograd_notes.site.build.sitebuild", "docs", "build/html", "--no-color"],
             project,
         )
         if result.returncode != 0:

@@ -50,12 +50,12 @@ sphinx_gallery_conf = {
     "ignore_pattern": r"__init__\.py",
     # seeds, grad mode, anomaly mode, dtype, warnings-as-errors and the timeout,
     # before and after every example (named by string: the config pickles)
-    "reset_modules": ("autograd_notes._reset.reset_example",),
+    "reset_modules": ("autograd_notes.records.reset.reset_example",),
     "reset_modules_order": "both",
     # only what examples print is captured: a bare expression shows nothing
     "capture_repr": (),
     # matplotlib's, each figure marked with its smallest text (for the figure-size test)
-    "image_scrapers": ("autograd_notes.site.figure_scraper.scraper",),
+    "image_scrapers": ("autograd_notes.site.examples.figure_scraper.scraper",),
     # every figure also at twice the resolution, for hi-dpi screens (srcset)
     "image_srcset": ["2x"],
     "download_all_examples": True,
@@ -77,7 +77,7 @@ myst_heading_anchors = 3
 # Executed once per runner and notebook version; the environment is rebuilt
 # when the runner changes (autograd_notes_runner).
 nb_execution_mode = "cache"
-# autograd_notes.site.runner_key adds the runner key to this path: one execution
+# autograd_notes.site.build.runner_key adds the runner key to this path: one execution
 # per runner, shared by every language of a build
 nb_execution_cache_path = "../build/jupyter_cache"
 nb_execution_timeout = 120
@@ -121,7 +121,7 @@ html_favicon = "_static/favicon.svg"
 # Chinese search: jieba keeps these terms whole (and indexes their parts), so
 # a reader who types 计算图 finds the pages about the computation graph
 html_search_options = {"dict": str(Path(__file__).parent / "_search" / "zh_terms.txt")}
-# Math as MathML written at build time (autograd_notes.site.mathml): MathJax would
+# Math as MathML written at build time (autograd_notes.site.web.mathml): MathJax would
 # come from a CDN, and the site works offline.
 html_math_renderer = "mathml"
 html_static_path: list[str] = []
@@ -132,7 +132,7 @@ html_show_sourcelink = False
 # -- Hosting -----------------------------------------------------------------
 # Where the site is published: <site>/<language>/<page>.html. Canonical links,
 # hreflang alternates, Open Graph, the sitemap and the 404 page's absolute
-# links follow from it (autograd_notes.site.page_meta). CI sets it per host; the
+# links follow from it (autograd_notes.site.web.page_meta). CI sets it per host; the
 # default is pyproject.toml's Documentation address, which the helper's drift
 # messages link to as well.
 _PROJECT = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 import pytest
 from _site import ROOT
 
-from autograd_notes.site.sitebuild import site_url_of
+from autograd_notes.site.build.sitebuild import site_url_of
 
 LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 CHROMIUM = os.environ.get("AUTOGRAD_NOTES_CHROMIUM", "/usr/bin/chromium")

@@ -1,7 +1,7 @@
 """Write document nodes as a Sphinx builder writes them into a page, without building a site.
 
 A Sphinx application on an empty project, with the site's own nodes
-(:mod:`autograd_notes.site.html_nodes`) registered, and its builder's
+(:mod:`autograd_notes.site.web.html_nodes`) registered, and its builder's
 translator walking the nodes given: what the HTML page or the text file
 would hold for them. Links cannot be resolved without a site: a
 ``pending_xref`` is written as its content, as Sphinx writes a link it could
@@ -24,7 +24,9 @@ class NodeWriter:
 
     def __init__(self, folder: Path, builder: str) -> None:
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "conf.py").write_text('extensions = ["autograd_notes.site.html_nodes"]\n', encoding="utf-8")
+        (folder / "conf.py").write_text(
+            'extensions = ["autograd_notes.site.web.html_nodes"]\n', encoding="utf-8"
+        )
         (folder / "index.rst").write_text("Title\n=====\n", encoding="utf-8")
         self.builder = builder
         self.app = Sphinx(

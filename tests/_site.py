@@ -185,13 +185,21 @@ def patched_record(project: Path, example: str, runner: str, edit: dict[str, str
 
 
 def build_site(project: Path, *args: str, log: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """``python -m autograd_notes.site.sitebuild docs build/html`` in ``project``, as ``nox -s docs`` does."""
+    """``python -m autograd_notes.site.build.sitebuild docs build/html`` in ``project``, as nox does."""
     _may_build()
     env = {**os.environ, "PYTHONWARNINGS": ""}
     if log is not None:
         env["AUTOGRAD_NOTES_EXECUTION_LOG"] = str(log)
     return subprocess.run(
-        [sys.executable, "-m", "autograd_notes.site.sitebuild", "docs", "build/html", "--no-color", *args],
+        [
+            sys.executable,
+            "-m",
+            "autograd_notes.site.build.sitebuild",
+            "docs",
+            "build/html",
+            "--no-color",
+            *args,
+        ],
         cwd=project,
         env=env,
         capture_output=True,

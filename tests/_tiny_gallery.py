@@ -1,6 +1,6 @@
 """A tiny gallery built by the real sphinx-gallery and furo, without this project's extensions.
 
-What the site reads of their generated output (:mod:`autograd_notes.site.upstream`)
+What the site reads of their generated output (:mod:`autograd_notes.site.upstream.outputs`)
 is tested on this build: a test fails when sphinx-gallery or furo change a
 format the site relies on. One section, one example of plain Python (no
 PyTorch): the build takes a few seconds.
@@ -52,7 +52,7 @@ OUTPUTS = {13: ["[1.0, 1.0]", "", "after a blank line"], 21: [], 24: ["list"]}
 CONF = """\
 from pathlib import Path
 
-from autograd_notes.site.upstream import FURO_NAVIGATION_TREE
+from autograd_notes.site.upstream.outputs import FURO_NAVIGATION_TREE
 
 project = "Tiny"
 extensions = ["sphinx_gallery.gen_gallery"]

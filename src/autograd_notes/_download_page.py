@@ -2,7 +2,7 @@
 
 A script downloaded from the site starts with a comment naming its page
 (``# …: https://…/ru/examples/02_backward/plot_retain_graph.html``, written
-by :mod:`autograd_notes.site.downloads`); a downloaded notebook's first cell
+by :mod:`autograd_notes.site.examples.downloads`); a downloaded notebook's first cell
 names it too. The helpers read that line to speak to the reader in the
 page's language and to link the page itself. A gallery script, a record's
 capture or a reader's own code names no page: the helpers then say what

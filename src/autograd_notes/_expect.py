@@ -11,10 +11,9 @@ from ._drift import BehaviourDrift, Location, caller_location
 from ._events import is_recording, report
 from ._normalise import normalise_message
 from ._paths import display_path
-from ._reset import ExampleTimeout
 from ._traceback import format_clean_traceback
 
-__all__ = ["expect_error", "expect_warning"]
+__all__ = ["ExampleTimeout", "expect_error", "expect_warning"]
 
 E = TypeVar("E", bound=BaseException)
 W = TypeVar("W", bound=Warning)
@@ -34,6 +33,13 @@ def _documented(kinds: type | tuple[type, ...], match: str | None) -> str:
 def _one_line(text: str, limit: int = 300) -> str:
     text = " ".join(normalise_message(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class ExampleTimeout(Exception):
+    """An example ran longer than its timeout (raised by the build's and the capture's timer).
+
+    :func:`expect_error` never catches it: a timeout stops the example whatever it expected.
+    """
 
 
 class expect_error(Generic[E]):  # noqa: N801 - used like a function, as pytest.raises

@@ -1,6 +1,6 @@
 """The picture of an autograd graph: :func:`draw_graph`, with matplotlib alone.
 
-It draws the model of :mod:`._graph` (:func:`~._graph.autograd_graph`):
+It draws the model of :mod:`._graph` (:func:`~._graph_reading.autograd_graph`):
 the nodes in the rows and order the model gives, each as a box with its
 title and lines, placed by :func:`._graph_layout.columns`, and the edges as
 arrows that pass between the nodes of the rows they cross.
@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ._figure_style import CHAR, LEADING, MUTED, PLAIN, RED, TEXT, TITLE_SIZE, blank_figure, set_title
-from ._graph import AutogradGraph, GraphNode, Status, autograd_graph
+from ._graph import AutogradGraph, GraphNode, Status
 from ._graph_layout import Slot, columns
+from ._graph_reading import autograd_graph
 
 if TYPE_CHECKING:
     import torch

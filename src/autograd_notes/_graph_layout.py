@@ -1,9 +1,10 @@
 """The layout of a layered graph: rows, the order within them and each slot's position.
 
 Plain indices only, no PyTorch and no matplotlib: the nodes are ``0 .. n-1``,
-``edges[i]`` lists where node ``i`` points, node 0 is the root. The model
-(:mod:`._graph`) uses :func:`layers` and :func:`arrange` to number the nodes
-of an autograd graph row by row; the drawing (:mod:`._graph_drawing`) uses
+``edges[i]`` lists where node ``i`` points, node 0 is the root. The
+reading of an autograd graph (:mod:`._graph_reading`, which builds the model
+of :mod:`._graph`) uses :func:`layers` and :func:`arrange` to number its
+nodes row by row; the drawing (:mod:`._graph_drawing`) uses
 :func:`columns` to place them.
 """
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from autograd_notes.site.leaks import find_leaks, leak_patterns
+from autograd_notes.site.build.leaks import find_leaks, leak_patterns
 
 # its module-scoped fixtures build once, in one worker
 pytestmark = pytest.mark.xdist_group("test_gallery_scripts")

@@ -11,7 +11,7 @@ import torch
 from autograd_notes import BehaviourDrift, check, expect_error, expect_warning
 from autograd_notes._drift import Location
 from autograd_notes._events import is_recording, recording, report
-from autograd_notes._reset import ExampleTimeout
+from autograd_notes._expect import ExampleTimeout
 
 HERE = "tests/helpers/test_events.py"
 

@@ -443,7 +443,7 @@ def test_draw_graph_takes_a_tensor_or_its_model() -> None:
 
 
 def test_a_modified_saved_result_is_named_from_the_version_error() -> None:
-    from autograd_notes._graph import _named_by_message
+    from autograd_notes._graph_reading import _named_by_message
 
     a = torch.ones(2, requires_grad=True)
     e = a.exp()
@@ -459,7 +459,7 @@ def test_a_modified_saved_result_is_named_from_the_version_error() -> None:
 
 
 def test_a_modified_saved_leaf_is_named_only_when_one_tensor_fits() -> None:
-    from autograd_notes._graph import _named_by_message
+    from autograd_notes._graph_reading import _named_by_message
 
     w = torch.ones(3, requires_grad=True)
     b = torch.ones(3)

@@ -26,10 +26,10 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 
 
 def test_the_site_build_and_the_records_start_without_pytorch() -> None:
-    """``import autograd_notes`` (as ``python -m autograd_notes.site.sitebuild`` does) loads neither
+    """``import autograd_notes`` (as ``python -m autograd_notes.site.build.sitebuild`` does) loads neither
     PyTorch nor matplotlib until an example asks for a helper."""
     probe = (
-        "import json, sys, autograd_notes, autograd_notes.site.sitebuild\n"
+        "import json, sys, autograd_notes, autograd_notes.site.build.sitebuild\n"
         "before = sorted({'torch', 'matplotlib'} & set(sys.modules))\n"
         "from autograd_notes import check\n"
         "print(json.dumps([before, 'torch' in sys.modules]))\n"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from autograd_notes._reset import TIMEOUT_VARIABLE, reset_torch_state
 from autograd_notes.records.cells import Cell, CellResult, is_missing_api, run_cells, split_cells
+from autograd_notes.records.reset import TIMEOUT_VARIABLE, reset_torch_state
 
 EXAMPLE = "gallery/01_x/plot_fixture.py"
 
@@ -172,7 +172,7 @@ def test_a_check_that_fails_is_reported_and_the_run_goes_on(project: Path) -> No
 def test_an_undocumented_warning_is_recorded_and_the_example_goes_on(project: Path) -> None:
     """A capture records a warning no expect_warning catches, and every later line still runs.
 
-    (A site build fails on it: tests/helpers/test_reset.py.)
+    (A site build fails on it: tests/records/test_reset.py.)
     """
     script = (
         '"""Doc."""\n\n# %%\nimport warnings\nwarnings.warn("careful", FutureWarning, stacklevel=1)\n'

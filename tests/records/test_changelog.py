@@ -18,8 +18,10 @@ from autograd_notes.records.changelog import (
     release_change_lines,
 )
 from autograd_notes.records.cli import main
-from autograd_notes.records.record import FORMAT, write_record
-from autograd_notes.records.timeline import changelog_entries, example_timeline, release_changes
+from autograd_notes.records.record import write_record
+from autograd_notes.records.record_format import FORMAT
+from autograd_notes.records.timeline import example_timeline
+from autograd_notes.records.timeline_changes import changelog_entries, release_changes
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = "05_x/plot_fixture.py"
@@ -156,7 +158,9 @@ def test_a_warning_of_another_category_with_the_value_that_counts_it() -> None:
 
 def test_the_english_sentences_are_the_timeline_pages() -> None:
     """The same words as the changelog page's English (its msgids), so the terminal and the page agree."""
-    page = (ROOT / "src" / "autograd_notes" / "site" / "release_timeline.py").read_text(encoding="utf-8")
+    page = (ROOT / "src" / "autograd_notes" / "site" / "pages" / "timeline_sentences.py").read_text(
+        encoding="utf-8"
+    )
     for sentence in [*SENTENCES.values(), FOLLOWS]:
         assert f'"{sentence}"' in page, sentence
 

@@ -10,22 +10,20 @@ from typing import Any
 import pytest
 
 from autograd_notes._device import DEVICE_VARIABLE
+from autograd_notes.records.cells import capture_example
 from autograd_notes.records.compare import (
-    Change,
     Difference,
     DifferenceKind,
     OutputReason,
-    Segment,
     comparable_output,
     compare_live,
     compare_records,
     output_difference_reason,
     record_cell,
-    render_word_diff,
     same_behaviour,
-    word_diff,
 )
-from autograd_notes.records.record import Record, capture_example
+from autograd_notes.records.record_format import Record
+from autograd_notes.records.word_diffs import Change, Segment, render_word_diff, word_diff
 
 ROOT = Path(__file__).resolve().parents[2]
 INPLACE = "05_inplace/plot_detach_inplace_saved.py"  # errors and values

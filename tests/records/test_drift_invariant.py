@@ -2,11 +2,11 @@
 
 ``compare_captured`` (what ``capture`` and ``drift`` run) says ``drift`` only
 with at least one difference to list, and ``same`` for two records that say
-the same once what the README says does not count is left out: where PyTorch's
+the same once what the maintainer guide says does not count is left out: where PyTorch's
 own code moved (a line number inside ``torch/``) and the frames a traceback
 folds (a folded-frames line that a release adds, takes away or words
 otherwise). The normalisation here is the test's own, written from the
-README, not :func:`~autograd_notes.records.compare.comparable_output`.
+CONTRIBUTING.md, not :func:`~autograd_notes.records.compare.comparable_output`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from autograd_notes.records.capture_run import compare_captured
-from autograd_notes.records.record import Record, load_all_records, record_path, write_record
+from autograd_notes.records.record import load_all_records, record_path, write_record
+from autograd_notes.records.record_format import Record
 from autograd_notes.records.releases import load_releases
 from autograd_notes.records.status import DriftStatus
 
@@ -62,7 +63,7 @@ def moved(record: Record, shift: int) -> Record:
 
 
 def what_counts(record: Record) -> list[object]:
-    """A record's cells without what the README says does not count."""
+    """A record's cells without what the maintainer guide says does not count."""
     cells = copy.deepcopy(record["cells"])
     for cell in cells:
         cell["output"] = [

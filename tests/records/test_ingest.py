@@ -23,7 +23,8 @@ import torch
 
 from autograd_notes.records.archive import MANIFEST, MAX_RECORD_BYTES, Manifest, write_archive
 from autograd_notes.records.cli import main
-from autograd_notes.records.record import Record, load_record, record_text
+from autograd_notes.records.record import load_record, record_text
+from autograd_notes.records.record_format import Record
 from autograd_notes.records.releases import release_of
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,9 +1,9 @@
-"""The rehearsal of a GPU machine: the README's recipe, run as written, where nothing of ours is installed.
+"""The rehearsal of a GPU machine: the maintainer guide's recipe, run as written, nothing of ours installed.
 
 A borrowed GPU machine has its own PyTorch, NumPy and matplotlib, and a copy
 of the source tree. This test makes one: a fresh virtual environment with
 only those three (and what they pull in), the project *not* installed, and a
-plain copy of the working tree. It runs the capture command of the README's
+plain copy of the working tree. It runs the capture command of the maintainer guide's
 "Record on a GPU machine" section exactly as written there, with ``--device
 cpu``, a temporary records folder and two examples added, then checks the
 records and the archive, and ingests the archive into another copy of the
@@ -44,13 +44,13 @@ ALLOWED = {
 
 
 def readme_section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert SECTION in text, f"README.md has no {SECTION!r} section"
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    assert SECTION in text, f"CONTRIBUTING.md has no {SECTION!r} section"
     return text.split(SECTION, 1)[1].split("\n## ", 1)[0]
 
 
 def readme_capture_command() -> str:
-    """The one capture command of the README's GPU recipe, as a reader copies it."""
+    """The one capture command of the maintainer guide's GPU recipe, as a reader copies it."""
     lines = [line.strip() for line in readme_section().splitlines() if "-m autograd_notes capture" in line]
     assert len(lines) == 1, lines
     return lines[0]

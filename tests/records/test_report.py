@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from autograd_notes.records.compare import Difference, DifferenceKind, word_diff
+from autograd_notes.records.compare import Difference, DifferenceKind
 from autograd_notes.records.report import (
     ExampleResult,
     RunnerSkip,
@@ -15,6 +15,7 @@ from autograd_notes.records.report import (
     render_text,
 )
 from autograd_notes.records.status import DriftStatus
+from autograd_notes.records.word_diffs import word_diff
 
 SAME, DRIFT, NO_RECORD = DriftStatus.SAME, DriftStatus.DRIFT, DriftStatus.NO_RECORD
 RECORDED, ACCEPTED = DriftStatus.RECORDED, DriftStatus.ACCEPTED

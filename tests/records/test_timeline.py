@@ -17,9 +17,9 @@ import tomllib
 
 from autograd_notes import _release_notes
 from autograd_notes._release_notes import recorded_note
-from autograd_notes.records.compare import render_word_diff
 from autograd_notes.records.notes import build_notes, render_notes
-from autograd_notes.records.record import FORMAT, write_record
+from autograd_notes.records.record import write_record
+from autograd_notes.records.record_format import FORMAT
 from autograd_notes.records.releases import (
     default_releases,
     is_release,
@@ -31,16 +31,10 @@ from autograd_notes.records.releases import (
     version_key,
 )
 from autograd_notes.records.status import Mark
-from autograd_notes.records.timeline import (
-    changelog_entries,
-    check_text,
-    example_timeline,
-    first_change,
-    load_timelines,
-    release_changes,
-    summarise,
-    worst,
-)
+from autograd_notes.records.timeline import check_text, example_timeline, load_timelines, worst
+from autograd_notes.records.timeline_changes import changelog_entries, release_changes
+from autograd_notes.records.timeline_summary import first_change, summarise
+from autograd_notes.records.word_diffs import render_word_diff
 
 SAME, BUILD, WORDS, OUTCOME = Mark.SAME, Mark.BUILD, Mark.WORDS, Mark.OUTCOME
 MISSING, NO_RECORD = Mark.MISSING, Mark.NO_RECORD

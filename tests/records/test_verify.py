@@ -1,7 +1,7 @@
 """python -m autograd_notes verify: a reader's downloads run here, judged, archived for ingest.
 
 The downloads are made by the site's own function
-(:func:`autograd_notes.site.downloads.download_script`, what a build writes
+(:func:`autograd_notes.site.examples.downloads.download_script`, what a build writes
 under ``_downloads``) from the gallery scripts. The run tests call the command
 in this process; each example runs in a child process of this Python, as on
 a reader's machine.
@@ -21,10 +21,11 @@ import torch
 from autograd_notes.records.archive import MANIFEST
 from autograd_notes.records.cli import main
 from autograd_notes.records.downloaded import DownloadError, find_downloads, read_download
-from autograd_notes.records.record import Record, load_record
+from autograd_notes.records.record import load_record
+from autograd_notes.records.record_format import Record
 from autograd_notes.records.releases import release_of
 from autograd_notes.records.verify import Verdict, archive_name, judge, runner_place
-from autograd_notes.site.downloads import ReaderText, download_script, translate_script
+from autograd_notes.site.examples.downloads import ReaderText, download_script, translate_script
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = "https://autograd-notes.example/site/"

@@ -28,7 +28,7 @@ from _browser import LANGUAGES, Problems, Server, watch
 from _html import read_page
 from _site import ROOT, SYNTHETIC_CUDA_EXAMPLE, Site
 
-from autograd_notes.site.figure_scraper import TEXT_KEY, png_texts
+from autograd_notes.site.examples.figure_scraper import TEXT_KEY, png_texts
 
 pytestmark = pytest.mark.build
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from autograd_notes.site.catalogs import (
+from autograd_notes.site.i18n.catalogs import (
     CatalogError,
     Coverage,
     check_locale,
@@ -126,7 +126,7 @@ def test_check_locale_of_a_complete_language_is_ok(tmp_path: Path) -> None:
 def test_inline_markup_is_compared_as_docutils_parses_it(
     tmp_path: Path, english: str, translated: str, broken: bool
 ) -> None:
-    from autograd_notes.site.rst_markup import inline_markup_problems
+    from autograd_notes.site.i18n.rst_markup import inline_markup_problems
 
     body = f'msgid "{english}"\nmsgstr "{translated}"\n'.replace("\\ ", "\\\\ ")
     problems = inline_markup_problems(read_catalog(po(tmp_path, body)))
@@ -203,7 +203,7 @@ def test_an_interface_string_keeps_the_english_placeholders(
 
 
 def test_obsolete_entries_are_dropped_and_active_ones_kept(tmp_path: Path) -> None:
-    from autograd_notes.site.catalogs import purge_obsolete
+    from autograd_notes.site.i18n.catalogs import purge_obsolete
 
     body = 'msgid "Hello"\nmsgstr "Привет"\n\n#~ msgid "Goodbye"\n#~ msgstr "Пока"\n'
     path = po(tmp_path / "ru" / "LC_MESSAGES", body)

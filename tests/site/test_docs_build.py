@@ -24,7 +24,7 @@ from _site import (
     assert_same_script,
 )
 
-from autograd_notes.site.leaks import find_leaks, leak_patterns
+from autograd_notes.site.build.leaks import find_leaks, leak_patterns
 
 # where the test build is published: the default of docs/conf.py (no AUTOGRAD_NOTES_SITE_URL)
 SITE_URL = "https://autograd-notes.github.io/autograd-notes/"

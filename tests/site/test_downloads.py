@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autograd_notes.site.downloads import (
+from autograd_notes.site.examples.downloads import (
     ReaderText,
     download_script,
     drop_escaped_spaces,

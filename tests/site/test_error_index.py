@@ -16,7 +16,7 @@ from _html import Page, read_page
 from _site import ROOT, SYNTHETIC_CUDA_EXAMPLE, Site
 
 from autograd_notes.records.record import load_all_records
-from autograd_notes.site.error_index import (
+from autograd_notes.site.errors.families import (
     SUMMARY_LIMIT,
     Occurrence,
     collect_messages,
@@ -27,7 +27,7 @@ from autograd_notes.site.error_index import (
     message_summary,
     message_type,
 )
-from autograd_notes.site.links import cell_anchor, cell_label, cell_number
+from autograd_notes.site.web.links import cell_anchor, cell_label, cell_number
 
 LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 INPLACE = (

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from autograd_notes.records.runners import load_runner_records
-from autograd_notes.site import error_match
-from autograd_notes.site.error_match import (
+from autograd_notes.site.errors import match as error_match
+from autograd_notes.site.errors.match import (
     Message,
     Normalised,
     error_message,
@@ -34,7 +34,7 @@ pytestmark = pytest.mark.xdist_group("test_error_search")
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES: dict[str, Any] = json.loads((Path(__file__).parent / "error_search_cases.json").read_text("utf-8"))
-SCRIPT = ROOT / "src" / "autograd_notes" / "site" / "static" / "error_search.js"
+SCRIPT = ROOT / "src" / "autograd_notes" / "site" / "web" / "static" / "error_search.js"
 
 
 @pytest.fixture(scope="module")

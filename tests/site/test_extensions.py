@@ -16,7 +16,9 @@ from autograd_notes.site.sphinxext import EXTENSIONS
 def extension_modules() -> list[str]:
     """Every module of the site layer with a Sphinx ``setup``, but sphinxext itself."""
     names = [
-        f"autograd_notes.site.{module.name}" for module in pkgutil.iter_modules(autograd_notes.site.__path__)
+        module.name
+        for module in pkgutil.walk_packages(autograd_notes.site.__path__, "autograd_notes.site.")
+        if not module.ispkg
     ]
     return sorted(
         name

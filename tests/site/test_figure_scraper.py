@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from autograd_notes.site.figure_scraper import TEXT_KEY, add_png_text, png_texts, smallest_text_px
+from autograd_notes.site.examples.figure_scraper import TEXT_KEY, add_png_text, png_texts, smallest_text_px
 
 
 def test_the_smallest_visible_text_counts_tick_labels_included() -> None:

@@ -13,7 +13,7 @@ from docutils import nodes
 from PIL import Image
 from sphinx_gallery.utils import scale_image
 
-from autograd_notes.site.figure_alt import LIMIT, alt_text
+from autograd_notes.site.examples.figure_alt import LIMIT, alt_text
 
 LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 EXAMPLES = sorted(p.relative_to(ROOT / "gallery") for p in (ROOT / "gallery").glob("*/plot_*.py"))
@@ -106,7 +106,7 @@ def test_a_chinese_caption_is_cut_at_a_full_stop() -> None:
 def test_a_figure_without_a_caption_is_named(tmp_path: Path) -> None:
     from sphinx_gallery.directives import imgsgnode
 
-    from autograd_notes.site import figure_alt
+    from autograd_notes.site.examples import figure_alt
 
     document = nodes.document(None, None)  # type: ignore[arg-type]
     section = nodes.section()

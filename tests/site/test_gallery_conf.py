@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-from autograd_notes.site.gallery_conf import gallery_folders
+from autograd_notes.site.upstream.gallery_conf import gallery_folders
 
 
 def test_folders_pair_sources_with_generated_pages(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from _tiny_gallery import EXAMPLE, OUTPUTS, build_tiny_gallery
 
-from autograd_notes.site.gallery_rst import (
+from autograd_notes.site.upstream.gallery_rst import (
     CodeCell,
     changed_directive,
     code_cells,

@@ -1,7 +1,7 @@
 """Every glossary term is rendered the same way in every catalog of its language.
 
 ``docs/locale/<language>/glossary.toml`` gives each term one rendering and the
-variants that must not appear (see ``autograd_notes.site.glossary``). The
+variants that must not appear (see ``autograd_notes.site.i18n.glossary``). The
 check covers every catalog; while pages are being written, their catalogs can
 be left out with ``AUTOGRAD_NOTES_GLOSSARY_SKIP``: glob patterns (paths under
 ``LC_MESSAGES``) separated by spaces, e.g.
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from autograd_notes.site.catalogs import read_catalog
-from autograd_notes.site.glossary import (
+from autograd_notes.site.i18n.catalogs import read_catalog
+from autograd_notes.site.i18n.glossary import (
     Glossary,
     GlossaryError,
     check_catalog,

@@ -444,9 +444,9 @@ def test_readthedocs_builds_with_nox_into_its_output(readthedocs: dict[Any, Any]
 def test_capture_cuda_sends_a_gpu_machine_with_its_own_pytorch_to_the_readme_recipe() -> None:
     """``nox -s capture-cuda`` installs the pinned PyTorch from the network (CI's job); the recipe does not.
 
-    The recipe itself is run as written by tests/records/test_rehearsal.py.
+    The recipe (in the maintainer guide) is run as written by tests/records/test_rehearsal.py.
     """
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
     (row,) = [line for line in readme.splitlines() if line.startswith("| `nox -s capture-cuda` |")]
     assert "(#record-on-a-gpu-machine)" in row
     assert "its own PyTorch" in row

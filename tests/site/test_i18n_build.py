@@ -13,7 +13,7 @@ from _site import ROOT, Site, assert_same_script, build_site, executions, small_
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
-from autograd_notes.site.catalogs import check_locale, translations
+from autograd_notes.site.i18n.catalogs import check_locale, translations
 
 LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 # the page whose catalogs the tests below break, on a small site of it alone (_site.small_site)

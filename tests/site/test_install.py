@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from _site import ROOT
 
-from autograd_notes.site.install import (
+from autograd_notes.site.examples.install import (
     PACKAGES,
     WheelError,
     build_wheel,
@@ -35,7 +35,7 @@ def test_the_site_gets_the_wheel_and_a_page_with_its_digest(tmp_path: Path) -> N
     assert f'href="{wheel.name}#sha256={digest}"' in (wheel.parent / "index.html").read_text("utf-8")
     names = zipfile.ZipFile(wheel).namelist()
     assert "autograd_notes/__init__.py" in names
-    assert "autograd_notes/site/static/autograd_notes.css" in names
+    assert "autograd_notes/site/web/static/autograd_notes.css" in names
     assert not [name for name in names if name.startswith(("tests/", "gallery/", "docs/"))]
 
 

@@ -16,12 +16,12 @@ from _site import Site
 from jinja2 import Environment
 
 from autograd_notes.records.compare import OutputReason
-from autograd_notes.site.catalogs import read_catalog
-from autograd_notes.site.runners_page import reason_sentence
+from autograd_notes.site.i18n.catalogs import read_catalog
+from autograd_notes.site.pages.runner_words import reason_sentence
 
 ROOT = Path(__file__).resolve().parents[2]
 # every module of the site layer: the ones that show words call sphinx.locale._
-SOURCES = sorted((ROOT / "src" / "autograd_notes" / "site").glob("*.py"))
+SOURCES = sorted((ROOT / "src" / "autograd_notes" / "site").rglob("*.py"))
 # messages of furo's footer that are a name and a link, the same in every language
 NOT_WORDS = {"Furo"}
 
@@ -117,7 +117,7 @@ def test_every_interface_string_is_translated(language: str) -> None:
 def test_furo_navigation_labels_are_translated() -> None:
     from sphinx.locale import _
 
-    from autograd_notes.site.theme_strings import translate_navigation_labels
+    from autograd_notes.site.i18n.theme_strings import translate_navigation_labels
 
     tree = '<label aria-label="Toggle navigation of Views &amp; &quot;in-place&quot;"><i></i></label>'
     assert _("Toggle navigation of {title}") == "Toggle navigation of {title}"  # no catalog loaded

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from autograd_notes.site.build_sync import GALLERY_LOCK, GALLERY_MARKER, NOTEBOOKS_WAIT, READ_MARKER
-from autograd_notes.site.language_builds import run_language_builds
+from autograd_notes.site.build.build_sync import GALLERY_LOCK, GALLERY_MARKER, NOTEBOOKS_WAIT, READ_MARKER
+from autograd_notes.site.build.language_builds import run_language_builds
 
 LANGUAGES = {"en": "English", "ru": "Русский", "zh_CN": "简体中文", "pt_BR": "Português (Brasil)"}
 
@@ -120,7 +120,7 @@ def test_english_reads_its_notebooks_first_and_then_lets_the_translations_start(
 ) -> None:
     from types import SimpleNamespace
 
-    from autograd_notes.site import build_sync
+    from autograd_notes.site.build import build_sync
 
     (tmp_path / "a.md").write_text("# A page\n", encoding="utf-8")
     (tmp_path / "nb.md").write_text("---\nfile_format: mystnb\n---\n# A notebook\n", encoding="utf-8")
@@ -146,7 +146,7 @@ def test_without_a_notebook_to_read_the_marker_is_written_at_once(
 ) -> None:
     from types import SimpleNamespace
 
-    from autograd_notes.site import build_sync
+    from autograd_notes.site.build import build_sync
 
     (tmp_path / "a.md").write_text("# A page\n", encoding="utf-8")
     env = SimpleNamespace(doc2path=lambda name: tmp_path / f"{name}.md", docname="")
@@ -162,7 +162,7 @@ def test_a_translation_reads_its_notebooks_last_and_waits_for_english_to_have_ru
     import threading
     from types import SimpleNamespace
 
-    from autograd_notes.site import build_sync
+    from autograd_notes.site.build import build_sync
 
     (tmp_path / "a.md").write_text("# A page\n", encoding="utf-8")
     (tmp_path / "nb.md").write_text("---\nfile_format: mystnb\n---\n# A notebook\n", encoding="utf-8")
@@ -191,7 +191,7 @@ def test_a_translation_holds_the_gallery_lock_from_before_sphinx_gallery_starts_
 ) -> None:
     from types import SimpleNamespace
 
-    from autograd_notes.site import build_sync
+    from autograd_notes.site.build import build_sync
 
     lock = tmp_path / "gallery.lock"
     monkeypatch.setenv(GALLERY_LOCK, str(lock))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograd_notes.site.leaks import find_leaks, leak_patterns
+from autograd_notes.site.build.leaks import find_leaks, leak_patterns
 
 CLEAN = """\
 tensor([2., 4.], grad_fn=<MulBackward0>)

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 from docutils import nodes
 
-from autograd_notes.site.links import label_link, page_link, resolve_page_link
+from autograd_notes.site.web.links import label_link, page_link, resolve_page_link
 
 PAGE = "examples/02_backward/plot_retain_graph"
 ENV = SimpleNamespace(all_docs={PAGE: 0.0}, titles={PAGE: nodes.title("", "Backward twice: retain_graph")})

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from autograd_notes.site.mathml import to_mathml
+from autograd_notes.site.web.mathml import to_mathml
 
 pytestmark = pytest.mark.build
 
-CONF = 'extensions = ["autograd_notes.site.mathml"]\nhtml_math_renderer = "mathml"\n'
+CONF = 'extensions = ["autograd_notes.site.web.mathml"]\nhtml_math_renderer = "mathml"\n'
 
 
 def build(tmp_path: Path, body: str) -> tuple[int, str, str]:

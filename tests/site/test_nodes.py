@@ -9,7 +9,7 @@ from docutils.frontend import get_default_settings
 from docutils.utils import new_document
 from sphinx.addnodes import pending_xref
 
-from autograd_notes.site.html_nodes import (
+from autograd_notes.site.web.html_nodes import (
     HtmlBlock,
     HtmlCode,
     HtmlInline,
@@ -20,7 +20,7 @@ from autograd_notes.site.html_nodes import (
     RadioTab,
     UnwrapTables,
 )
-from autograd_notes.site.nodes import CHARACTERS_PER_WIDTH, doc_link, make_table
+from autograd_notes.site.web.nodes import CHARACTERS_PER_WIDTH, doc_link, make_table
 
 
 def test_table_with_header_and_mixed_cells() -> None:
@@ -215,6 +215,6 @@ def test_a_table_a_theme_wrapped_is_taken_out_of_its_wrapper() -> None:
     ],
 )
 def test_a_list_reads_as_the_language_writes_it(items: list[str], language: str, text: str) -> None:
-    from autograd_notes.site.nodes import list_of
+    from autograd_notes.site.web.nodes import list_of
 
     assert "".join(node.astext() for node in list_of(items, language)) == text

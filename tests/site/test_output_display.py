@@ -9,8 +9,8 @@ from _site import ROOT
 from pygments.token import Text
 
 from autograd_notes import state_table
-from autograd_notes.site.output_lexer import STATE_NAME, STATE_ROW, OutputLexer
-from autograd_notes.site.repeated_warnings import fold_repeated_warnings
+from autograd_notes.site.examples.output_lexer import STATE_NAME, STATE_ROW, OutputLexer
+from autograd_notes.site.examples.repeated_warnings import fold_repeated_warnings
 
 
 def tokens(text: str) -> list[tuple[object, str]]:

@@ -39,10 +39,10 @@ from nbclient import NotebookClient
 
 from autograd_notes._download_page import page_in
 from autograd_notes._reader_words import words
-from autograd_notes.site.catalogs import translations
-from autograd_notes.site.downloads import third_party_imports
-from autograd_notes.site.install import PACKAGES, install_command
-from autograd_notes.site.sitebuild import site_url_of
+from autograd_notes.site.build.sitebuild import site_url_of
+from autograd_notes.site.examples.downloads import third_party_imports
+from autograd_notes.site.examples.install import PACKAGES, install_command
+from autograd_notes.site.i18n.catalogs import translations
 
 # its module-scoped fixtures build once, in one worker
 pytestmark = [pytest.mark.build, pytest.mark.xdist_group("test_reader")]

@@ -27,14 +27,15 @@ from _site import (
 from docutils import nodes
 from sphinx.addnodes import pending_xref
 
-from autograd_notes.records.record import FORMAT
+from autograd_notes.records.record_format import FORMAT
 from autograd_notes.records.releases import pinned_torch, version_key
 from autograd_notes.records.timeline import example_timeline
-from autograd_notes.site.catalogs import translations
-from autograd_notes.site.gallery_rst import timeline_directive
-from autograd_notes.site.html_nodes import HtmlCode
-from autograd_notes.site.links import cell_label
-from autograd_notes.site.release_timeline import SECTION_ID, changed_note, summary_sentence, timeline_nodes
+from autograd_notes.site.i18n.catalogs import translations
+from autograd_notes.site.pages.timeline_section import SECTION_ID, changed_note, timeline_nodes
+from autograd_notes.site.pages.timeline_sentences import summary_sentence
+from autograd_notes.site.upstream.gallery_rst import timeline_directive
+from autograd_notes.site.web.html_nodes import HtmlCode
+from autograd_notes.site.web.links import cell_label
 
 # its module-scoped fixtures build once, in one worker
 pytestmark = pytest.mark.xdist_group("test_release_timeline")

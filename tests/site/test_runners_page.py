@@ -27,15 +27,11 @@ from _site import (
 from autograd_notes.records.compare import OutputReason, output_difference_reason
 from autograd_notes.records.runners import load_runner_records, record_outputs
 from autograd_notes.records.status import RecordMatch
-from autograd_notes.site.runner_releases import gpu_runner_counts
-from autograd_notes.site.runners_page import (
-    MARKS,
-    coverage_sentence,
-    localise_output,
-    record_status,
-    release_coverage_sentence,
-    runner_name,
-)
+from autograd_notes.site.pages.runner_matrix import MARKS
+from autograd_notes.site.pages.runner_outputs import localise_output
+from autograd_notes.site.pages.runner_releases import gpu_runner_counts
+from autograd_notes.site.pages.runner_status import record_status
+from autograd_notes.site.pages.runner_words import coverage_sentence, release_coverage_sentence, runner_name
 
 LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 EXAMPLES = sorted(p.relative_to(ROOT / "gallery").as_posix() for p in (ROOT / "gallery").glob("*/plot_*.py"))

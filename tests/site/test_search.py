@@ -7,7 +7,7 @@ import re
 import pytest
 from sphinx.search.zh import SearchChinese
 
-from autograd_notes.site.search import SearchChineseWithStemmer
+from autograd_notes.site.i18n.search import SearchChineseWithStemmer
 
 
 def test_the_stemmer_the_page_uses_is_defined() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograd_notes.site.shared_figures import SHARED, share_figures
+from autograd_notes.site.build.shared_figures import SHARED, share_figures
 
 PAGE = (
     '<img src="{up}_images/graph.png" srcset="{up}_images/graph.png, {up}_images/graph_2_00x.png 2.00x">'

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from _site import build_site, copy_project
 
-from autograd_notes.site.sitebuild import languages_of, main, swap_in, write_root_index
-from autograd_notes.site.sitemap import content_pages, write_robots, write_root_not_found, write_sitemap
+from autograd_notes.site.build.sitebuild import languages_of, main, swap_in, write_root_index
+from autograd_notes.site.web.sitemap import content_pages, write_robots, write_root_not_found, write_sitemap
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -158,7 +158,7 @@ def test_a_second_build_of_the_same_site_refuses_while_the_first_runs(
 
 def test_a_build_after_a_killed_one_starts_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """What a killed build left (its languages' scratch folders) goes once the next build holds the lock."""
-    import autograd_notes.site.sitebuild as sitebuild
+    import autograd_notes.site.build.sitebuild as sitebuild
 
     out = tmp_path / "build" / "html"
     leftovers = [tmp_path / "build" / "languages.abc123", tmp_path / "build" / "languages.def456"]

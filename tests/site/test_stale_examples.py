@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograd_notes.site.stale_examples import remove_stale_pages
+from autograd_notes.site.build.stale_examples import remove_stale_pages
 
 
 def test_every_generated_file_of_a_gone_example_goes_even_without_its_page(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 A tiny gallery is built by the installed sphinx-gallery with the furo theme
 (tests/_tiny_gallery.py, a few seconds); each test names the function of
-``autograd_notes.site.upstream`` whose format moved when it fails.
+``autograd_notes.site.upstream.outputs`` whose format moved when it fails.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 
-from autograd_notes.site import upstream
-from autograd_notes.site.gallery_rst import code_cells
+from autograd_notes.site.upstream import outputs as upstream
+from autograd_notes.site.upstream.gallery_rst import code_cells
 
 # its module-scoped fixtures build once, in one worker
 pytestmark = pytest.mark.xdist_group("test_upstream")

@@ -11,8 +11,8 @@ import pytest
 from _html import read_page
 from _site import ROOT, Site
 
-from autograd_notes.site.page_meta import og_locale
-from autograd_notes.site.sitebuild import site_url_of
+from autograd_notes.site.build.sitebuild import site_url_of
+from autograd_notes.site.web.page_meta import og_locale
 
 pytestmark = pytest.mark.build
 

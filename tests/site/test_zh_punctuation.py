@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from autograd_notes.site.catalogs import read_catalog
-from autograd_notes.site.rst_markup import inline_markup_problems
-from autograd_notes.site.zh_punctuation import punctuation_problems
+from autograd_notes.site.i18n.catalogs import read_catalog
+from autograd_notes.site.i18n.rst_markup import inline_markup_problems
+from autograd_notes.site.i18n.zh_punctuation import punctuation_problems
 
 HEADER = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
 

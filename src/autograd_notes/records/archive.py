@@ -26,7 +26,8 @@ import tarfile
 from pathlib import Path, PurePosixPath
 from typing import TypedDict
 
-from .record import DEVICES, RUNNERS, Record, Runner, record_text
+from .record import record_text
+from .record_format import DEVICES, RUNNERS, Record, Runner
 from .releases import RELEASES, is_release
 
 __all__ = [

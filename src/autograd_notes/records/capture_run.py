@@ -20,7 +20,8 @@ from pathlib import Path
 from .archive import ARCHIVE_FORMAT, Manifest, RunResult, write_archive
 from .compare import compare_records
 from .isolated import capture_isolated
-from .record import Record, Runner, load_record, record_path, write_record
+from .record import load_record, record_path, write_record
+from .record_format import Record, Runner
 from .releases import release_of
 from .report import ExampleResult
 from .status import DriftStatus

@@ -5,7 +5,7 @@ is the page's introduction), where :mod:`~autograd_notes.records.script_cells`
 splits the script. Cells run in order in one namespace, compiled
 with the script's own file name and line numbers, in the script's folder,
 with the same per-example reset as a site build
-(:func:`~autograd_notes._reset.reset_example`). This module imports no
+(:func:`~autograd_notes.records.reset.reset_example`). This module imports no
 Sphinx: it runs where only PyTorch is installed.
 
 Unlike a site build, where a warning that no ``expect_warning`` catches is an
@@ -18,27 +18,36 @@ still says what that release does.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import inspect
 import io
 import os
 import re
+import time
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._events import Event, recording
-from .._limits import check_output
 from .._normalise import normalise_message
-from .._reset import example_warning_filters, reset_example
 from .._traceback import format_clean_traceback
+from .device_details import runner_metadata
+from .limits import check_output
+from .record_format import FORMAT, CellRecord, CellStatus, Record, UnexpectedWarning
+from .reset import example_warning_filters, reset_example
 from .script_cells import Cell, split_cells
 
-if TYPE_CHECKING:  # record.py runs the cells: at run time, only it imports the other
-    from .record import CellRecord, CellStatus, UnexpectedWarning
-
-__all__ = ["Cell", "CellResult", "is_missing_api", "run_cells", "split_cells", "unexpected_warnings"]
+__all__ = [
+    "Cell",
+    "CellResult",
+    "capture_example",
+    "is_missing_api",
+    "run_cells",
+    "split_cells",
+    "unexpected_warnings",
+]
 
 _MISSING = re.compile(r"unexpected keyword argument|has no attribute|[Uu]nknown attribute|cannot import name")
 # what a value of Python's own types lacks is the example's code meeting another value
@@ -206,3 +215,18 @@ def run_cells(script: Path, root: Path) -> list[CellResult]:
         reset_example({}, script.name, "after")
         os.chdir(previous)
     return results
+
+
+def capture_example(gallery: Path, example: str, root: Path) -> Record:
+    """Run ``gallery/<example>`` on this runner and return its record."""
+    start = time.perf_counter()
+    cells = run_cells(gallery / example, root)
+    seconds = time.perf_counter() - start
+    return {
+        "format": FORMAT,
+        "example": example,
+        "runner": runner_metadata(),
+        "recorded": datetime.date.today().isoformat(),
+        "seconds": round(seconds, 1),
+        "cells": [cell.as_record() for cell in cells],
+    }

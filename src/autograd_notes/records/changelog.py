@@ -1,8 +1,8 @@
 """What changed in each release, as the changelog page says it, for the terminal.
 
-:func:`~.timeline.release_changes` and :func:`~.timeline.changelog_entries`
+:func:`~.timeline_changes.release_changes` and :func:`~.timeline_changes.changelog_entries`
 give the changes between consecutive recorded releases as data; the timeline
-page (``site/release_timeline.py``) words each in the page's language. Which
+page (``site/pages/timeline_sentences.py``) words each in the page's language. Which
 sentence says a change is decided here (:func:`change_sentence`, a
 :class:`Sentence` and what fills it), so that ``nox -s timeline`` prints, in
 English, one line per change with the page's words, the word diffs written
@@ -14,10 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .compare import WordDiff, render_word_diff
 from .releases import version_key
 from .status import Mark, Word
-from .timeline import ChangeEntry, changelog_entries, load_timelines, release_changes
+from .timeline import load_timelines
+from .timeline_changes import ChangeEntry, changelog_entries, release_changes
+from .word_diffs import WordDiff, render_word_diff
 
 __all__ = [
     "SENTENCES",

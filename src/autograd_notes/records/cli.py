@@ -18,21 +18,17 @@ from pathlib import Path
 import torch
 
 from .._device import DEVICE_VARIABLE, device_available
-from .._limits import OutputLimitError
 from .baseline import ACCEPT_PINNED, comparison_records, recorded_releases
 from .capture_run import Destination, compare_captured, run_captures
+from .cells import capture_example
 from .changelog import release_change_lines
+from .device_details import runner_metadata
 from .ingest import ArchiveError, ingest
 from .isolated import DEFAULT_TIMEOUT_S
+from .limits import OutputLimitError
 from .notes import NOTES_FILE, build_notes, render_notes, site_address
-from .record import (
-    DEVICES,
-    RUNNERS,
-    RecordError,
-    capture_example,
-    record_path,
-    runner_metadata,
-)
+from .record import record_path
+from .record_format import DEVICES, RUNNERS, RecordError
 from .releases import PIN_FILE, pinned_torch, release_of, release_records
 from .report import (
     ExampleResult,

@@ -10,24 +10,12 @@ itself: no ``nvidia-smi``, no other package. A CPU record has none of it.
 
 from __future__ import annotations
 
-from typing import TypedDict
-
 import torch
 
-__all__ = ["GpuDetails", "gpu_details"]
+from .._runner import runner_info
+from .record_format import GpuDetails, Runner
 
-
-class GpuDetails(TypedDict, total=False):
-    """The keys a GPU runner's record adds to its runner (each only where PyTorch tells it)."""
-
-    capability: str
-    """Compute capability, ``major.minor`` (CUDA and ROCm devices)."""
-    arch: str
-    """The GPU's architecture name on ROCm (``gcnArchName``, e.g. ``gfx942``)."""
-    hip: str
-    """The ROCm (HIP) version of a ROCm build of PyTorch."""
-    driver: str
-    """The GPU driver's version, where PyTorch can tell it."""
+__all__ = ["gpu_details", "runner_metadata"]
 
 
 def _driver_version() -> str | None:
@@ -63,3 +51,22 @@ def gpu_details(device: torch.device) -> GpuDetails:
     if driver is not None:
         details["driver"] = driver
     return details
+
+
+def runner_metadata() -> Runner:
+    """Describe the runner of a capture: PyTorch, its build, device and Python.
+
+    A GPU runner adds what PyTorch tells of its GPU (compute capability, ROCm
+    version, driver: :func:`~.device_details.gpu_details`); a CPU runner's
+    metadata is the same six keys as ever.
+    """
+    info = runner_info()
+    return {
+        "device": info.device,
+        "device_name": info.device_name,
+        "torch": info.torch_version,
+        "variant": info.variant,
+        "cuda": torch.version.cuda,
+        "python": info.python,
+        **gpu_details(torch.device(info.device)),
+    }

@@ -2,7 +2,7 @@
 
 A downloaded ``plot_*.py`` (one page's download, or a member of the
 download-all archive ``examples_python.zip``) is the gallery script with two
-additions (:mod:`autograd_notes.site.downloads` makes them): a few comment
+additions (:mod:`autograd_notes.site.examples.downloads` makes them): a few comment
 lines on top, the first naming the page's address
 (``https://…/en/examples/02_backward/plot_retain_graph.html``), and a guard
 before the first import of a module outside the standard library

@@ -47,7 +47,8 @@ from .archive import (
     member_place,
 )
 from .compare import same_behaviour
-from .record import Record, load_record, write_record
+from .record import load_record, write_record
+from .record_format import Record
 from .releases import pinned_torch, release_of
 from .schema import SchemaError, check_record, check_typed, gallery_cells
 from .status import Merge

@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from .._device import DEVICE_VARIABLE
-from .._reset import TIMEOUT_VARIABLE
+from .reset import TIMEOUT_VARIABLE
 
 if TYPE_CHECKING:
-    from .record import Record
+    from .record_format import Record
 
 __all__ = ["DEFAULT_TIMEOUT_S", "Isolated", "capture_isolated", "child_environment"]
 
@@ -119,7 +119,8 @@ def capture_isolated(root: Path, example: str, device: str, timeout: float) -> I
 def _child(argv: list[str]) -> int:
     """Capture one example and write its record to a file: the child's side."""
     root, example, out = Path(argv[0]), argv[1], Path(argv[2])
-    from .record import capture_example, write_record
+    from .cells import capture_example
+    from .record import write_record
 
     write_record(out, capture_example(root / "gallery", example, root))
     return 0

@@ -11,154 +11,19 @@ not change with every build.
 
 from __future__ import annotations
 
-import datetime
 import json
-import time
 from pathlib import Path
-from typing import Literal, TypedDict, cast
+from typing import cast
 
-import torch
+from .record_format import FORMAT, RUNNERS, Record, RecordError
+from .schema import SchemaError, check_typed
 
-from .._events import Event
-from .._runner import runner_info
-from .cells import run_cells
-from .device_details import GpuDetails, gpu_details
-
-__all__ = [
-    "DEVICES",
-    "RUNNERS",
-    "CellRecord",
-    "CellStatus",
-    "Record",
-    "Runner",
-    "UnexpectedWarning",
-    "capture_example",
-    "load_all_records",
-    "load_record",
-    "record_path",
-    "record_text",
-    "runner_metadata",
-    "write_record",
-]
-
-RUNNERS = ("cpu", "cuda")
-"""The runners of the pinned release, ``records/<runner>``: what the site documents today."""
-DEVICES = ("cpu", "cuda", "mps", "xpu")
-"""The devices a capture runs on; those not in :data:`RUNNERS` only for release records
-(``records/releases/<release>/<device>``)."""
-FORMAT = 1
-
-CellStatus = Literal["ran", "failed", "unavailable", "not run"]
-"""How a cell's run ended (:class:`~.cells.CellResult`)."""
-
-
-class Runner(GpuDetails):
-    """The runner of a capture (:func:`runner_metadata`); a GPU's details only on a GPU runner."""
-
-    device: str
-    device_name: str
-    torch: str
-    variant: str
-    cuda: str | None
-    python: str
-
-
-class UnexpectedWarning(TypedDict):
-    """A warning that no ``expect_warning`` caught: a site build fails on it, a capture records it."""
-
-    line: int
-    """The example's line that was running when it warned."""
-    category: str
-    message: str
-    """The warning's normalised message."""
-
-
-class _Unexpected(TypedDict, total=False):
-    unexpected: list[UnexpectedWarning]
-    """The cell's unexpected warnings, each once, in order; only where it had some (records from
-    before it never have it)."""
-
-
-class CellRecord(_Unexpected):
-    """One cell of a record: its lines, how its run ended, what it printed and what its checks saw."""
-
-    lines: list[int]
-    """``[first, last]``, 1-based and inclusive."""
-    status: CellStatus
-    output: list[str]
-    events: list[Event]
-
-
-class _Timed(TypedDict, total=False):
-    seconds: float
-    """The running time, to a tenth of a second (records from before it lack it)."""
-
-
-class Record(_Timed):
-    """A record file's content, in the order the file holds it."""
-
-    format: int
-    example: str
-    runner: Runner
-    recorded: str
-    """The date of the capture, ``YYYY-MM-DD``."""
-    cells: list[CellRecord]
-
-
-class RecordError(Exception):
-    """A record file that cannot be read, with its path and the reason.
-
-    A plain exception, not a frozen dataclass: Python sets ``__traceback__``
-    (and ``__context__``) on an exception as it travels, which a frozen
-    dataclass refuses, so that the error hid its own message.
-    """
-
-    def __init__(self, path: Path, reason: str) -> None:
-        super().__init__(path, reason)
-        self.path = path
-        self.reason = reason
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.reason}"
-
-
-def runner_metadata() -> Runner:
-    """Describe the runner of a capture: PyTorch, its build, device and Python.
-
-    A GPU runner adds what PyTorch tells of its GPU (compute capability, ROCm
-    version, driver: :func:`~.device_details.gpu_details`); a CPU runner's
-    metadata is the same six keys as ever.
-    """
-    info = runner_info()
-    return {
-        "device": info.device,
-        "device_name": info.device_name,
-        "torch": info.torch_version,
-        "variant": info.variant,
-        "cuda": torch.version.cuda,
-        "python": info.python,
-        **gpu_details(torch.device(info.device)),
-    }
+__all__ = ["load_all_records", "load_record", "record_path", "record_text", "write_record"]
 
 
 def record_path(records: Path, runner: str, example: str) -> Path:
     """``records/<runner>/<section>/<name>.json`` for ``<section>/<name>.py``."""
     return records / runner / Path(example).with_suffix(".json")
-
-
-def capture_example(gallery: Path, example: str, root: Path) -> Record:
-    """Run ``gallery/<example>`` on this runner and return its record."""
-    start = time.perf_counter()
-    cells = run_cells(gallery / example, root)
-    seconds = time.perf_counter() - start
-    return {
-        "format": FORMAT,
-        "example": example,
-        "runner": runner_metadata(),
-        "recorded": datetime.date.today().isoformat(),
-        "seconds": round(seconds, 1),
-        "cells": [cell.as_record() for cell in cells],
-    }
 
 
 def load_record(path: Path) -> Record | None:
@@ -169,8 +34,6 @@ def load_record(path: Path) -> Record | None:
     (``cells[0]: missing key(s): 'events', ...``), so that no command that
     reads records meets a ``KeyError`` later.
     """
-    from .schema import SchemaError, check_typed  # schema reads this module's types
-
     if not path.exists():
         return None
     try:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from packaging.version import InvalidVersion, Version
 
 if TYPE_CHECKING:
-    from .record import Record
+    from .record_format import Record
 
 __all__ = [
     "PIN_FILE",

@@ -6,9 +6,10 @@ import textwrap
 from dataclasses import dataclass, field
 
 from .baseline import ACCEPT_PINNED
-from .compare import Difference, DifferenceKind, render_word_diff
-from .record import Runner
+from .compare import Difference, DifferenceKind
+from .record_format import Runner
 from .status import DriftStatus
+from .word_diffs import render_word_diff
 
 __all__ = ["UNRECORDED", "ExampleResult", "RunnerSkip", "exit_status", "render_json", "render_text"]
 

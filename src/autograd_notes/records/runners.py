@@ -18,7 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .record import DEVICES, Record, load_record
+from .record import load_record
+from .record_format import DEVICES, Record
 from .releases import RELEASES, is_release, release_of, version_key
 
 __all__ = [

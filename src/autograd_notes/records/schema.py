@@ -19,7 +19,7 @@ import typing
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints, is_typeddict
 
-from .record import FORMAT, Record
+from .record_format import FORMAT, Record
 from .script_cells import split_cells
 
 __all__ = ["MAX_ITEMS", "MAX_STRING", "SchemaError", "check_record", "check_typed", "gallery_cells"]

@@ -27,41 +27,35 @@ For one check on one release the mark (:class:`~.status.Mark`) is one of:
 * ``NO_RECORD``: this release has no record of the example, or its
   record has no such check (the example gained it later).
 
-Nothing here imports Sphinx: the site layer renders these, and the helper's
-drift messages (:mod:`autograd_notes._release_notes`) read a summary of them.
+What changed from one release to the next is :mod:`.timeline_changes`, an
+example's one-sentence summary :mod:`.timeline_summary`. Nothing here
+imports Sphinx: the site layer renders these, and the helper's drift
+messages (:mod:`autograd_notes._release_notes`) read a summary of them.
 """
 
 from __future__ import annotations
 
-import difflib
-import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._events import Event, EventKind
 from .cells import is_missing_api
-from .compare import WordDiff, word_diff
-from .record import CellStatus, Record, load_all_records
+from .record import load_all_records
+from .record_format import CellStatus, Record
 from .releases import load_releases, release_of, version_key
 from .status import Mark
+from .word_diffs import WordDiff, word_diff
 
 __all__ = [
-    "Change",
-    "ChangeEntry",
     "CheckTimeline",
     "ExampleTimeline",
     "Observation",
     "RowTimeline",
-    "Summary",
-    "changelog_entries",
     "check_text",
     "example_timeline",
-    "first_change",
     "load_timelines",
     "observation_runs",
-    "release_changes",
-    "summarise",
     "worst",
 ]
 
@@ -352,171 +346,6 @@ def example_timeline(
                 check.releases[release] = _by_build(seen, built, other_build)
         timeline.rows[-1].checks.append(check)
     return timeline
-
-
-@dataclass(frozen=True)
-class Change:
-    """A check whose mark or words changed between a release and the one before it."""
-
-    example: str
-    release: str
-    previous: str
-    check: CheckTimeline
-    before: Observation
-    after: Observation
-    cell: int = 0
-    """The first source line of the check's code cell today."""
-
-    @property
-    def diff(self) -> WordDiff:
-        """What each release observed (or why it stopped), word by word: the older struck, the newer added."""
-        return word_diff(self.before.text or self.before.reason, self.after.text or self.after.reason)
-
-    @property
-    def category(self) -> tuple[str, str] | None:
-        """A warning's (old, new) category, when a warning check saw the same warnings under another one."""
-        before, after = self.before, self.after
-        if self.check.kind != "warning" or not (before.outcome and after.outcome):
-            return None
-        if before.outcome == after.outcome or before.text is None or after.text is None:
-            return None
-        # the same messages, as many times: only the categories changed
-        if _messages(before.text, before.outcome) != _messages(after.text, after.outcome):
-            return None
-        return before.outcome, after.outcome
-
-    @property
-    def words_only(self) -> bool:
-        """Whether only the words changed.
-
-        Both releases ended the same way: the same exception type, the same
-        warning categories, a value that holds in both or in neither.
-        """
-        before, after = self.before, self.after
-        if before.text is None or after.text is None or Mark.MISSING in (before.mark, after.mark):
-            return False
-        if self.check.kind == "value":
-            return before.holds == after.holds
-        return before.outcome == after.outcome
-
-
-def _messages(text: str, categories: str) -> str:
-    """A warning check's text without its categories: what the warnings said, and how often."""
-    for category in categories.split(", "):
-        text = text.replace(f"{category}: ", "")
-    return text
-
-
-def release_changes(timelines: list[ExampleTimeline]) -> list[Change]:
-    """Every change between consecutive recorded releases, for the changelog (oldest first)."""
-    changes = []
-    for timeline in timelines:
-        recorded = timeline.recorded_releases()
-        for previous, release in itertools.pairwise(recorded):
-            for row in timeline.rows:
-                for check in row.checks:
-                    before, after = check.releases[previous], check.releases[release]
-                    if Mark.NO_RECORD in (before.mark, after.mark):
-                        continue
-                    if {before.mark, after.mark} == {Mark.SAME, Mark.BUILD}:
-                        continue  # from the pinned CPU build to a CUDA build: the build's, not a release's
-                    if (before.mark, before.text) != (after.mark, after.text):
-                        changes.append(
-                            Change(timeline.example, release, previous, check, before, after, row.first_line)
-                        )
-    return sorted(changes, key=lambda c: (version_key(c.release), c.example, c.check.line))
-
-
-@dataclass(frozen=True)
-class ChangeEntry:
-    """A change of the changelog, with the changes of the same cell that follow from it."""
-
-    change: Change
-    follows: tuple[Change, ...] = ()
-    """Value checks of the same release and cell that changed with a warning's categories (a count of
-    the warnings caught)."""
-
-
-def changelog_entries(changes: list[Change]) -> list[ChangeEntry]:
-    """The changes as the changelog tells them, each with what follows from it.
-
-    A warning whose categories changed (another category, a warning that
-    appears or goes) takes with it the value checks of its cell that changed
-    in the same release: they count what it catches.
-    """
-    explained: dict[tuple[str, str, int], list[Change]] = {}
-    for change in changes:
-        if _warned_otherwise(change):
-            explained.setdefault((change.release, change.example, change.cell), [])
-    for change in changes:
-        key = (change.release, change.example, change.cell)
-        if change.check.kind == "value" and key in explained:
-            explained[key].append(change)
-    entries = []
-    for change in changes:
-        key = (change.release, change.example, change.cell)
-        if change.check.kind == "value" and key in explained:
-            continue
-        follows = tuple(explained[key]) if _warned_otherwise(change) else ()
-        entries.append(ChangeEntry(change, follows))
-    return entries
-
-
-def _warned_otherwise(change: Change) -> bool:
-    """Whether a warning check's categories changed between two releases that both ran it."""
-    before, after = change.before, change.after
-    ran = before.text is not None and after.text is not None
-    return change.check.kind == "warning" and ran and before.outcome != after.outcome
-
-
-def first_change(old: str, new: str) -> tuple[str, str]:
-    """The first words that differ between two texts: ``("AddBackward0,", "Add,")``."""
-    a, b = old.split(), new.split()
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        if tag != "equal":
-            return " ".join(a[i1:i2]), " ".join(b[j1:j2])
-    return "", ""
-
-
-@dataclass(frozen=True)
-class Summary:
-    """What the one-sentence summary of an example's timeline says, before it is put in words."""
-
-    first: str
-    """The oldest release with a record."""
-    last: str
-    """The newest release with a record."""
-    holds_since: str | None
-    """The oldest release from which all later ones hold as documented (``None``: the newest does not)."""
-    before: Mark | None
-    """The mark of the release before ``holds_since`` (``OUTCOME`` or ``MISSING``), ``None`` if none."""
-    failing: list[str]
-    """The recorded releases where some check does not hold."""
-    wording: tuple[str, str, str, int] | None
-    """The most recent change of words while the checks held: (release, old words, new words, how many
-    checks changed words in that release)."""
-
-
-def summarise(timeline: ExampleTimeline) -> Summary:
-    """The facts of an example's one-sentence summary."""
-    recorded = timeline.recorded_releases()
-    since = timeline.holds_since()
-    before = None
-    if since is not None and recorded.index(since) > 0:
-        before = timeline.mark(recorded[recorded.index(since) - 1])
-    failing = [r for r in recorded if not timeline.holds_in(r)]
-    worded = [
-        change
-        for change in release_changes([timeline])
-        if change.before.holds and change.after.holds and change.before.text != change.after.text
-    ]
-    wording = None
-    if worded:
-        last = worded[-1]
-        old, new = first_change(last.before.text or "", last.after.text or "")
-        count = sum(change.release == last.release for change in worded)
-        wording = (last.release, old, new, count)
-    return Summary(recorded[0], recorded[-1], since, before, failing, wording)
 
 
 def load_timelines(records: Path, runner: str = "cpu") -> dict[str, ExampleTimeline]:

@@ -12,7 +12,7 @@ PyTorch lacks an API the example calls (:func:`judge`).
 
 The records go into ``autograd-notes-<release>-<device>.tar.gz``, an archive
 of :mod:`.archive`'s format that ``ingest`` adds to a checkout's ``records/``
-(see the README's "Contribute your machine's results"). Only the English
+(see CONTRIBUTING.md, "Contribute your machine's results"). Only the English
 downloads are archived: a translated download's text cells have other lines
 than the gallery script's. The archive holds no path of this machine: the
 examples run from a temporary folder whose path the records leave out, and
@@ -38,7 +38,7 @@ from .._release_notes import pinned_release, site_root
 from .archive import ARCHIVE_FORMAT, Manifest, RunResult, write_archive
 from .downloaded import Download, DownloadError, find_downloads
 from .isolated import DEFAULT_TIMEOUT_S, capture_isolated
-from .record import DEVICES, RUNNERS, Record, Runner
+from .record_format import DEVICES, RUNNERS, Record, Runner
 from .releases import RELEASES, release_of
 from .status import DriftStatus, Word
 

@@ -2,14 +2,21 @@
 
 The last layer of the flow *script → helper checks → record → page*.
 :mod:`.sphinxext` is the Sphinx extension (``docs/conf.py`` lists it); it
-loads the site's extensions, one per job (listed in its docstring): directives that show records on the pages
-(:mod:`.runners_page`, :mod:`.errors_page`), page metadata and the sitemap
-(:mod:`.page_meta`, :mod:`.sitemap`), MathML, Chinese search, catalogs
-(:mod:`.catalogs`), the reader's downloads (:mod:`.downloads`) and the
-leak check (:mod:`.leaks`). :mod:`.sitebuild` builds every language:
-``python -m autograd_notes.site.sitebuild``.
+loads the site's extensions, one per job. They live in subpackages, each
+above the next (import-linter checks it, ``nox -s lint``):
+
+* :mod:`.build`: build every language (``python -m autograd_notes.site.build.sitebuild``),
+  the caches keyed by the runner and the records, stale outputs, leaks;
+* :mod:`.pages`: the directives of the pages that show records (runners,
+  releases, the timeline, the error-message index, the "paste your error" box);
+* :mod:`.examples`: sphinx-gallery's example pages (figures, cards, outputs,
+  the downloads and the wheel a reader installs);
+* :mod:`.i18n`: catalogs, glossaries, links between languages, Chinese search;
+* :mod:`.web`: document nodes, links between pages, page metadata, sitemap, MathML;
+* :mod:`.errors`: the recorded error messages, grouped and matched;
+* :mod:`.upstream`: what the site reads of sphinx-gallery's and furo's output.
 
 Imports: anything below it (:mod:`autograd_notes.records`, the helpers);
-nothing below imports the site (checked by import-linter in ``nox -s lint``).
+nothing below imports the site.
 Needs the ``docs`` dependency group: Sphinx is no dependency of the package.
 """

@@ -1,0 +1,394 @@
+"""Downloads a reader can run: in the reader's language, saying how to install what they import.
+
+sphinx-gallery writes each example's ``.py`` and ``.ipynb`` (and the zips of
+all) from the English source, before any translation. After every build
+(English included) :func:`translate_downloads` rewrites the files under
+``_downloads``, the zips too:
+
+* the text cells are translated with the page's catalog
+  (``docs/locale/<lang>/LC_MESSAGES/<gallery>/<section>/<name>.po``); a
+  message without a translation stays in English. Code lines are never
+  changed;
+* the ``.py`` starts with a comment naming its page and the install command
+  (:func:`autograd_notes.site.examples.install.install_command`), and its first
+  import of a module outside the standard library is guarded: when any
+  module it imports (PyTorch, numpy, matplotlib, the helpers) is missing, it
+  says which, in the page's language, prints that command and exits,
+  instead of a bare ``ModuleNotFoundError``;
+* the notebook starts with a cell that names its page and installs the
+  helper package when the kernel lacks it (sphinx-gallery's
+  ``first_notebook_cell``);
+* in both, cross-references (``:ref:``) become links to the pages, named by
+  their titles, where sphinx-gallery would leave the bare label; the
+  notebook's Markdown drops reST's escaped spaces (a backslash and a space
+  before CJK punctuation), which Markdown would show as backslashes.
+
+The helpers read the page line at run time (:mod:`autograd_notes._download_page`)
+to speak the page's language in drift messages and tracebacks.
+
+The words for the reader come in a :class:`ReaderText`, in the build's language.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+import tempfile
+import textwrap
+import unicodedata
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ...records.script_cells import is_cell_marker, text_end
+
+__all__ = [
+    "ReaderText",
+    "download_script",
+    "drop_escaped_spaces",
+    "guard_imports",
+    "install_cell",
+    "link_references",
+    "link_script_references",
+    "script_header",
+    "third_party_imports",
+    "translate_downloads",
+    "translate_rst_lines",
+    "translate_script",
+]
+
+
+@dataclass(frozen=True)
+class ReaderText:
+    """What the downloads of one build tell their reader, in the build's language.
+
+    ``page`` and ``notebook_page`` have an ``{address}`` field (the example's
+    page); ``missing`` has ``{modules}`` (what the script imports) and
+    ``{missing}`` (what is not installed, known when it runs); ``links`` maps
+    a reference label to the title and address of its target.
+    """
+
+    command: str
+    page: str
+    needs: str
+    missing: str
+    notebook: str
+    notebook_page: str = "This notebook is a page of Autograd Notes: {address}"
+    links: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+
+_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}$")
+
+
+def _width(text: str) -> int:
+    """Display width as docutils counts it: East Asian wide characters count twice."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+_BACKQUOTED = re.compile(r"`+[^`]*`+")
+
+
+def _wrap(text: str, indent: str = "", first: str = "") -> list[str]:
+    """Wrap at 76 columns, at spaces only: never inside backquoted markup or a word.
+
+    A run of CJK text without spaces stays on its line: a line break inside
+    it would read as a space once the notebook's Markdown shows it.
+    """
+    if " " not in text.strip():
+        return [first + text]
+    glued = _BACKQUOTED.sub(lambda m: m.group(0).replace(" ", "\x00"), text)
+    lines = textwrap.wrap(
+        glued,
+        width=76,
+        initial_indent=first,
+        subsequent_indent=indent,
+        break_on_hyphens=False,
+        break_long_words=False,
+    )
+    return [line.replace("\x00", " ") for line in lines]
+
+
+def _translated(
+    lines: list[str], messages: dict[str, str], indent: str = "", first: str = ""
+) -> list[str] | None:
+    """The wrapped translation of the text of ``lines``, or None if there is none."""
+    found = messages.get(" ".join(" ".join(lines).split()))
+    return _wrap(found, indent, first) if found else None
+
+
+def translate_rst_lines(lines: list[str], messages: dict[str, str]) -> list[str]:
+    """Translate the paragraphs, titles and list items of reST ``lines``.
+
+    Text without a translation keeps its lines exactly; a translated title
+    gets an underline as wide as its display width.
+    """
+    out: list[str] = []
+    units: list[list[str]] = [[]]
+    for line in lines:
+        if line.strip():
+            units[-1].append(line)
+        elif units[-1]:
+            units.append([])
+    blank_runs = iter(line for line in lines if not line.strip())
+    for n, unit in enumerate(u for u in units if u):
+        if n:
+            out.append(next(blank_runs, ""))
+        if unit[0].startswith(".. ") or unit[0].startswith(" "):
+            out.extend(unit)
+            continue
+        if len(unit) >= 2 and _UNDERLINE.match(unit[1]):
+            title = messages.get(" ".join(unit[0].split()), unit[0])
+            out += [title, unit[1][0] * max(_width(title), len(unit[1]))]
+            unit = unit[2:]
+            if not unit:
+                continue
+        if unit[0].startswith("- "):
+            items: list[list[str]] = []
+            for line in unit:
+                if line.startswith("- "):
+                    items.append([line])
+                else:
+                    items[-1].append(line)
+            for item in items:
+                text = [item[0][2:], *(rest.strip() for rest in item[1:])]
+                out += _translated(text, messages, indent="  ", first="- ") or item
+        else:
+            out += _translated(unit, messages) or unit
+    return out
+
+
+def translate_script(source: str, messages: dict[str, str]) -> str:
+    """Translate a gallery script's docstring and text cells; keep every code line."""
+    lines = source.splitlines()
+    out: list[str] = []
+    i = 0
+    if lines and lines[0].strip() == '"""':
+        end = next(j for j in range(1, len(lines)) if lines[j].strip() == '"""')
+        out += [lines[0], *translate_rst_lines(lines[1:end], messages), lines[end]]
+        i = end + 1
+    while i < len(lines):
+        line = lines[i]
+        out.append(line)
+        i += 1
+        if not is_cell_marker(line):
+            continue
+        start, i = i, text_end(lines, i - 1)
+        text = [line[2:] if line.startswith("# ") else line[1:] for line in lines[start:i]]
+        out += [f"# {t}" if t else "#" for t in translate_rst_lines(text, messages)]
+    return "\n".join(out) + "\n"
+
+
+_REFERENCE = re.compile(r":ref:`(?:([^`<]*?)\s*<([^`>]+)>|([^`<>]+))`")
+
+
+def link_references(text: str, links: dict[str, tuple[str, str]]) -> str:
+    """Turn ``:ref:`label``` and ``:ref:`words <label>``` into reST links to the pages.
+
+    A bare label is named by its target's title. sphinx-gallery's notebooks
+    turn reST links into Markdown ones but leave a ``:ref:`` as the bare
+    label. A label not in ``links`` is left as it is.
+    """
+
+    def link(match: re.Match[str]) -> str:
+        words, label = (match.group(1), match.group(2)) if match.group(2) else (None, match.group(3))
+        target = links.get(label.strip())
+        if target is None:
+            return match.group(0)
+        title, address = target
+        return f"`{words or title} <{address}>`_"
+
+    return _REFERENCE.sub(link, text)
+
+
+def script_header(reader: ReaderText, address: str) -> list[str]:
+    """The comment lines a downloaded ``.py`` starts with: its page and how to install what it needs."""
+    return [
+        f"# {reader.page.format(address=address)}",
+        f"# {reader.needs}",
+        f"#     {reader.command}",
+    ]
+
+
+# the test the notebook's install cell starts with
+_TRY_THE_HELPERS = ["try:", "    import autograd_notes  # noqa: F401", "except ModuleNotFoundError:"]
+
+
+def third_party_imports(source: str) -> tuple[list[str], int | None]:
+    """The modules outside the standard library a script imports, in order, and where to guard them.
+
+    The modules are top-level names (``matplotlib`` for ``import
+    matplotlib.pyplot``), from imports anywhere in the script; the place is
+    the line (1-based) of the first statement of the module's body that
+    imports one of them, None when none does.
+    """
+
+    def names(node: ast.AST) -> list[str]:
+        if isinstance(node, ast.Import):
+            found = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found = [node.module]
+        else:
+            return []
+        tops = (name.partition(".")[0] for name in found)
+        return [top for top in tops if top not in sys.stdlib_module_names and top != "__future__"]
+
+    tree = ast.parse(source)
+    imports = [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
+    # ast.walk goes breadth first: order by line, as the script first imports them
+    found = sorted(((node.lineno, name) for node in imports for name in names(node)), key=lambda f: f[0])
+    modules = list(dict.fromkeys(name for _line, name in found))
+    at = next((node.lineno for node in tree.body if names(node)), None)
+    return modules, at
+
+
+def guard_imports(source: str, reader: ReaderText) -> str:
+    """Guard the script's first import of a module outside the standard library.
+
+    Three lines before it check that every such module the script imports is
+    installed (without importing any); when one is missing the script says
+    which, and the command that installs them all, and exits, instead of
+    a ``ModuleNotFoundError``. ``python -m autograd_notes verify`` knows
+    these lines (:mod:`autograd_notes.records.downloaded`).
+    """
+    modules, at = third_party_imports(source)
+    if at is None:
+        return source
+    lines = source.splitlines()
+    before, after = reader.missing.format(modules=", ".join(modules), missing="\0").split("\0")
+    names = ", ".join(repr(name) for name in modules)
+    install = f"{after}\n    {reader.command}"
+    guard = [
+        "import importlib.util",
+        f"if _missing := [name for name in ({names},) if importlib.util.find_spec(name) is None]:",
+        f'    raise SystemExit({before!r} + ", ".join(_missing) + {install!r})',
+    ]
+    return "\n".join([*lines[: at - 1], *guard, *lines[at - 1 :]]) + "\n"
+
+
+def link_script_references(text: str, links: dict[str, tuple[str, str]]) -> str:
+    """A script whose comments' and docstring's ``:ref:`` roles are links (:func:`link_references`).
+
+    Line by line, so that every line stays where it was; code is never changed.
+    """
+    lines = text.splitlines()
+    docstring_end = 0
+    if lines and lines[0].strip() == '"""':
+        docstring_end = next((j for j in range(1, len(lines)) if lines[j].strip() == '"""'), 0)
+    out = [
+        link_references(line, links) if number <= docstring_end or line.startswith("#") else line
+        for number, line in enumerate(lines)
+    ]
+    return "\n".join(out) + "\n"
+
+
+def download_script(text: str, reader: ReaderText, address: str) -> str:
+    """The downloaded ``.py`` of a (translated) script ``text``: its header, then the script, guarded.
+
+    ``python -m autograd_notes verify`` takes these additions away again
+    (:mod:`autograd_notes.records.downloaded`).
+    """
+    header = "\n".join(script_header(reader, address))
+    return f"{header}\n{guard_imports(link_script_references(text, reader.links), reader)}"
+
+
+def install_cell(reader: ReaderText, address: str) -> str:
+    """The first cell of a notebook: names its page, installs the helper package when the kernel lacks it.
+
+    The helpers read the page line to speak its language (the first cell a kernel ran).
+    """
+    return "\n".join(
+        [
+            f"# {reader.notebook_page.format(address=address)}",
+            f"# {reader.notebook}",
+            *_TRY_THE_HELPERS,
+            f"    %{reader.command}",
+        ]
+    )
+
+
+_LITERAL_OR_ESCAPED_SPACE = re.compile(r"(``.+?``)|(?<!\\)\\ ", flags=re.S)
+
+
+def drop_escaped_spaces(text: str) -> str:
+    """Drop reST's escaped spaces (a backslash and a space: nothing, to reST) outside literals.
+
+    Translations put them between inline markup and full-width punctuation
+    (``x`` then ``，``), and Markdown would show the backslash.
+    """
+    return _LITERAL_OR_ESCAPED_SPACE.sub(lambda m: m.group(1) or "", text)
+
+
+def _notebook(script: Path, gallery_conf: dict[str, Any], reader: ReaderText, address: str) -> str:
+    import json
+
+    from sphinx_gallery.notebook import jupyter_notebook
+    from sphinx_gallery.py_source_parser import split_code_and_text_blocks
+
+    _, blocks = split_code_and_text_blocks(str(script))
+    blocks = [
+        block._replace(content=drop_escaped_spaces(link_references(block.content, reader.links)))
+        if block.type == "text"
+        else block
+        for block in blocks
+    ]
+    conf = {**gallery_conf, "first_notebook_cell": install_cell(reader, address)}
+    return json.dumps(jupyter_notebook(blocks, conf, script.parent), indent=2, ensure_ascii=False)
+
+
+def translate_downloads(
+    outdir: Path,
+    gallery_dirs: list[tuple[Path, str]],
+    catalog_for: Callable[[str], dict[str, str]],
+    gallery_conf: dict[str, Any],
+    reader: ReaderText,
+    address_of: Callable[[str], str],
+) -> list[str]:
+    """Rewrite the example downloads under ``outdir/_downloads`` for the build's reader.
+
+    ``gallery_dirs`` pairs each example source folder with its generated
+    docname prefix (``examples``); ``catalog_for(docname)`` gives the
+    translations of a page and ``address_of(docname)`` its address. Returns
+    the examples written.
+    """
+    done: list[str] = []
+    written: dict[str, tuple[str, str]] = {}  # "section/plot_x.py" -> (py text, ipynb text)
+    downloads = outdir / "_downloads"
+    with tempfile.TemporaryDirectory() as tmp:
+        for source_dir, prefix in gallery_dirs:
+            for script in sorted(source_dir.glob("*/plot_*.py")):
+                relative = script.relative_to(source_dir).as_posix()
+                docname = f"{prefix}/{Path(relative).with_suffix('').as_posix()}"
+                text = translate_script(script.read_text(encoding="utf-8"), catalog_for(docname))
+                copy = Path(tmp, relative)
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                copy.write_text(text, encoding="utf-8")
+                notebook = _notebook(copy, gallery_conf, reader, address_of(docname))
+                python = download_script(text, reader, address_of(docname))
+                written[relative] = (python, notebook)
+                for target in downloads.rglob(script.name):
+                    target.write_text(python, encoding="utf-8")
+                for target in downloads.rglob(script.with_suffix(".ipynb").name):
+                    target.write_text(notebook, encoding="utf-8")
+                done.append(relative)
+    for archive in downloads.rglob("*.zip"):
+        _rewrite_zip(archive, written)
+    return done
+
+
+def _rewrite_zip(archive: Path, translated: dict[str, tuple[str, str]]) -> None:
+    with zipfile.ZipFile(archive) as old:
+        entries = [(info, old.read(info)) for info in old.infolist()]
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as new:
+        for info, data in entries:
+            name = Path(info.filename)
+            key = name.with_suffix(".py").as_posix()
+            matches = [
+                k for k in translated if key.endswith(k) or Path(k).name == name.with_suffix(".py").name
+            ]
+            if matches:
+                py, ipynb = translated[matches[0]]
+                data = (ipynb if name.suffix == ".ipynb" else py).encode("utf-8")
+            new.writestr(info, data)

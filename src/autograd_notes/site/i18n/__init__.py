@@ -1,0 +1,1 @@
+"""Every language: strict catalogs, glossaries, links between languages, theme strings, Chinese search."""

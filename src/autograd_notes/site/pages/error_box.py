@@ -1,0 +1,164 @@
+"""The "paste your error" box: a reader's error message finds the example pages that explain it.
+
+* ``.. error-search::`` (the home page and the error index) writes the box: a
+  labelled text area for a message or a whole traceback, a button, and a
+  live region where ``static/error_search.js`` lists the pages that explain
+  it, best first, each with links to the cells that raise it. Its words come
+  from the site's catalog (``sphinx.po``); the box is hidden until the
+  script shows it, so that a reader without JavaScript sees no dead box.
+* Once an HTML build has read its pages, :data:`DATA_FILE` (``_static``) holds every
+  message any record documents (every runner and every release, so that the
+  wording of each release is known), normalised as
+  :mod:`.error_match` says, with each token's weight and, per message, the
+  pages (titled in the build's language) and cells that raise it. Built from
+  the records at build time, it is read offline: nothing loads from another
+  host.
+* The site search: on the search page, the same script ranks the examples
+  that explain a pasted error text above every other result (Sphinx's
+  ``Scorer.score``), so that the exact text of an error finds its example
+  first, not the index or the timeline that quote it too.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.locale import _
+from sphinx.util.docutils import SphinxDirective
+from sphinx.util.nodes import clean_astext
+
+from ..errors.match import Message, normalise, recorded_messages, token_weights, unknown_weight
+from ..upstream.gallery_conf import gallery_folders
+from ..upstream.gallery_rst import code_cells
+from ..web.links import cell_number
+from .runner_releases import site_runner_records
+
+__all__ = ["DATA_FILE", "SCRIPT", "ErrorSearchBox", "ErrorSearchDirective", "search_data", "setup"]
+
+DATA_FILE = "error_search_data.js"
+"""The messages, written into ``_static`` as ``window.AUTOGRAD_NOTES_ERRORS = {...};``."""
+SCRIPT = "error_search.js"
+"""The box's and the search page's script (``static/``)."""
+SEARCH_PAGE = "search"
+
+
+class ErrorSearchBox(nodes.comment):  # type: ignore[misc]  # docutils has no types here
+    """Where the box goes: HTML writes it; every other builder skips it, as a comment."""
+
+
+class ErrorSearchDirective(SphinxDirective):
+    """``.. error-search::``: the "paste your error" box."""
+
+    def run(self) -> list[nodes.Node]:
+        """Return the box's place."""
+        return [ErrorSearchBox()]
+
+
+def _box_html() -> str:
+    """The box, in the build's language: its strings for the script as ``data-`` attributes."""
+    label = _("Paste your error: a message or a whole traceback")
+    hint = _(
+        "Your shapes, numbers and names may differ from the examples': the words that do not vary "
+        "are matched, in the wording of every recorded PyTorch release."
+    )
+    button = _("Find the pages that explain it")
+    strings = {
+        "data-found": _("Pages that explain it, best first:"),
+        "data-none": _("No example explains this message. Paste the line that names the error type too."),
+        "data-cell": _("cell {number}"),
+    }
+    attributes = " ".join(f'{name}="{html.escape(value)}"' for name, value in strings.items())
+    return (
+        f'<form class="error-search" role="search" hidden {attributes}>\n'
+        f'<label for="error-search-input">{html.escape(label)}</label>\n'
+        '<textarea id="error-search-input" name="error" rows="4" spellcheck="false" autocomplete="off" '
+        'autocapitalize="off" aria-describedby="error-search-hint"></textarea>\n'
+        f'<p id="error-search-hint" class="error-search-hint">{html.escape(hint)}</p>\n'
+        f'<button type="submit">{html.escape(button)}</button>\n'
+        '<div class="error-search-results" aria-live="polite"></div>\n'
+        "</form>\n"
+    )
+
+
+def _visit_box(translator: Any, node: ErrorSearchBox) -> None:
+    translator.body.append(_box_html())
+    raise nodes.SkipNode
+
+
+def _example_cells(app: Sphinx, example: str, lines: set[int]) -> list[int]:
+    gallery = gallery_folders(app.config, app.srcdir)[0]
+    page = (gallery.generated / example).with_suffix(".rst")
+    if not page.exists():
+        return []
+    first_lines = [cell.first_line for cell in code_cells(page.read_text(encoding="utf-8"))]
+    return sorted({cell_number(first_lines, line) for line in lines})
+
+
+def search_data(app: Sphinx) -> dict[str, Any]:
+    """What the box searches: pages, recorded messages and token weights (see :mod:`.error_match`)."""
+    env = app.env
+    gallery = gallery_folders(app.config, app.srcdir)[0]
+    pages: list[list[str]] = []
+    index: dict[str, int] = {}
+    messages: list[Message] = []
+    places: list[list[list[Any]]] = []
+    for text, by_example in recorded_messages(site_runner_records(env)).items():
+        where = []
+        for example, lines in by_example.items():
+            docname = gallery.docname(example)
+            if docname not in env.titles:
+                continue  # a record of an example this site does not have
+            if docname not in index:
+                index[docname] = len(pages)
+                title = clean_astext(env.titles[docname])
+                pages.append([docname, app.builder.get_target_uri(docname), title])
+            where.append([index[docname], _example_cells(app, example, lines)])
+        if where:
+            messages.append(Message(normalise(text), {}))
+            places.append(where)
+    weights = token_weights(m.normalised for m in messages)
+    return {
+        "unknown": unknown_weight(len(messages)),
+        "weights": weights,
+        "pages": pages,
+        "messages": [
+            [m.normalised.type, list(m.normalised.tokens), list(m.normalised.details), where]
+            for m, where in zip(messages, places, strict=True)
+        ],
+    }
+
+
+def _write_data(app: Sphinx, env: Any) -> list[str]:
+    """Write the data once every page is read, before any is written: pages name it with its checksum."""
+    if app.builder.format != "html":
+        return []
+    data = json.dumps(search_data(app), ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    static = Path(app.outdir) / "_static"
+    static.mkdir(parents=True, exist_ok=True)
+    (static / DATA_FILE).write_text(f"window.AUTOGRAD_NOTES_ERRORS = {data};\n", encoding="utf-8")
+    return []
+
+
+def _add_scripts(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
+) -> None:
+    """Load the data and the script on the pages with the box, and on the search page."""
+    if pagename == SEARCH_PAGE or (doctree is not None and next(doctree.findall(ErrorSearchBox), None)):
+        app.add_js_file(DATA_FILE, priority=700)
+        app.add_js_file(SCRIPT, priority=701)
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register the box, write the data once the pages are read, and load the script where needed."""
+    app.setup_extension("autograd_notes.site.build.runner_key")  # the records folder
+    app.setup_extension("autograd_notes.site.web.static_files")  # static/, where the script is
+    app.add_node(ErrorSearchBox, html=(_visit_box, None))
+    app.add_directive("error-search", ErrorSearchDirective)
+    app.connect("html-page-context", _add_scripts)
+    app.connect("env-updated", _write_data)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,117 @@
+"""The base of the runner directives: this build's runner, and an example's records read once a page.
+
+The runners are those that have a record
+(:mod:`autograd_notes.records.runners`): this build's, and every GPU runner of
+any release, never a column or tab that no record backs. A record of this
+build's release is compared with what this build printed; a GPU record of
+another release with the CPU record of that release, never across releases.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import cast
+
+from sphinx.locale import _
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+from ..._runner import runner_info
+from ...records.record import record_path
+from ...records.record_format import Record
+from ...records.releases import release_of
+from ...records.runners import RunnerRecord, baseline, example_runner_records, page_runners
+from ..upstream.gallery_rst import code_cells
+from .runner_words import runner_name, running_time
+
+__all__ = ["CodeCellOutput", "RunnerDirective"]
+
+logger = logging.getLogger(__name__)
+
+CodeCellOutput = tuple[int, list[str]]
+_READ_RECORDS = "autograd_notes_records"  # env.temp_data key: the records this page read
+_PAGE_CELLS = "autograd_notes_page_cells"  # env.temp_data key: the first line of each code cell
+
+
+class RunnerDirective(SphinxDirective):
+    """Shared access to the records of an example and to this build's runner."""
+
+    @property
+    def this_runner(self) -> str:
+        """The device of this build's runner: ``cpu``, ``cuda``."""
+        return runner_info().device
+
+    def records_dir(self) -> Path:
+        """The records folder (``autograd_notes_records``)."""
+        return Path(self.config.autograd_notes_records)
+
+    @property
+    def this_release(self) -> str:
+        """The PyTorch release of this build: ``2.11.0``."""
+        return release_of(runner_info().torch_version)
+
+    def records(self, example: str) -> list[RunnerRecord]:
+        """Every record of ``example``, each runner and release, read once per page (summary and cells)."""
+        # no note_dependency: records are hashed into a config value that
+        # rebuilds the environment when any of them changes (see runner_key)
+        read = cast("dict[str, list[RunnerRecord]]", self.env.temp_data.setdefault(_READ_RECORDS, {}))
+        if example not in read:
+            read[example] = example_runner_records(self.records_dir(), example)
+        return read[example]
+
+    def own_run(self, runs: list[RunnerRecord]) -> RunnerRecord | None:
+        """The record of this build's runner and release (``records/<device>``), if there is one."""
+        own = [run for run in runs if run.runner.pinned and run.runner.device == self.this_runner]
+        return own[0] if own else None
+
+    def others(self, runs: list[RunnerRecord]) -> list[tuple[RunnerRecord, RunnerRecord | str | None]]:
+        """The other runners a page shows, each with what it is compared with (:func:`baseline`)."""
+        return [
+            (run, baseline(run, runs, self.this_release))
+            for run in page_runners(runs)
+            if not (run.runner.pinned and run.runner.device == self.this_runner)
+        ]
+
+    def runner_label(self, run: RunnerRecord) -> str:
+        """A runner and its record as a label: ``CUDA runner · torch 2.11.0+cu130, NVIDIA H100, …``."""
+        return f"{runner_name(run.runner.device)} · {self.describe(run.record)}"
+
+    def page_cells(self) -> list[CodeCellOutput]:
+        """(first line, output) of each code cell of this page, read once per page."""
+        cells = cast("list[CodeCellOutput] | None", self.env.temp_data.get(_PAGE_CELLS))
+        if cells is None:
+            page = Path(self.env.doc2path(self.env.docname)).read_text(encoding="utf-8")
+            cells = [(c.first_line, c.output) for c in code_cells(page)]
+            self.env.temp_data[_PAGE_CELLS] = cells
+        return cells
+
+    def missing_record(self, example: str, runner: str) -> None:
+        """Warn (an error under ``-W``) that this build's runner has no record of ``example``."""
+        path = record_path(self.records_dir(), runner, example)
+        shown = path.relative_to(self.records_dir().parent).as_posix()
+        logger.warning(
+            "%s has no record on the %s runner, this build's (%s is missing): record it with "
+            "`python -m autograd_notes capture --device %s %s`",
+            example,
+            runner,
+            shown,
+            runner,
+            Path(example).stem,
+            location=self.get_location(),
+            type="autograd_notes",
+            subtype="record",
+        )
+
+    def describe(self, record: Record) -> str:
+        """A record in this build's language: its PyTorch, machine, date and running time."""
+        runner = record["runner"]
+        if "seconds" in record:
+            return _("torch {torch}, {device}, recorded {date}, ran in {duration}").format(
+                torch=runner["torch"],
+                device=runner["device_name"],
+                date=record["recorded"],
+                duration=running_time(record["seconds"], self.config.language or "en"),
+            )
+        return _("torch {torch}, {device}, recorded {date}").format(
+            torch=runner["torch"], device=runner["device_name"], date=record["recorded"]
+        )

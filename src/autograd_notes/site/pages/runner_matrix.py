@@ -1,0 +1,347 @@
+"""The ``runner-matrix`` directive, the runners page: every example × every runner, and this build's drift.
+
+What each runner and release has recorded, one row each, counted from the
+records; then every example × every runner and release, one mark per cell
+(the record printed the same, differs, or does not exist) whose details open
+on demand; then the differences between this build and its own runner's records.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.locale import _
+
+from ...records.compare import Difference, output_difference_reason
+from ...records.record import record_path
+from ...records.record_format import Record
+from ...records.runners import BUILD, RunnerRecord, RunnerRelease, record_outputs
+from ...records.status import RecordMatch
+from ..upstream.gallery_rst import code_cells
+from ..web.html_nodes import HtmlBlock, HtmlCode, HtmlInline, HtmlLine, HtmlList
+from ..web.links import title_link
+from ..web.nodes import Cell, compose, list_of, make_table, untranslatable
+from .runner_base import CodeCellOutput, RunnerDirective
+from .runner_status import RecordStatus, record_status
+from .runner_words import (
+    coverage_sentence,
+    reason_sentence,
+    release_coverage_sentence,
+    runner_name,
+    within_release_note,
+)
+
+__all__ = ["MARKS", "UNCOMPARED_MARK", "RunnerMatrixDirective"]
+
+MARKS = {RecordMatch.SAME: "✓", RecordMatch.DIFFERS: "≠", RecordMatch.NONE: "–"}
+"""The mark of each status in the runners matrix."""
+UNCOMPARED_MARK = "?"
+"""The mark of a record that has no CPU record of its release to be compared with."""
+
+_Example = tuple[str, str, list[CodeCellOutput], list[RunnerRecord]]
+"""An example, its page's docname, its live outputs (first line, output of each code cell), its records."""
+
+
+def _compared_status(
+    run: RunnerRecord, against: RunnerRecord | str | None, live: list[CodeCellOutput]
+) -> RecordStatus | None:
+    """``run`` against this build's outputs or its release's CPU record; ``None``: nothing to compare with."""
+    if against == BUILD:
+        return record_status(live, run.record)
+    if isinstance(against, RunnerRecord):
+        return record_status(record_outputs(against.record), run.record)
+    return None
+
+
+class RunnerMatrixDirective(RunnerDirective):
+    """``.. runner-matrix::``: the runners, every example × every runner, and the drift of this build."""
+
+    option_spec = {"gallery": directives.unchanged_required}  # noqa: RUF012 - docutils API
+
+    def run(self) -> list[nodes.Node]:
+        """Return the runners' facts, the legend, the matrix and a drift section per example that differs.
+
+        The matrix has this build's runner and one column per other runner and
+        release that has a record (:func:`~autograd_notes.records.runners.page_runners`):
+        none for a runner no record backs.
+        """
+        generated = Path(self.env.srcdir, self.options.get("gallery", "examples"))
+        pages = sorted(p for p in generated.glob("*/plot_*.rst"))
+        drift_sections: list[nodes.Node] = []
+        examples = self._examples(generated, pages)
+        columns = sorted({run.runner for *_page, runs in examples for run, _against in self.others(runs)})
+        own_count = 0
+        counts = dict.fromkeys(columns, 0)
+        # per section: per column (0: this build's runner), each example's mark with its title
+        sections: dict[str, list[list[tuple[str, str, nodes.Node]]]] = {}
+        for example, docname, live, runs in examples:
+            own = self.own_run(runs)
+            status = record_status(live, own.record if own is not None else None)
+            own_count += own is not None
+            marks: list[tuple[str, nodes.Node]] = [(str(status.status), self._cell(example, own, status))]
+            if status.differences:
+                drift_sections += self._drift(example, status.differences)
+            others = {run.runner: (run, against) for run, against in self.others(runs)}
+            for column in columns:
+                if column not in others:
+                    marks.append(
+                        (str(RecordMatch.NONE), self._cell(example, None, RecordStatus(RecordMatch.NONE)))
+                    )
+                    continue
+                run, against = others[column]
+                counts[column] += 1
+                compared = _compared_status(run, against, live)
+                kind = "uncompared" if compared is None else str(compared.status)
+                marks.append((kind, self._cell(example, run, compared, against)))
+            section = sections.setdefault(docname.rsplit("/", 1)[0], [[] for _mark in marks])
+            for place, (kind, mark) in zip(section, marks, strict=True):
+                place.append((kind, docname, mark))
+        drift = len({node["ids"][0] for node in drift_sections if node["ids"]})
+        summary = nodes.paragraph(
+            "", self._summary(own_count, counts, len(pages), drift), classes=["runner-summary-line"]
+        )
+        rows: list[list[Cell]] = [
+            [_title_link(f"{folder}/index"), *(self._section_cell(cell) for cell in cells)]
+            for folder, cells in sections.items()
+        ]
+        header = [self._own_name(), *(self._column_name(column) for column in columns)]
+        table = make_table(
+            rows,
+            header=[_("Section"), *header],
+            widths=[6, *(3 for _ in header)],
+            classes=["runner-matrix"],
+        )
+        notes = [nodes.paragraph("", within_release_note())] if columns else []
+        facts = self._facts([run for *_page, runs in examples for run in runs], len(pages))
+        return untranslatable([summary, facts, *notes, self._legend(), table, *drift_sections])
+
+    def _examples(self, generated: Path, pages: list[Path]) -> list[_Example]:
+        """Each example page's example, docname, live outputs and records; each page a dependency."""
+        examples: list[_Example] = []
+        for page in pages:
+            self.env.note_dependency(str(page))
+            example = page.relative_to(generated).with_suffix(".py").as_posix()
+            docname = page.relative_to(self.env.srcdir).with_suffix("").as_posix()
+            live = [(c.first_line, c.output) for c in code_cells(page.read_text(encoding="utf-8"))]
+            examples.append((example, docname, live, self.records(example)))
+        return examples
+
+    def _summary(self, own: int, counts: dict[RunnerRelease, int], total: int, drift: int) -> str:
+        """One sentence: drift or none on this build's runner, and how many examples each runner recorded."""
+        if drift:
+            verdict = _(
+                "Drift: {count} of {total} examples printed on this build something else than "
+                "their records hold (below the table)."
+            ).format(count=drift, total=total)
+        else:
+            verdict = _(
+                "No drift: every example printed on this build what its record for this runner holds."
+            )
+        coverage = [coverage_sentence(self.this_runner, own, total)]
+        coverage += [release_coverage_sentence(c.device, c.release, counts[c], total) for c in counts]
+        return " ".join([verdict, *coverage])
+
+    def _section_cell(self, marks: list[tuple[str, str, nodes.Node]]) -> nodes.Node:
+        """A section's examples on one runner: how many of each mark, each example and its mark on demand."""
+        tally: dict[str, int] = {}
+        for kind, _docname, _mark in marks:
+            tally[kind] = tally.get(kind, 0) + 1
+        symbols = {**{str(k): v for k, v in MARKS.items()}, "uncompared": UNCOMPARED_MARK}
+        shown: list[nodes.Node] = []
+        for kind in ("differs", "uncompared", "same", "none"):
+            if kind in tally:
+                shown.append(
+                    HtmlInline(
+                        symbols[kind],
+                        f"{symbols[kind]} {tally[kind]}",
+                        tag="span",
+                        classes=["runner-tally", f"runner-{kind}"],
+                    )
+                )
+        items = HtmlList(classes=["runner-examples"])
+        for _kind, docname, mark in marks:
+            items += nodes.list_item("", nodes.paragraph("", "", mark, nodes.Text(" "), title_link(docname)))
+        return HtmlBlock(
+            "",
+            HtmlLine("", "", *shown, tag="summary"),
+            items,
+            tag="details",
+            classes=["runner-section-cell"],
+            support_smartquotes=False,
+        )
+
+    def _own_name(self) -> str:
+        return _("{runner} (this build)").format(runner=runner_name(self.this_runner))
+
+    def _column_name(self, column: RunnerRelease) -> str:
+        """``CUDA runner · 2.11.0``: a runner and the PyTorch release of its records."""
+        return f"{runner_name(column.device)} · {column.release}"
+
+    def _facts(self, runs: list[RunnerRecord], total: int) -> nodes.Node:
+        """One row per runner and release that has records: PyTorch, machine, dates and count, said once."""
+        language = self.config.language or "en"
+        rows: list[list[Cell]] = []
+        by_runner: dict[RunnerRelease, list[Record]] = {}
+        for run in runs:
+            by_runner.setdefault(run.runner, []).append(run.record)
+        own = [runner for runner in by_runner if runner.pinned and runner.device == self.this_runner]
+        for runner in [*own, *(runner for runner in sorted(by_runner) if runner not in own)]:
+            records = by_runner[runner]
+            torches = sorted({record["runner"]["torch"] for record in records})
+            machines = sorted({record["runner"]["device_name"] for record in records})
+            dates = sorted({record["recorded"] for record in records})
+            when = (
+                dates[0] if len(dates) == 1 else _("{first} to {last}").format(first=dates[0], last=dates[-1])
+            )
+            rows.append(
+                [
+                    self._own_name() if runner in own else runner_name(runner.device),
+                    nodes.paragraph("", "", *list_of(torches, language)),
+                    nodes.paragraph("", "", *list_of(machines, language)),
+                    when,
+                    _("{count} of {total}").format(count=len(records), total=total),
+                ]
+            )
+        if not own:
+            rows.insert(0, [self._own_name(), "—", "—", "—", "—"])
+        header = [_("Runner"), "PyTorch", _("Machine"), _("Recorded"), _("Examples")]
+        return make_table(rows, header=header, widths=[3, 2, 3, 3, 2], classes=["runner-facts"])
+
+    def _legend(self) -> nodes.Node:
+        legend = nodes.bullet_list(classes=["runner-legend"])
+        for status, text in (
+            (RecordMatch.SAME, _("{mark} same: this build printed what the record holds")),
+            (RecordMatch.DIFFERS, _("{mark} differs: this build printed something else in some cells")),
+            (RecordMatch.NONE, _("{mark} no record yet")),
+        ):
+            mark = nodes.inline(MARKS[status], MARKS[status], classes=["runner-mark", f"runner-{status}"])
+            legend += nodes.list_item("", nodes.paragraph("", "", *compose(text, mark=mark)))
+        note = _(
+            "Each cell counts a section's marks on one runner: open it for its examples, and a mark for "
+            "its record (the PyTorch, machine, date and running time, and what differs)."
+        )
+        return nodes.container("", legend, nodes.paragraph("", note), classes=["runner-legend-box"])
+
+    def _cell(
+        self, example: str, run: RunnerRecord | None, status: RecordStatus | None, against: object = BUILD
+    ) -> nodes.Node:
+        """One mark, its details (the record, what differs from what, and why) on demand.
+
+        ``status`` is ``None`` where the record has nothing to be compared
+        with (no CPU record of its release); ``against`` is what it was
+        compared with (:func:`~autograd_notes.records.runners.baseline`).
+        """
+        if status is None:
+            label, symbol, kind = (
+                _("not compared: no CPU record of its release"),
+                UNCOMPARED_MARK,
+                "uncompared",
+            )
+        else:
+            label = {
+                RecordMatch.SAME: _("same"),
+                RecordMatch.DIFFERS: _("differs"),
+                RecordMatch.NONE: _("no record yet"),
+            }[status.status]
+            symbol, kind = MARKS[status.status], str(status.status)
+        mark = [
+            HtmlInline(symbol, symbol, tag="span", classes=["runner-mark"], aria_hidden="true"),
+            HtmlInline(label, label, tag="span", classes=["runner-mark-label"]),
+        ]
+        if run is None:
+            return HtmlLine(
+                "",
+                "",
+                *mark,
+                tag="span",
+                classes=["runner-cell", "runner-none"],
+                title=label,
+                support_smartquotes=False,
+            )
+        lines: list[list[nodes.Node]] = [[nodes.Text(self.describe(run.record))]]
+        lines += self._compared_lines(example, run, status, against)
+        shown = record_path(self.records_dir(), run.runner.folder, example).relative_to(
+            self.records_dir().parent
+        )
+        lines.append([HtmlCode(shown.as_posix(), shown.as_posix())])
+        details = HtmlBlock(
+            "",
+            *(HtmlLine("", "", *line, tag="span") for line in lines),
+            tag="span",
+            classes=["runner-cell-details"],
+        )
+        return HtmlBlock(
+            "",
+            HtmlLine("", "", *mark, tag="summary", title=label),
+            details,
+            tag="details",
+            classes=["runner-cell", f"runner-{kind}"],
+            support_smartquotes=False,  # the records' words as written
+        )
+
+    def _compared_lines(
+        self, example: str, run: RunnerRecord, status: RecordStatus | None, against: object
+    ) -> list[list[nodes.Node]]:
+        """What a mark's details say of the comparison: this build's, or the CPU's of the record's release."""
+        release = run.runner.release
+        if status is None:
+            return [
+                [
+                    nodes.Text(
+                        _("No CPU record of PyTorch {release} to compare it with.").format(release=release)
+                    )
+                ]
+            ]
+        if status.status == RecordMatch.SAME:
+            same = (
+                _("This build printed the same.")
+                if against == BUILD
+                else _("It printed what the CPU printed with PyTorch {release}.").format(release=release)
+            )
+            return [[nodes.Text(same)]]
+        cells = "".join(
+            node.astext()
+            for node in list_of([str(cell) for cell in status.cells], self.config.language or "en")
+        )
+        differs = (
+            _("Cells where this build printed something else: {cells}.")
+            if against == BUILD
+            else _("Cells where the CPU printed something else with PyTorch {release}: {cells}.")
+        )
+        lines: list[list[nodes.Node]] = [[nodes.Text(differs.format(cells=cells, release=release))]]
+        if run.runner.pinned and run.runner.device == self.this_runner:
+            below = _("The differences follow the table.")
+            lines.append([nodes.reference(below, below, refid=_drift_id(example), internal=True)])
+        else:
+            why = {reason_sentence(output_difference_reason(live, other)) for live, other in status.outputs}
+            lines += [[nodes.Text(reason)] for reason in sorted(why)]
+        return lines
+
+    def _drift(self, example: str, differences: tuple[Difference, ...]) -> list[nodes.Node]:
+        section: list[nodes.Node] = [
+            nodes.rubric("", _("Drift: {example}").format(example=example), ids=[_drift_id(example)])
+        ]
+        for difference in differences:
+            section.append(
+                nodes.paragraph(
+                    "",
+                    _("cell {cell} (lines {first}-{last}):").format(
+                        cell=difference.cell + 1, first=difference.lines[0], last=difference.lines[1]
+                    ),
+                )
+            )
+            block = nodes.literal_block(difference.detail, difference.detail)
+            block["language"] = "diff"
+            section.append(block)
+        return section
+
+
+def _drift_id(example: str) -> str:
+    return str(nodes.make_id(f"drift-{example}"))
+
+
+def _title_link(docname: str) -> nodes.paragraph:
+    """A paragraph linking to ``docname``, named by its title in this build's language."""
+    return nodes.paragraph("", "", title_link(docname))

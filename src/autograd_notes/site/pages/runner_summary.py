@@ -1,0 +1,95 @@
+"""The ``runner-summary`` directive, atop each example page: which runners its outputs come from.
+
+Their machine, PyTorch and when they were recorded; for this build's runner,
+whether this build printed what its record holds.
+"""
+
+from __future__ import annotations
+
+from docutils import nodes
+from sphinx.locale import _
+
+from ..._runner import runner_info
+from ...records.compare import compare_live
+from ...records.record_format import Record
+from ...records.runners import BUILD, RunnerRecord, record_outputs
+from ...records.status import RecordMatch
+from ..web.nodes import untranslatable
+from .runner_base import RunnerDirective
+from .runner_status import record_status
+from .runner_words import runner_kind, runner_name
+
+__all__ = ["RunnerSummaryDirective"]
+
+
+class RunnerSummaryDirective(RunnerDirective):
+    """``.. runner-summary:: <example>``: where this page's outputs come from."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        """Return a note naming this build's runner and every recorded one."""
+        example = self.arguments[0]
+        info = runner_info()
+        # a container styled as an admonition: a real admonition title would
+        # become a message of every page's catalog
+        note = nodes.container(classes=["admonition", "note", "runner-summary"])
+        note += nodes.paragraph("", _("Runners"), classes=["admonition-title"])
+        note += nodes.paragraph(
+            "",
+            _(
+                "Outputs on this page ran when the site was built, on the {kind} runner: "
+                "torch {torch} ({variant}), {device}."
+            ).format(
+                kind=runner_kind(info.device),
+                torch=info.torch_version,
+                variant=info.variant,
+                device=info.device_name,
+            ),
+        )
+        runs = self.records(example)
+        items = nodes.bullet_list()
+        own = self.own_run(runs)
+        own_line = self._own_line(example, own.record if own is not None else None)
+        items += nodes.list_item("", nodes.paragraph("", own_line))
+        for run, against in self.others(runs):
+            items += nodes.list_item("", nodes.paragraph("", self._other_line(run, against)))
+        note += items
+        return untranslatable([note])
+
+    def _own_line(self, example: str, record: Record | None) -> str:
+        """The line of this build's runner: its record, and whether this build printed the same."""
+        runner = self.this_runner
+        if record is None:
+            if self.config.autograd_notes_require_records:
+                self.missing_record(example, runner)
+            return _("{runner}: no record yet; no such runner has captured this example.").format(
+                runner=runner_name(runner)
+            )
+        changed = compare_live(self.page_cells(), record)
+        if changed:
+            return _(
+                "{runner}: {record}. This build differs from it in {count} cell(s): see the drift report."
+            ).format(runner=runner_name(runner), record=self.describe(record), count=len(changed))
+        return _("{runner}: {record}. This build printed the same.").format(
+            runner=runner_name(runner), record=self.describe(record)
+        )
+
+    def _other_line(self, run: RunnerRecord, against: RunnerRecord | str | None) -> str:
+        """Another runner's record; of another release, how it compares with that release's CPU."""
+        name, record = runner_name(run.runner.device), self.describe(run.record)
+        if against == BUILD:
+            return _("{runner}: {record}.").format(runner=name, record=record)
+        if not isinstance(against, RunnerRecord):
+            return _("{runner}: {record}. No CPU record of PyTorch {release} to compare it with.").format(
+                runner=name, record=record, release=run.runner.release
+            )
+        status = record_status(record_outputs(against.record), run.record)
+        if status.status == RecordMatch.SAME:
+            return _("{runner}: {record}. It printed what the CPU printed with PyTorch {release}.").format(
+                runner=name, record=record, release=run.runner.release
+            )
+        return _(
+            "{runner}: {record}. It printed otherwise than the CPU with PyTorch {release} "
+            "in {count} cell(s), shown beside this build's output."
+        ).format(runner=name, record=record, release=run.runner.release, count=len(status.cells))

@@ -1,0 +1,220 @@
+"""The four timeline directives, and the timelines of the build they read.
+
+``release-changed`` and ``release-timeline`` (every example page),
+``timeline-matrix`` and ``timeline-changelog`` (the timeline page), listed in
+:data:`DIRECTIVES`; registered by :mod:`.release_timeline`'s ``setup``.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.locale import _
+from sphinx.util.docutils import SphinxDirective
+
+from ...records.releases import version_key
+from ...records.status import Mark
+from ...records.timeline import ExampleTimeline, load_timelines
+from ...records.timeline_changes import Change as ReleaseChange
+from ...records.timeline_changes import ChangeEntry, changelog_entries, release_changes
+from ...records.word_diffs import render_word_diff
+from ..upstream.gallery_conf import gallery_folders
+from ..web.html_nodes import HtmlList
+from ..web.links import (
+    cell_anchor,
+    cell_number,
+    example_cell_headings,
+    example_first_lines,
+    gallery_docname,
+    page_link,
+)
+from ..web.nodes import compose, untranslatable
+from .runner_releases import gpu_runner_notes
+from .timeline_legends import legend, mark_names
+from .timeline_section import SECTION_ID, TIMELINE_DOC, changed_note, timeline_nodes
+from .timeline_sentences import change_sentence, heading_nodes
+from .timeline_tables import _cell, _header, _mark_cells, _table, changes_anchor
+
+__all__ = [
+    "DIRECTIVES",
+    "ReleaseChangedDirective",
+    "ReleaseTimelineDirective",
+    "TimelineChangelogDirective",
+    "TimelineMatrixDirective",
+    "site_timelines",
+]
+
+
+# Module-level, yet safe for parallel reads: keyed on immutable strings (the records folder and
+# the digest of its files), a pure function of them, and its result is only read by the callers.
+@functools.lru_cache(maxsize=4)
+def _timelines(records: str, digest: str) -> dict[str, ExampleTimeline]:
+    del digest  # part of the cache key only: new records, new timelines
+    return load_timelines(Path(records))
+
+
+def site_timelines(env: Any) -> dict[str, ExampleTimeline]:
+    """The timelines of this build (computed once per set of records)."""
+    config = env.config
+    return _timelines(config.autograd_notes_records, config.autograd_notes_records_digest)
+
+
+class ReleaseChangedDirective(SphinxDirective):
+    """``.. release-changed:: <section>/plot_x.py``: the note that the newest release does otherwise."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        """Return the note, or nothing where the newest release does as the page documents."""
+        timeline = site_timelines(self.env).get(self.arguments[0])
+        note = changed_note(timeline) if timeline is not None else None
+        return untranslatable([note]) if note is not None else []
+
+
+class ReleaseTimelineDirective(SphinxDirective):
+    """``.. release-timeline:: <section>/plot_x.py``: the "Across PyTorch releases" section."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        """Return a section with the example's timeline (a note when it has no record yet)."""
+        example = self.arguments[0]
+        section = nodes.section(ids=[SECTION_ID], names=[SECTION_ID], classes=["release-timeline-section"])
+        section += nodes.title(_("Across PyTorch releases"), _("Across PyTorch releases"))
+        timeline = site_timelines(self.env).get(example)
+        if timeline is None:
+            section += nodes.paragraph("", _("This example has no record yet."))
+            return untranslatable([section])
+        # a site may leave the timeline page out (a fixture site): no link to it then
+        timeline_page = TIMELINE_DOC in self.env.found_docs
+        section += timeline_nodes(
+            timeline,
+            example_first_lines(self.env, example),
+            timeline_page=timeline_page,
+            headings=example_cell_headings(self.env, example),
+        )
+        return untranslatable([section])
+
+
+class TimelineMatrixDirective(SphinxDirective):
+    """``.. timeline-matrix::``: every example × every release, one mark each, linked to its page."""
+
+    def run(self) -> list[nodes.Node]:
+        """Return the legend of the marks and the matrix, each release's head linked to its changes."""
+        timelines = site_timelines(self.env)
+        if not timelines:
+            return untranslatable([nodes.paragraph("", _("No records yet."))])
+        releases = sorted({r for t in timelines.values() for r in t.releases}, key=version_key)
+        pinned = next(iter(timelines.values())).pinned
+        names = mark_names()
+        rows = []
+        for example, timeline in timelines.items():
+            docname = gallery_docname(self.env, example)
+            self.env.note_dependency(
+                str(gallery_folders(self.env.config, self.env.srcdir)[0].source / example)
+            )
+            marks = {r: timeline.mark(r) if r in timeline.releases else Mark.NO_RECORD for r in releases}
+            rows.append([_cell(page_link(docname, SECTION_ID)), *_mark_cells(marks, names)])
+        header = [_cell(_("Example")), *_header(releases, pinned, linked=True)]
+        table = _table(["tl-table", "tl-matrix"], header, rows, widths=[30, *(5 for _release in releases)])
+        # the GPU runners and releases that have records, a line each under the CPU's matrix
+        result = [legend(), table, *gpu_runner_notes(self.env)]
+        for node in result:
+            node["support_smartquotes"] = False
+        return untranslatable(result)
+
+
+class TimelineChangelogDirective(SphinxDirective):
+    """``.. timeline-changelog::``: what changed for autograd users in each release, from the records."""
+
+    def run(self) -> list[nodes.Node]:
+        """Return one subsection per recorded release, newest first (one without a change says so)."""
+        timelines = site_timelines(self.env)
+        entries = changelog_entries(release_changes(list(timelines.values())))
+        # release -> what changed (the same change in many cells is one entry) -> the change, its cells
+        by_release: dict[str, dict[tuple[str, ...], tuple[ChangeEntry, list[tuple[str, int, str]]]]] = {}
+        for entry in entries:
+            change = entry.change
+            docname = gallery_docname(self.env, change.example)
+            first_lines = example_first_lines(self.env, change.example)
+            headings = example_cell_headings(self.env, change.example)
+            number = cell_number(first_lines, change.check.line) if first_lines else 0
+            heading = headings[number - 1] if 0 < number <= len(headings) else ""
+            what = _entry_key(entry)
+            _first, places = by_release.setdefault(change.release, {}).setdefault(what, (entry, []))
+            if (docname, number, heading) not in places:
+                places.append((docname, number, heading))
+        order = sorted({r for t in timelines.values() for r in t.recorded}, key=version_key)
+        if len(order) < 2:
+            return untranslatable([nodes.paragraph("", _("No change between the recorded releases."))])
+        result: list[nodes.Node] = []
+        # each release is against the recorded release just before it (the examples' own gaps aside)
+        for index in range(len(order) - 1, -1, -1):
+            release = order[index]
+            if index == 0:
+                title = _("What changed in {release}").format(release=release)
+            else:
+                title = _("What changed in {release} (against {previous})").format(
+                    release=release, previous=order[index - 1]
+                )
+            section = nodes.section(ids=[changes_anchor(release)], names=[title.lower()])
+            section += nodes.title(title, title)
+            if index == 0:
+                section += nodes.paragraph(
+                    "",
+                    _("The oldest recorded release: the others are compared with it."),
+                    classes=["tl-none"],
+                )
+            elif release not in by_release:
+                section += nodes.paragraph(
+                    "", _("No documented check changed in this release."), classes=["tl-none"]
+                )
+            else:
+                section += self._entries(by_release[release])
+            result.append(section)
+        return untranslatable(result)
+
+    def _entries(
+        self, changes: dict[tuple[str, ...], tuple[ChangeEntry, list[tuple[str, int, str]]]]
+    ) -> nodes.Element:
+        entries = HtmlList(classes=["tl-changelog"], support_smartquotes=False)
+        for entry, places in changes.values():
+            links: list[nodes.Node] = []
+            for docname, number, heading in places:
+                if links:
+                    links.append(nodes.Text(" · "))
+                cell = _("cell {number}").format(number=number)
+                links += [page_link(docname, cell_anchor(number)), nodes.Text(f", {cell}")]
+                if heading:
+                    links += [nodes.Text(" ("), *heading_nodes(heading), nodes.Text(")")]
+            where = compose(_("On {pages}."), pages=nodes.inline("", "", *links))
+            what = nodes.paragraph("", "", *change_sentence(entry))
+            entries += nodes.list_item("", what, nodes.paragraph("", "", *where, classes=["tl-places"]))
+        return entries
+
+
+def _entry_key(entry: ChangeEntry) -> tuple[str, ...]:
+    """What makes two changes the same entry: the kind of check and what changed, word for word."""
+    change: ReleaseChange = entry.change
+    follows = tuple(render_word_diff(f.diff) for f in entry.follows)
+    return (
+        change.check.kind,
+        change.before.mark,
+        change.after.mark,
+        change.before.outcome,
+        change.after.outcome,
+        change.check.label if change.check.kind == "value" else "",
+        render_word_diff(change.diff),
+        *follows,
+    )
+
+
+DIRECTIVES = {
+    "release-changed": ReleaseChangedDirective,
+    "release-timeline": ReleaseTimelineDirective,
+    "timeline-matrix": TimelineMatrixDirective,
+    "timeline-changelog": TimelineChangelogDirective,
+}

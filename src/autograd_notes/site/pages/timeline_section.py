@@ -1,0 +1,263 @@
+"""An example page's timeline: its "Across PyTorch releases" section and its "Changed in" note.
+
+:func:`timeline_nodes` is the section's body (summary, legend, a table of
+the cells × the releases, every difference check by check);
+:func:`changed_note` the note at the top of the page where the newest
+recorded release does otherwise than the page documents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from docutils import nodes
+from sphinx.locale import _
+
+from ...records.releases import version_key
+from ...records.status import Mark
+from ...records.timeline import CheckTimeline, ExampleTimeline, observation_runs, worst
+from ..web.html_nodes import HtmlBlock, HtmlInline, HtmlLine, HtmlList, HtmlPre
+from ..web.links import cell_label, cell_number, label_link
+from ..web.nodes import compose, doc_reference
+from .timeline_legends import _CLASSES, SYMBOLS, diff_legend, legend, mark_names
+from .timeline_sentences import _code, _diff_nodes, _kind_name, _span, heading_nodes, summary_sentence
+from .timeline_tables import _cell, _header, _mark_cells, _table
+
+__all__ = [
+    "SECTION_ID",
+    "TIMELINE_DOC",
+    "changed_note",
+    "timeline_nodes",
+]
+
+SECTION_ID = "across-pytorch-releases"
+TIMELINE_DOC = "timeline"
+
+
+def _kind(check: CheckTimeline) -> list[nodes.Node]:
+    name = nodes.Text(_kind_name(check.kind))
+    return [name, nodes.Text(" "), _code(check.label)] if check.label else [name]
+
+
+def _observations(check: CheckTimeline, pinned: str) -> nodes.Element:
+    """Each distinct observation of a check, with the releases that made it, as a list."""
+    names = mark_names()
+    items = HtmlList(classes=["tl-observations"])
+    for releases, seen in observation_runs(check):
+        head = _span(releases) + (" " + _("(today)") if pinned in releases else "")
+        if seen.mark == Mark.SAME:
+            text = seen.text or ""
+            body = HtmlPre(text, text, classes=["tl-text"])
+        elif seen.mark == Mark.MISSING or (seen.mark == Mark.OUTCOME and seen.text is None):
+            body = HtmlPre(seen.reason, seen.reason, classes=["tl-text"])
+        else:
+            body = HtmlPre("", "", *_diff_nodes(seen.diff), classes=["tl-text", "tl-diff"])
+        kind = _CLASSES[seen.mark]
+        line = nodes.paragraph(
+            "",
+            "",
+            nodes.inline(SYMBOLS[seen.mark], SYMBOLS[seen.mark], classes=["tl-mark", f"tl-{kind}"]),
+            nodes.Text(" "),
+            nodes.strong(head, head),
+            nodes.Text(f" · {names[seen.mark]}"),
+        )
+        items += nodes.list_item("", line, body, classes=[f"tl-{kind}"])
+    return items
+
+
+def _row_name(headings: Sequence[str], number: int, checks: list[CheckTimeline]) -> list[nodes.Node]:
+    """What a row checks: its cell's section title, else its first check's label, else "Cell n"."""
+    heading = headings[number - 1] if 0 < number <= len(headings) else ""
+    if heading:
+        return heading_nodes(heading)
+    label = next((check.label for check in checks if check.label), "")
+    if label:
+        return [_code(label)]
+    return [nodes.Text(_("Cell {number}").format(number=number))]
+
+
+def timeline_nodes(
+    timeline: ExampleTimeline,
+    first_lines: list[int],
+    *,
+    timeline_page: bool = True,
+    headings: Sequence[str] = (),
+) -> nodes.Element:
+    """The body of an example's "Across PyTorch releases" section.
+
+    Its cell links are references to the cells' labels on the example's page
+    (each code cell of a page has one): ``first_lines`` are the first source
+    line of each of its code cells, ``headings`` the title of the section each
+    is in (a row is named by it, and by its cell's number). It ends with a link
+    to the timeline page where the build has one (``timeline_page``).
+    """
+    names = mark_names()
+    releases = timeline.releases
+    intro = compose(
+        _(
+            "Each row is a code cell of this page that checks something (an expected error or "
+            "warning, a value); each column a PyTorch release, the latest patch of its minor "
+            "release, run on a CPU. {pinned} is the release the page documents; the others ran "
+            "as the build the registry serves, which may word a build-specific message otherwise."
+        ),
+        pinned=_code(timeline.pinned),
+    )
+    cells: dict[int, list[CheckTimeline]] = {}
+    for row in timeline.rows:
+        for check in row.checks:
+            number = cell_number(first_lines, check.line) if first_lines else 0
+            cells.setdefault(number, []).append(check)
+
+    def link(number: int, name: list[nodes.Node]) -> list[nodes.Node]:
+        cell = _("cell {number}").format(number=number)
+        shown = nodes.inline("", "", *name)
+        return [
+            label_link(cell_label(timeline.example, number), shown),
+            nodes.Text(" "),
+            HtmlInline(cell, cell, tag="span", classes=["tl-cell-number"]),
+        ]
+
+    rows = []
+    details: list[nodes.Node] = []
+    for number, checks in cells.items():
+        name = _row_name(headings, number, checks)
+        marks = {release: worst([c.releases[release].mark for c in checks]) for release in releases}
+        rows.append(
+            [
+                _cell(*link(number, name)),
+                _cell(str(len(checks)), classes=["tl-count"]),
+                *_mark_cells(marks, names),
+            ]
+        )
+        for check in checks:
+            if all(seen.mark in (Mark.SAME, Mark.NO_RECORD) for seen in check.releases.values()):
+                continue
+            worst_marks = sorted(
+                {
+                    seen.mark
+                    for seen in check.releases.values()
+                    if seen.mark not in (Mark.SAME, Mark.NO_RECORD)
+                }
+            )
+            what = ", ".join(names[m] for m in worst_marks)
+            # A <summary> is the control that opens its <details>: a link inside it would be an
+            # interactive element inside another (two tab stops for one row, and a screen reader
+            # announces one of them wrongly; axe-core: nested-interactive). The summary names the
+            # row in words; the link to the cell is the first line of what it opens.
+            cell = _("cell {number}").format(number=number)
+            summary = HtmlLine(
+                "",
+                "",
+                nodes.inline("", "", *_row_name(headings, number, checks)),
+                nodes.Text(" "),
+                HtmlInline(cell, cell, tag="span", classes=["tl-cell-number"]),
+                nodes.Text(" · " + _("line {line}").format(line=check.line) + " · "),
+                *_kind(check),
+                nodes.Text(f" · {what}"),
+                tag="summary",
+            )
+            to_cell = nodes.paragraph(
+                "", "", *link(number, _row_name(headings, number, checks)), classes=["tl-check-cell"]
+            )
+            details.append(
+                HtmlBlock(
+                    "",
+                    summary,
+                    to_cell,
+                    _observations(check, timeline.pinned),
+                    tag="details",
+                    classes=["tl-check"],
+                )
+            )
+    header = [_cell(_("Cell")), _cell(_("Checks")), *_header(releases, timeline.pinned)]
+    table = _table(["tl-table"], header, rows, widths=[10, 6, *(5 for _release in releases)])
+    differences: list[nodes.Node] = []
+    if details:
+        differences = [
+            nodes.paragraph("", _("Every difference, check by check"), classes=["tl-heading"]),
+            diff_legend(),
+            *details,
+        ]
+    elif timeline.rows:
+        differences = [
+            nodes.paragraph("", _("No check differs in any recorded release."), classes=["tl-none"])
+        ]
+    more = compose(
+        _("All examples and a changelog by release: {link}."),
+        link=doc_reference(TIMELINE_DOC, nodes.Text(_("Behaviour across PyTorch releases"))),
+    )
+    end = [nodes.paragraph("", "", *more)] if timeline_page else []
+    return HtmlBlock(
+        "",
+        nodes.paragraph("", "", *summary_sentence(timeline), classes=["tl-summary"]),
+        nodes.paragraph("", "", *intro),
+        legend(),
+        table,
+        *differences,
+        *end,
+        tag="div",
+        classes=["release-timeline"],
+        # the text as written: no curly quotes in messages and version numbers
+        support_smartquotes=False,
+    )
+
+
+def _began(check: CheckTimeline, newest: str, pinned: str) -> str:
+    """The oldest release after ``pinned`` from which ``check`` observed what ``newest`` observes."""
+    for releases, _seen in observation_runs(check):
+        if newest in releases:
+            after = [release for release in releases if version_key(release) > version_key(pinned)]
+            return after[0] if after else newest
+    return newest
+
+
+def changed_note(timeline: ExampleTimeline) -> nodes.Element | None:
+    """The note "Changed in 2.14", where the newest recorded release is newer than today's and differs.
+
+    A note for the top of the example's page, linking its "Across PyTorch
+    releases" section; ``None`` where there is nothing to say.
+    """
+    recorded = timeline.recorded_releases()
+    newest = recorded[-1] if recorded else timeline.pinned
+    if version_key(newest) <= version_key(timeline.pinned):
+        return None
+    differing = [
+        check
+        for row in timeline.rows
+        for check in row.checks
+        if check.releases[newest].mark not in (Mark.SAME, Mark.BUILD, Mark.NO_RECORD)
+    ]
+    if not differing:
+        return None
+    # named by the release where the newest release's behaviour began: clamp changed in 2.14,
+    # and a 2.15 that kept the change does not move the note to 2.15
+    began = min((_began(check, newest, timeline.pinned) for check in differing), key=version_key)
+    minor = "{}.{}".format(*version_key(began)[:2])
+    title = _("Changed in {version}").format(version=minor)
+    what = (
+        _(
+            "In PyTorch {release}, one check of this page does otherwise than in {pinned}, "
+            "the release the page documents: {check}."
+        )
+        if len(differing) == 1
+        else _(
+            "In PyTorch {release}, {count} checks of this page do otherwise than in {pinned}, "
+            "the release the page documents."
+        )
+    )
+    check = differing[0]
+    named = _code(check.label) if check.label else nodes.Text(_kind_name(check.kind))
+    section = _("Across PyTorch releases")
+    sentence = compose(
+        what + " " + _("What changed: {link}."),
+        release=newest,
+        count=str(len(differing)),
+        pinned=timeline.pinned,
+        check=named,
+        link=nodes.reference(section, section, refid=SECTION_ID),
+    )
+    note = nodes.container(classes=["admonition", "attention", "release-changed"])
+    note += nodes.paragraph("", title, classes=["admonition-title"])
+    note += nodes.paragraph("", "", *sentence)
+    note["support_smartquotes"] = False
+    return note

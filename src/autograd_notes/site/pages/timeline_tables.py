@@ -1,0 +1,99 @@
+"""The timelines' tables: their cells, marks, release heads and scrolling box.
+
+Shared by an example's "Across PyTorch releases" section
+(:mod:`.timeline_section`) and the timeline page's matrix
+(:mod:`.timeline_directives`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from docutils import nodes
+from sphinx.locale import _
+
+from ...records.releases import version_key
+from ...records.status import Mark
+from ..web.html_nodes import HtmlBlock, HtmlInline, HtmlTable
+from .timeline_legends import _CLASSES, SYMBOLS
+
+__all__ = [
+    "changes_anchor",
+]
+
+
+def _cell(*content: nodes.Node | str, classes: Sequence[str] = ()) -> nodes.entry:
+    """A table cell holding one line of ``content``."""
+    parts = [part if isinstance(part, nodes.Node) else nodes.Text(str(part)) for part in content]
+    return nodes.entry("", nodes.paragraph("", "", *parts), classes=list(classes))
+
+
+def _mark_button(release: str, mark: Mark, names: dict[Mark, str]) -> nodes.Element:
+    """A mark that says what it means when it is focused (by keyboard) or hovered: a button, no tooltip.
+
+    Its text is the symbol and the explanation (``2.4.1: message differs``),
+    the explanation shown beside it while focused; a screen reader reads it.
+    """
+    label = f"{release}: {names[mark]}"
+    symbol = HtmlInline(SYMBOLS[mark], SYMBOLS[mark], tag="span", aria_hidden="true")
+    tip = HtmlInline(label, label, tag="span", classes=["tl-tip"])
+    return HtmlInline("", "", symbol, tip, tag="button", classes=["tl-mark-button"])
+
+
+def _mark_cells(marks: dict[str, Mark], names: dict[Mark, str]) -> list[nodes.entry]:
+    return [
+        _cell(_mark_button(release, mark, names), classes=["tl-mark", f"tl-{_CLASSES[mark]}"])
+        for release, mark in marks.items()
+    ]
+
+
+def changes_anchor(release: str) -> str:
+    """The id of the timeline page's section "What changed in ``release``": ``changes-2-14-1``."""
+    return f"changes-{release.replace('.', '-')}"
+
+
+def _header(releases: list[str], pinned: str, *, linked: bool = False) -> list[nodes.entry]:
+    """The releases' column heads: ``2.13``, today's marked so in words.
+
+    ``linked``: each a link to its "What changed in" section of the same page
+    (the timeline page).
+    """
+    heads = []
+    for release in releases:
+        short = "{}.{}".format(*version_key(release)[:2])
+        name: nodes.Node = nodes.Text(short)
+        if linked:
+            name = nodes.reference(short, short, refid=changes_anchor(release))
+        lines = [nodes.paragraph("", "", name)]
+        classes = ["tl-release"]
+        if release == pinned:
+            today = _("today")
+            lines.append(
+                nodes.paragraph("", "", HtmlInline(today, today, tag="span", classes=["tl-today-word"]))
+            )
+            classes.append("tl-today")
+        heads.append(nodes.entry("", *lines, classes=classes))
+    return heads
+
+
+def _table(
+    classes: list[str],
+    header: list[nodes.entry],
+    rows: list[list[nodes.entry]],
+    widths: list[int],
+    *,
+    label: str = "",
+) -> nodes.Element:
+    """A table that scrolls in its own box on a narrow screen.
+
+    The stylesheet keeps the newest releases (its right end) in view first,
+    and its header row and first column (the rows' names) while it scrolls.
+    """
+    group = nodes.tgroup(cols=len(widths))
+    group += [nodes.colspec(colwidth=width, stub=int(index == 0)) for index, width in enumerate(widths)]
+    group += nodes.thead("", nodes.row("", *header))
+    group += nodes.tbody("", *(nodes.row("", *cells) for cells in rows))
+    box = HtmlBlock("", HtmlTable("", group, classes=classes), tag="div", classes=["tl-scroll"])
+    if label:
+        box["aria_label"] = label
+    return box

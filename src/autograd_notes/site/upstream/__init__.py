@@ -1,0 +1,1 @@
+"""What the site reads of sphinx-gallery's and furo's output and configuration, in one place."""

@@ -1,0 +1,281 @@
+// Autograd Notes: "paste your error". A reader's error message or traceback
+// lists the example pages that explain it, best first, with the cells that
+// raise it; on the search page, the same ranking puts those examples above
+// the other results. Offline: the messages come from error_search_data.js,
+// written from the records when the site was built.
+//
+// The algorithm is autograd_notes.site.errors.match's, line for line (its
+// docstring explains it); tests/site/error_search_cases.json holds the cases
+// both must agree on.
+(function () {
+  "use strict";
+
+  var DETAIL_WEIGHT = 0.2;
+  var TYPE_BONUS = 0.1;
+  var MIN_SCORE = 0.2;
+  var NEAR_BEST = 0.6;
+  var MAX_PAGES = 6;
+  var SEARCH_BOOST = 0.5; // the lowest score at which the site search puts the examples first
+
+  var TYPE = /(?:^|[\s:])((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Warning|Exception)))(?::\s|:$|$)/;
+  var TYPE_START = /^((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Warning|Exception)))(?::\s|:$|$)/;
+  var TRACEBACK_LINE =
+    /^(?:Traceback \(most recent call last\)|During handling of the above exception|The above exception was the direct cause)/;
+  var SPACE = /[^\S\n]/g;
+  var TENSOR = /\[torch\.(?:\w+\.)*\w*Tensor \[([^\]]*)\]\]/g;
+  var SIZE = /torch\.Size\(\[([^\]]*)\]\)/g;
+  var BARE_SHAPE = /(^|[\s(=:,])\[(\s*\d+(?:\s*,\s*\d+)*\s*,?\s*)?\]/g;
+  var ADDRESS = /\b0x[0-9a-fA-F]+\b/g;
+  var URL = /\b(?:https?|file):\/\/\S*/g;
+  var PATH = /(^|[\s"'(])(?:[A-Za-z]:)?[\\/][^\s"',)]*/g;
+  var QUOTED = /(^|\W)'([^'\s]+)'(?!\w)/g;
+  var NAMESPACE = /\b(?:[A-Za-z_]\w*::)+/g;
+  var NODE = /\b([A-Z]\w*?)Backward\d*\b/g;
+  var NUMBER = /\b\d+(?:\.\d+)?(?:e[-+]?\d+)?(?:st|nd|rd|th)?\b/g;
+  var WORD = /<[a-z]+>|[a-z0-9_]+/g;
+
+  function errorMessage(text) {
+    text = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").replace(SPACE, " ");
+    var lines = text.split("\n");
+    var start = -1;
+    var found = null;
+    lines.forEach(function (line, n) {
+      var match = TYPE.exec(line);
+      if (match) {
+        start = n;
+        found = match;
+      }
+    });
+    if (start < 0) {
+      return text.trim();
+    }
+    var message = [lines[start].slice(found.index + found[0].indexOf(found[1]))];
+    for (var n = start + 1; n < lines.length; n++) {
+      var line = lines[n];
+      if (!line.trim() || line[0] === " " || line[0] === "\t" || TRACEBACK_LINE.test(line)) {
+        break;
+      }
+      message.push(line);
+    }
+    return message.join("\n").trim();
+  }
+
+  function shape(dims) {
+    return "shape:[" + (dims || "").replace(/\s+/g, "").replace(/,+$/, "") + "]";
+  }
+
+  function node(name) {
+    return name.replace(NAMESPACE, "").replace(NODE, "$1");
+  }
+
+  function sorted(values) {
+    return Array.from(new Set(values)).sort();
+  }
+
+  function normalise(text) {
+    var message = errorMessage(text);
+    var type = "";
+    var found = TYPE_START.exec(message);
+    if (found) {
+      type = found[2];
+      message = message.slice(found[0].length);
+    }
+    var details = [];
+    message = message
+      .replace(URL, " ")
+      .replace(ADDRESS, " ")
+      .replace(TENSOR, function (all, dims) {
+        details.push(shape(dims));
+        return " <tensor> ";
+      })
+      .replace(SIZE, function (all, dims) {
+        details.push(shape(dims));
+        return " <shape> ";
+      })
+      .replace(PATH, "$1 ")
+      .replace(BARE_SHAPE, function (all, before, dims) {
+        details.push(shape(dims));
+        return before + " <shape> ";
+      })
+      .replace(QUOTED, function (all, before, name) {
+        details.push("name:" + node(name).toLowerCase());
+        return before + " <name> ";
+      });
+    message = node(message).replace(NUMBER, function (number) {
+      details.push("n:" + number);
+      return " <n> ";
+    });
+    var tokens = (message.toLowerCase().match(WORD) || []).filter(function (word) {
+      return word.length > 1;
+    });
+    return { type: type, tokens: sorted(tokens), details: sorted(details) };
+  }
+
+  function weight(token, weights, unknown) {
+    if (Object.prototype.hasOwnProperty.call(weights, token)) {
+      return weights[token];
+    }
+    return token.indexOf(":") >= 0 ? unknown * DETAIL_WEIGHT : unknown;
+  }
+
+  function sum(tokens, weights, unknown) {
+    var total = 0;
+    tokens.forEach(function (token) {
+      total += weight(token, weights, unknown);
+    });
+    return total;
+  }
+
+  function similarity(pasted, recorded, weights, unknown) {
+    var mine = sorted(pasted.tokens.concat(pasted.details));
+    var theirs = sorted(recorded.tokens.concat(recorded.details));
+    var total = sum(mine, weights, unknown) + sum(theirs, weights, unknown);
+    if (!total) {
+      return 0;
+    }
+    var theirSet = new Set(theirs);
+    var shared = sum(
+      mine.filter(function (token) {
+        return theirSet.has(token);
+      }),
+      weights,
+      unknown,
+    );
+    var bonus = pasted.type && pasted.type === recorded.type ? TYPE_BONUS : 0;
+    return (2 * shared) / total + bonus;
+  }
+
+  // The pages that explain `text`, best first: {doc, uri, title, score, cells}.
+  function rank(text, data) {
+    var pasted = normalise(text);
+    if (!pasted.tokens.length && !pasted.details.length) {
+      return [];
+    }
+    var best = new Map();
+    data.messages.forEach(function (entry) {
+      var recorded = { type: entry[0], tokens: entry[1], details: entry[2] };
+      var score = Math.round(similarity(pasted, recorded, data.weights, data.unknown) * 1e9) / 1e9;
+      entry[3].forEach(function (place) {
+        var page = data.pages[place[0]];
+        var match = best.get(page[0]);
+        if (match === undefined || score > match.score) {
+          match = { doc: page[0], uri: page[1], title: page[2], score: score, cells: [], ties: 0 };
+          best.set(page[0], match);
+        }
+        if (score === match.score) {
+          match.ties += 1;
+          match.cells = sorted(match.cells.concat(place[1])).sort(function (a, b) {
+            return a - b;
+          });
+        }
+      });
+    });
+    var found = Array.from(best.values()).sort(function (a, b) {
+      return b.score - a.score || b.ties - a.ties || (a.doc < b.doc ? -1 : a.doc > b.doc ? 1 : 0);
+    });
+    var lowest = found.length ? Math.max(MIN_SCORE, found[0].score * NEAR_BEST) : MIN_SCORE;
+    return found
+      .filter(function (match) {
+        return match.score >= lowest;
+      })
+      .slice(0, MAX_PAGES);
+  }
+
+  window.AutogradNotesErrorSearch = { errorMessage: errorMessage, normalise: normalise, rank: rank };
+
+  var data = window.AUTOGRAD_NOTES_ERRORS;
+  if (!data) {
+    return;
+  }
+  var root = document.documentElement.dataset.content_root || "";
+
+  function link(href, text) {
+    var a = document.createElement("a");
+    a.href = href;
+    a.textContent = text;
+    return a;
+  }
+
+  function show(form, text) {
+    var results = form.querySelector(".error-search-results");
+    results.replaceChildren();
+    if (!text.trim()) {
+      return;
+    }
+    var matches = rank(text, data);
+    var status = document.createElement("p");
+    status.className = "error-search-status";
+    status.textContent = matches.length ? form.dataset.found : form.dataset.none;
+    results.appendChild(status);
+    if (!matches.length) {
+      return;
+    }
+    var list = document.createElement("ol");
+    list.className = "error-search-list";
+    matches.forEach(function (match) {
+      var item = document.createElement("li");
+      item.appendChild(link(root + match.uri, match.title));
+      match.cells.forEach(function (cell, n) {
+        item.appendChild(document.createTextNode(n ? ", " : " · "));
+        var anchor = link(root + match.uri + "#cell-" + cell, form.dataset.cell.replace("{number}", cell));
+        anchor.className = "error-search-cell";
+        item.appendChild(anchor);
+      });
+      list.appendChild(item);
+    });
+    results.appendChild(list);
+  }
+
+  function setUpBoxes() {
+    document.querySelectorAll("form.error-search").forEach(function (form) {
+      var input = form.querySelector("textarea");
+      form.addEventListener("submit", function (event) {
+        event.preventDefault();
+        show(form, input.value);
+      });
+      input.addEventListener("input", function () {
+        show(form, input.value);
+      });
+      input.addEventListener("keydown", function (event) {
+        if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+          event.preventDefault();
+          show(form, input.value);
+        }
+      });
+      form.hidden = false;
+    });
+  }
+
+  // The site search: the examples that explain a pasted error text first. searchtools.js has
+  // loaded (and defined Scorer) when the page is ready, before the search index arrives.
+  function boostSearch() {
+    if (typeof Scorer === "undefined") {
+      return;
+    }
+    var query = new URLSearchParams(window.location.search).get("q");
+    var matches = query ? rank(query, data) : [];
+    if (!matches.length || matches[0].score < SEARCH_BOOST) {
+      return;
+    }
+    var boost = new Map();
+    matches.forEach(function (match) {
+      boost.set(match.doc, 1000 * match.score);
+    });
+    var original = Scorer.score;
+    Scorer.score = function (result) {
+      var score = original ? original(result) : result[4];
+      return score + (boost.get(result[0]) || 0);
+    };
+  }
+
+  function ready() {
+    setUpBoxes();
+    boostSearch();
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", ready);
+  } else {
+    ready();
+  }
+})();
