@@ -70,12 +70,17 @@ def _install(session: nox.Session, *groups: str) -> None:
         stamp.write_text(key, encoding="utf-8")
 
 
+def _environment(session: nox.Session) -> Path | None:
+    """The session's virtual environment folder (``None`` when it runs without one)."""
+    if isinstance(session.virtualenv, nox.virtualenv.VirtualEnv):
+        return Path(session.virtualenv.location)
+    return None
+
+
 def _install_stamp(session: nox.Session) -> Path | None:
     """Where the environment records what it was installed from (``None`` outside a virtualenv)."""
-    location = (
-        session.virtualenv.location if isinstance(session.virtualenv, nox.virtualenv.VirtualEnv) else None
-    )
-    return None if location is None else Path(location) / "autograd-notes-installed.txt"
+    location = _environment(session)
+    return None if location is None else location / "autograd-notes-installed.txt"
 
 
 def _install_key(override: str | None, groups: tuple[str, ...]) -> str:
@@ -95,12 +100,10 @@ def _quiet_kernel(session: nox.Session) -> None:
     kernel settings from ``<environment>/etc/ipython``: there, its log level
     is raised to errors.
     """
-    location = (
-        session.virtualenv.location if isinstance(session.virtualenv, nox.virtualenv.VirtualEnv) else None
-    )
+    location = _environment(session)
     if location is None:
         return
-    config = Path(location) / "etc" / "ipython" / "ipython_kernel_config.json"
+    config = location / "etc" / "ipython" / "ipython_kernel_config.json"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(json.dumps({"IPKernelApp": {"log_level": "ERROR"}}) + "\n", encoding="utf-8")
 
