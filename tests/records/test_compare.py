@@ -21,6 +21,7 @@ from autograd_notes.records.compare import (
     output_difference_reason,
     record_cell,
     same_behaviour,
+    same_printed,
 )
 from autograd_notes.records.record_format import Record
 from autograd_notes.records.word_diffs import Change, Segment, render_word_diff, word_diff
@@ -193,6 +194,24 @@ def test_value_changed_without_a_label() -> None:
         return {"cells": [{"lines": [1, 3], "status": "ran", "output": [], "events": [event]}]}
 
     assert only(compare_records(record("1"), record("2"))).detail == "1 -> 2"
+
+
+def test_a_float_rounded_one_unit_apart_is_not_drift() -> None:
+    """Two CPUs sum a matrix product in another order: the fourth decimal may round otherwise."""
+
+    def record(number: str) -> Record:
+        value = f"tensor([[  2.7340,  {number}]])"
+        event = {"kind": "value", "line": 2, "label": "g", "value": value, "documented": value, "holds": True}
+        cell = {"lines": [1, 3], "status": "ran", "output": [f"g: {value}"], "events": [event]}
+        return {"cells": [cell]}
+
+    assert compare_records(record("15.6379"), record("15.6378")) == []
+    assert same_behaviour(record("15.6379"), record("15.6380"))
+    assert compare_live([(1, ["g: tensor([[  2.7340,  15.6378]])"])], record("15.6379")) == []
+    # two units, or another number of decimals, is a change
+    assert only(compare_records(record("15.6379"), record("15.6377"))).kind == "value changed"
+    assert only(compare_records(record("15.6379"), record("15.638"))).kind == "value changed"
+    assert not same_printed("loss 1.25", "loss 1.26 (nan)")
 
 
 def test_output_changed_is_a_diff(captured: dict[str, Record], inplace: Record) -> None:

@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from ..examples.install import WheelError, publish_wheel
+from ..web.sitemap import DEFAULT_SITE_URL, hreflang, write_robots, write_root_not_found, write_sitemap
 from .language_builds import run_language_builds
 from .shared_figures import SHARED, share_figures
-from ..web.sitemap import DEFAULT_SITE_URL, hreflang, write_robots, write_root_not_found, write_sitemap
 
 __all__ = ["build_all", "languages_of", "main", "site_url_of", "swap_in", "write_root_index"]
 
@@ -237,7 +237,9 @@ def _shown(path: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: see the module docstring."""
-    parser = argparse.ArgumentParser(prog="python -m autograd_notes.site.build.sitebuild", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m autograd_notes.site.build.sitebuild", description=__doc__
+    )
     parser.add_argument("docs", nargs="?", type=Path, default=Path("docs"))
     parser.add_argument("out", nargs="?", type=Path, default=Path("build/html"))
     parser.add_argument("--language", action="append", help="build only this language (repeatable)")
