@@ -300,9 +300,12 @@ RELEASE_ENVS = ROOT / ".nox"
 
 
 def _load_records_module(name: str) -> types.ModuleType:
-    """autograd_notes/records/<name>.py, loaded alone: logic that needs ``packaging``, not PyTorch."""
+    """autograd_notes/records/<name>.py (``history/releases``), loaded alone.
+
+    Logic that needs ``packaging``, not PyTorch or the package.
+    """
     path = ROOT / "src" / "autograd_notes" / "records" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"autograd_notes_{name}", path)
+    spec = importlib.util.spec_from_file_location(f"autograd_notes_{name.replace('/', '_')}", path)
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -312,8 +315,8 @@ def _load_records_module(name: str) -> types.ModuleType:
     return module
 
 
-RELEASES = _load_records_module("releases")
-PIP_CAPS = _load_records_module("pip_caps")
+RELEASES = _load_records_module("history/releases")
+PIP_CAPS = _load_records_module("exchange/pip_caps")
 TIMELINE_RELEASES: list[str] = RELEASES.default_releases(ROOT / "pyproject.toml")
 
 
@@ -463,7 +466,7 @@ def timeline(session: nox.Session) -> None:
     the install and capture times and the capture against a plain run of the
     examples in one process (benchmarks/capture_ratio.py, goal <= 1.5). With pip, a
     constraint file of pip's that caps torch below a release is named, with how to
-    lift it for one command (records/pip_caps.py).
+    lift it for one command (records/exchange/pip_caps.py).
     """
     releases, options, remove, installer = _timeline_arguments(session)
     session.log(f"installing with {installer}")

@@ -41,7 +41,7 @@ import io, runpy, sys
 import matplotlib
 matplotlib.use("agg")
 import matplotlib.pyplot as plt
-from autograd_notes.records.reset import reset_example
+from autograd_notes.records.capture.reset import reset_example
 plt.show = lambda *args, **kwargs: None
 for path in sys.argv[1:]:
     reset_example({}, path, "before")

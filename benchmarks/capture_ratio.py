@@ -11,7 +11,7 @@ In this one process, every example runs three times:
 2. plainly, as a reader runs a download (``runpy``, in the script's folder,
    with the per-example reset of a build); a ``BehaviourDrift`` of an older
    release ends that example as it would end the reader's run;
-3. through :func:`~autograd_notes.records.record.capture_example`, cell by
+3. through :func:`~autograd_notes.records.format.record.capture_example`, cell by
    cell with every check's event recorded and outputs normalised: what
    ``capture`` does per example.
 
@@ -35,8 +35,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from autograd_notes.records.cells import capture_example
-from autograd_notes.records.reset import reset_example
+from autograd_notes.records.capture.cells import capture_example
+from autograd_notes.records.capture.reset import reset_example
 
 ROOT = Path(__file__).resolve().parents[1]
 GALLERY = ROOT / "gallery"

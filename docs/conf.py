@@ -50,7 +50,7 @@ sphinx_gallery_conf = {
     "ignore_pattern": r"__init__\.py",
     # seeds, grad mode, anomaly mode, dtype, warnings-as-errors and the timeout,
     # before and after every example (named by string: the config pickles)
-    "reset_modules": ("autograd_notes.records.reset.reset_example",),
+    "reset_modules": ("autograd_notes.records.capture.reset.reset_example",),
     "reset_modules_order": "both",
     # only what examples print is captured: a bare expression shows nothing
     "capture_repr": (),

@@ -28,9 +28,9 @@ if TYPE_CHECKING:
     from ._device import DEVICE_VARIABLE, runner_device
     from ._drift import BehaviourDrift
     from ._expect import expect_error, expect_warning
-    from ._graph import AutogradGraph
-    from ._graph_drawing import draw_graph
-    from ._graph_reading import autograd_graph
+    from ._graph.drawing import draw_graph
+    from ._graph.model import AutogradGraph
+    from ._graph.reading import autograd_graph
     from ._runner import RunnerInfo, runner_info
     from ._state import show_state, state_table
     from ._tensors_picture import draw_tensors
@@ -48,9 +48,9 @@ _MODULES = {
     "BehaviourDrift": "_drift",
     "expect_error": "_expect",
     "expect_warning": "_expect",
-    "AutogradGraph": "_graph",
-    "draw_graph": "_graph_drawing",
-    "autograd_graph": "_graph_reading",
+    "AutogradGraph": "_graph.model",
+    "draw_graph": "_graph.drawing",
+    "autograd_graph": "_graph.reading",
     "RunnerInfo": "_runner",
     "runner_info": "_runner",
     "show_state": "_state",

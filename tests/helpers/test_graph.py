@@ -20,9 +20,9 @@ from matplotlib.text import Text
 from torch import nn
 
 from autograd_notes import AutogradGraph, autograd_graph, draw_graph
-from autograd_notes._graph import SavedTensor
-from autograd_notes._graph_drawing import _GAP_X, _PASS_WIDTH, _box_size
-from autograd_notes._graph_layout import columns
+from autograd_notes._graph.drawing import _GAP_X, _PASS_WIDTH, _box_size
+from autograd_notes._graph.layout import columns
+from autograd_notes._graph.model import SavedTensor
 
 
 @pytest.fixture(autouse=True)
@@ -443,7 +443,7 @@ def test_draw_graph_takes_a_tensor_or_its_model() -> None:
 
 
 def test_a_modified_saved_result_is_named_from_the_version_error() -> None:
-    from autograd_notes._graph_reading import _named_by_message
+    from autograd_notes._graph.reading import _named_by_message
 
     a = torch.ones(2, requires_grad=True)
     e = a.exp()
@@ -459,7 +459,7 @@ def test_a_modified_saved_result_is_named_from_the_version_error() -> None:
 
 
 def test_a_modified_saved_leaf_is_named_only_when_one_tensor_fits() -> None:
-    from autograd_notes._graph_reading import _named_by_message
+    from autograd_notes._graph.reading import _named_by_message
 
     w = torch.ones(3, requires_grad=True)
     b = torch.ones(3)

@@ -6,7 +6,7 @@ from itertools import pairwise
 
 import pytest
 
-from autograd_notes._graph_layout import arrange, columns, layers, pack
+from autograd_notes._graph.layout import arrange, columns, layers, pack
 
 # 0 -> 1 -> 2 -> 3 (leaf), and 0 -> 3 directly: an edge that skips two rows
 CHAIN_AND_SHORTCUT = [[1, 3], [2], [3], []]

@@ -51,6 +51,6 @@ def test_no_two_children_of_a_package_import_each_other(graph: grimp.ImportGraph
 def test_the_graph_sees_late_imports(graph: grimp.ImportGraph) -> None:
     """The circles above are looked for in every import, the late ones included."""
     details = graph.get_import_details(
-        importer=f"{PACKAGE}.records.isolated", imported=f"{PACKAGE}.records.cells"
+        importer=f"{PACKAGE}.records.capture.isolated", imported=f"{PACKAGE}.records.capture.cells"
     )
     assert details, "isolated.py's function-level import of cells is in the graph"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from autograd_notes.records.baseline import (
+from autograd_notes.records.drift.baseline import (
     ACCEPT_PINNED,
     comparison_records,
     nearest_release,

@@ -24,10 +24,10 @@ from typing import Any
 import pytest
 
 from autograd_notes._device import DEVICE_VARIABLE
+from autograd_notes.records.capture.isolated import child_environment
+from autograd_notes.records.capture.reset import TIMEOUT_VARIABLE
 from autograd_notes.records.cli import main
-from autograd_notes.records.isolated import child_environment
-from autograd_notes.records.record import load_record
-from autograd_notes.records.reset import TIMEOUT_VARIABLE
+from autograd_notes.records.format.record import load_record
 
 FAST = '''"""
 Fast

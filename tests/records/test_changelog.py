@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 
-from autograd_notes.records.changelog import (
+from autograd_notes.records.cli import main
+from autograd_notes.records.format.record import write_record
+from autograd_notes.records.format.record_format import FORMAT
+from autograd_notes.records.history.changelog import (
     FOLLOWS,
     SENTENCES,
     Sentence,
@@ -17,11 +20,8 @@ from autograd_notes.records.changelog import (
     change_text,
     release_change_lines,
 )
-from autograd_notes.records.cli import main
-from autograd_notes.records.record import write_record
-from autograd_notes.records.record_format import FORMAT
-from autograd_notes.records.timeline import example_timeline
-from autograd_notes.records.timeline_changes import changelog_entries, release_changes
+from autograd_notes.records.history.timeline import example_timeline
+from autograd_notes.records.history.timeline_changes import changelog_entries, release_changes
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = "05_x/plot_fixture.py"

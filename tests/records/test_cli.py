@@ -23,9 +23,9 @@ import pytest
 import torch
 
 from autograd_notes._device import DEVICE_VARIABLE
+from autograd_notes.records.capture.reset import TIMEOUT_VARIABLE, reset_torch_state
 from autograd_notes.records.cli import main
-from autograd_notes.records.record import load_record, write_record
-from autograd_notes.records.reset import TIMEOUT_VARIABLE, reset_torch_state
+from autograd_notes.records.format.record import load_record, write_record
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = "01_x/plot_fixture.py"

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from autograd_notes._device import DEVICE_VARIABLE
-from autograd_notes.records.cells import capture_example
-from autograd_notes.records.compare import (
+from autograd_notes.records.capture.cells import capture_example
+from autograd_notes.records.drift.compare import (
     Difference,
     DifferenceKind,
     OutputReason,
@@ -23,8 +23,8 @@ from autograd_notes.records.compare import (
     same_behaviour,
     same_printed,
 )
-from autograd_notes.records.record_format import Record
-from autograd_notes.records.word_diffs import Change, Segment, render_word_diff, word_diff
+from autograd_notes.records.format.record_format import Record
+from autograd_notes.records.format.word_diffs import Change, Segment, render_word_diff, word_diff
 
 ROOT = Path(__file__).resolve().parents[2]
 INPLACE = "05_inplace/plot_detach_inplace_saved.py"  # errors and values

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from autograd_notes._device import DEVICE_VARIABLE
-from autograd_notes.records.device_details import gpu_details, runner_metadata
+from autograd_notes.records.capture.device_details import gpu_details, runner_metadata
 
 
 def fake_gpu(monkeypatch: pytest.MonkeyPatch, *, hip: str | None = None, driver: object = None) -> None:

@@ -21,11 +21,11 @@ from typing import Any
 import pytest
 import torch
 
-from autograd_notes.records.archive import MANIFEST, MAX_RECORD_BYTES, Manifest, write_archive
 from autograd_notes.records.cli import main
-from autograd_notes.records.record import load_record, record_text
-from autograd_notes.records.record_format import Record
-from autograd_notes.records.releases import release_of
+from autograd_notes.records.exchange.archive import MANIFEST, MAX_RECORD_BYTES, Manifest, write_archive
+from autograd_notes.records.format.record import load_record, record_text
+from autograd_notes.records.format.record_format import Record
+from autograd_notes.records.history.releases import release_of
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = "02_backward/plot_retain_graph.py"
@@ -406,7 +406,7 @@ def test_the_archive_holds_no_owner_date_or_file_name(tmp_path: Path) -> None:
 
 
 def test_every_committed_record_passes_the_schema() -> None:
-    from autograd_notes.records.schema import check_record, gallery_cells
+    from autograd_notes.records.format.schema import check_record, gallery_cells
 
     known = gallery_cells(ROOT / "gallery")
     paths = sorted((ROOT / "records").rglob("*.json"))

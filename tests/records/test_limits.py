@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from autograd_notes.records.limits import OUTPUT_LIMIT_VARIABLE, OutputLimitError, check_output, output_limits
+from autograd_notes.records.capture.limits import (
+    OUTPUT_LIMIT_VARIABLE,
+    OutputLimitError,
+    check_output,
+    output_limits,
+)
 
 
 def test_the_default_limits_are_far_above_what_examples_print() -> None:

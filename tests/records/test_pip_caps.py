@@ -10,8 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from autograd_notes.records.pip_caps import LIFT, TorchCap, cap_message, pip_constraint_files, torch_caps
-from autograd_notes.records.releases import not_recorded
+from autograd_notes.records.exchange.pip_caps import (
+    LIFT,
+    TorchCap,
+    cap_message,
+    pip_constraint_files,
+    torch_caps,
+)
+from autograd_notes.records.history.releases import not_recorded
 
 ROOT = Path(__file__).resolve().parents[2]
 # as `pip config list` prints this project's machines' configuration

@@ -13,11 +13,11 @@ import pytest
 import torch
 
 from autograd_notes._device import DEVICE_VARIABLE
-from autograd_notes.records.cells import capture_example
-from autograd_notes.records.compare import same_behaviour
-from autograd_notes.records.device_details import runner_metadata
-from autograd_notes.records.record import load_record, record_path, write_record
-from autograd_notes.records.record_format import FORMAT, RecordError
+from autograd_notes.records.capture.cells import capture_example
+from autograd_notes.records.capture.device_details import runner_metadata
+from autograd_notes.records.drift.compare import same_behaviour
+from autograd_notes.records.format.record import load_record, record_path, write_record
+from autograd_notes.records.format.record_format import FORMAT, RecordError
 
 ROOT = Path(__file__).resolve().parents[2]
 GALLERY = ROOT / "gallery"

@@ -25,9 +25,9 @@ import pytest
 import torch
 from _venvs import bare_environment, venv_on
 
-from autograd_notes.records.record import load_record, record_text
-from autograd_notes.records.releases import pinned_torch, release_of
-from autograd_notes.records.schema import check_record, gallery_cells
+from autograd_notes.records.format.record import load_record, record_text
+from autograd_notes.records.format.schema import check_record, gallery_cells
+from autograd_notes.records.history.releases import pinned_torch, release_of
 
 pytestmark = pytest.mark.build
 

@@ -6,16 +6,16 @@ import json
 
 import pytest
 
-from autograd_notes.records.compare import Difference, DifferenceKind
-from autograd_notes.records.report import (
+from autograd_notes.records.drift.compare import Difference, DifferenceKind
+from autograd_notes.records.drift.report import (
     ExampleResult,
     RunnerSkip,
     exit_status,
     render_json,
     render_text,
 )
-from autograd_notes.records.status import DriftStatus
-from autograd_notes.records.word_diffs import word_diff
+from autograd_notes.records.format.status import DriftStatus
+from autograd_notes.records.format.word_diffs import word_diff
 
 SAME, DRIFT, NO_RECORD = DriftStatus.SAME, DriftStatus.DRIFT, DriftStatus.NO_RECORD
 RECORDED, ACCEPTED = DriftStatus.RECORDED, DriftStatus.ACCEPTED

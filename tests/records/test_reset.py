@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from autograd_notes._expect import ExampleTimeout
-from autograd_notes.records.reset import (
+from autograd_notes.records.capture.reset import (
     DEFAULT_MEMORY_MIB,
     DEFAULT_TIMEOUT_S,
     EXECUTION_LOG_VARIABLE,

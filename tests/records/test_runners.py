@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from autograd_notes.records.runners import (
+from autograd_notes.records.history.runners import (
     BUILD,
     baseline,
     cpu_of,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 
-from autograd_notes.records.script_cells import Cell, is_cell_marker, split_cells, text_end
+from autograd_notes.records.format.script_cells import Cell, is_cell_marker, split_cells, text_end
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = sorted((ROOT / "gallery").glob("*/plot_*.py"))

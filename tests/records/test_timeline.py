@@ -17,10 +17,12 @@ import tomllib
 
 from autograd_notes import _release_notes
 from autograd_notes._release_notes import recorded_note
-from autograd_notes.records.notes import build_notes, render_notes
-from autograd_notes.records.record import write_record
-from autograd_notes.records.record_format import FORMAT
-from autograd_notes.records.releases import (
+from autograd_notes.records.format.record import write_record
+from autograd_notes.records.format.record_format import FORMAT
+from autograd_notes.records.format.status import Mark
+from autograd_notes.records.format.word_diffs import render_word_diff
+from autograd_notes.records.history.notes import build_notes, render_notes
+from autograd_notes.records.history.releases import (
     default_releases,
     is_release,
     latest_patches,
@@ -30,11 +32,9 @@ from autograd_notes.records.releases import (
     unknown_releases,
     version_key,
 )
-from autograd_notes.records.status import Mark
-from autograd_notes.records.timeline import check_text, example_timeline, load_timelines, worst
-from autograd_notes.records.timeline_changes import changelog_entries, release_changes
-from autograd_notes.records.timeline_summary import first_change, summarise
-from autograd_notes.records.word_diffs import render_word_diff
+from autograd_notes.records.history.timeline import check_text, example_timeline, load_timelines, worst
+from autograd_notes.records.history.timeline_changes import changelog_entries, release_changes
+from autograd_notes.records.history.timeline_summary import first_change, summarise
 
 SAME, BUILD, WORDS, OUTCOME = Mark.SAME, Mark.BUILD, Mark.WORDS, Mark.OUTCOME
 MISSING, NO_RECORD = Mark.MISSING, Mark.NO_RECORD

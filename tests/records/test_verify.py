@@ -18,13 +18,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from autograd_notes.records.archive import MANIFEST
 from autograd_notes.records.cli import main
-from autograd_notes.records.downloaded import DownloadError, find_downloads, read_download
-from autograd_notes.records.record import load_record
-from autograd_notes.records.record_format import Record
-from autograd_notes.records.releases import release_of
-from autograd_notes.records.verify import Verdict, archive_name, judge, runner_place
+from autograd_notes.records.exchange.archive import MANIFEST
+from autograd_notes.records.exchange.downloaded import DownloadError, find_downloads, read_download
+from autograd_notes.records.exchange.verify import Verdict, archive_name, judge, runner_place
+from autograd_notes.records.format.record import load_record
+from autograd_notes.records.format.record_format import Record
+from autograd_notes.records.history.releases import release_of
 from autograd_notes.site.examples.downloads import ReaderText, download_script, translate_script
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from _site import Build, copy_project, executions, sphinx_build
 
-from autograd_notes.records.reset import memory_limit_applies
+from autograd_notes.records.capture.reset import memory_limit_applies
 
 pytestmark = pytest.mark.build
 

@@ -15,7 +15,7 @@ import pytest
 from _html import Page, read_page
 from _site import ROOT, SYNTHETIC_CUDA_EXAMPLE, Site
 
-from autograd_notes.records.record import load_all_records
+from autograd_notes.records.format.record import load_all_records
 from autograd_notes.site.errors.families import (
     SUMMARY_LIMIT,
     Occurrence,

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from autograd_notes.records.runners import load_runner_records
+from autograd_notes.records.history.runners import load_runner_records
 from autograd_notes.site.errors import match as error_match
 from autograd_notes.site.errors.match import (
     Message,

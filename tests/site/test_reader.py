@@ -164,7 +164,7 @@ def test_helpers_and_records_import_without_sphinx(installed: Path, tmp_path: Pa
     result = _run(installed, "-c", probe, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     modules = set(json.loads(result.stdout))
-    assert "autograd_notes.records.record" in modules
+    assert "autograd_notes.records.format.record" in modules
     assert not {"sphinx", "sphinx_gallery", "docutils", "myst_nb"} & modules
 
 

@@ -23,7 +23,7 @@ from _html import read_page
 from _site import SYNTHETIC_CUDA_EDIT, SYNTHETIC_CUDA_EXAMPLE, build_site, patched_record, small_site
 
 from autograd_notes.records.cli import main
-from autograd_notes.records.releases import release_of
+from autograd_notes.records.history.releases import release_of
 
 # its module-scoped fixtures build once, in one worker
 pytestmark = [pytest.mark.build, pytest.mark.xdist_group("test_record_markup")]

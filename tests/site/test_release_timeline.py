@@ -27,9 +27,9 @@ from _site import (
 from docutils import nodes
 from sphinx.addnodes import pending_xref
 
-from autograd_notes.records.record_format import FORMAT
-from autograd_notes.records.releases import pinned_torch, version_key
-from autograd_notes.records.timeline import example_timeline
+from autograd_notes.records.format.record_format import FORMAT
+from autograd_notes.records.history.releases import pinned_torch, version_key
+from autograd_notes.records.history.timeline import example_timeline
 from autograd_notes.site.i18n.catalogs import translations
 from autograd_notes.site.pages.timeline_section import SECTION_ID, changed_note, timeline_nodes
 from autograd_notes.site.pages.timeline_sentences import summary_sentence

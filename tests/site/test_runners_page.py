@@ -24,9 +24,9 @@ from _site import (
     Site,
 )
 
-from autograd_notes.records.compare import OutputReason, output_difference_reason
-from autograd_notes.records.runners import load_runner_records, record_outputs
-from autograd_notes.records.status import RecordMatch
+from autograd_notes.records.drift.compare import OutputReason, output_difference_reason
+from autograd_notes.records.format.status import RecordMatch
+from autograd_notes.records.history.runners import load_runner_records, record_outputs
 from autograd_notes.site.pages.runner_matrix import MARKS
 from autograd_notes.site.pages.runner_outputs import localise_output
 from autograd_notes.site.pages.runner_releases import gpu_runner_counts

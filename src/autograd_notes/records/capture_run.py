@@ -17,14 +17,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .archive import ARCHIVE_FORMAT, Manifest, RunResult, write_archive
-from .compare import compare_records
-from .isolated import capture_isolated
-from .record import load_record, record_path, write_record
-from .record_format import Record, Runner
-from .releases import release_of
-from .report import ExampleResult
-from .status import DriftStatus
+from .capture.isolated import capture_isolated
+from .drift.compare import compare_records
+from .drift.report import ExampleResult
+from .exchange.archive import ARCHIVE_FORMAT, Manifest, RunResult, write_archive
+from .format.record import load_record, record_path, write_record
+from .format.record_format import Record, Runner
+from .format.status import DriftStatus
+from .history.releases import release_of
 
 __all__ = ["Destination", "compare_captured", "run_captures"]
 

@@ -18,28 +18,28 @@ from pathlib import Path
 import torch
 
 from .._device import DEVICE_VARIABLE, device_available
-from .baseline import ACCEPT_PINNED, comparison_records, recorded_releases
+from .capture.cells import capture_example
+from .capture.device_details import runner_metadata
+from .capture.isolated import DEFAULT_TIMEOUT_S
+from .capture.limits import OutputLimitError
 from .capture_run import Destination, compare_captured, run_captures
-from .cells import capture_example
-from .changelog import release_change_lines
-from .device_details import runner_metadata
-from .ingest import ArchiveError, ingest
-from .isolated import DEFAULT_TIMEOUT_S
-from .limits import OutputLimitError
-from .notes import NOTES_FILE, build_notes, render_notes, site_address
-from .record import record_path
-from .record_format import DEVICES, RUNNERS, RecordError
-from .releases import PIN_FILE, pinned_torch, release_of, release_records
-from .report import (
+from .drift.baseline import ACCEPT_PINNED, comparison_records, recorded_releases
+from .drift.report import (
     ExampleResult,
     RunnerSkip,
     exit_status,
     render_json,
     render_text,
 )
-from .status import DriftStatus, Merge
-from .timeline import load_timelines
-from .verify import add_verify_parser, verify_command
+from .exchange.ingest import ArchiveError, ingest
+from .exchange.verify import add_verify_parser, verify_command
+from .format.record import record_path
+from .format.record_format import DEVICES, RUNNERS, RecordError
+from .format.status import DriftStatus, Merge
+from .history.changelog import release_change_lines
+from .history.notes import NOTES_FILE, build_notes, render_notes, site_address
+from .history.releases import PIN_FILE, pinned_torch, release_of, release_records
+from .history.timeline import load_timelines
 
 __all__ = ["main"]
 

@@ -1,6 +1,6 @@
 """Every error and warning the examples document, grouped for the error-message index.
 
-Collected from the records (:mod:`autograd_notes.records.record`): each
+Collected from the records (:mod:`autograd_notes.records.format.record`): each
 ``expect_error`` or ``expect_warning`` event gives the exact text PyTorch
 printed. The index is grouped by exception type (``RuntimeError``,
 ``UserWarning``, ...); within a type, texts that say the same thing about
@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..._events import Event
-from ...records.record_format import Record
+from ...records.format.record_format import Record
 
 __all__ = [
     "PLACEHOLDER",

@@ -51,7 +51,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ...records.runners import RunnerRecord
+from ...records.history.runners import RunnerRecord
 from .families import event_messages
 
 __all__ = [

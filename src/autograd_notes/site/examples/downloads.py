@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...records.script_cells import is_cell_marker, text_end
+from ...records.format.script_cells import is_cell_marker, text_end
 
 __all__ = [
     "ReaderText",
@@ -251,7 +251,7 @@ def guard_imports(source: str, reader: ReaderText) -> str:
     installed (without importing any); when one is missing the script says
     which, and the command that installs them all, and exits, instead of
     a ``ModuleNotFoundError``. ``python -m autograd_notes verify`` knows
-    these lines (:mod:`autograd_notes.records.downloaded`).
+    these lines (:mod:`autograd_notes.records.exchange.downloaded`).
     """
     modules, at = third_party_imports(source)
     if at is None:
@@ -288,7 +288,7 @@ def download_script(text: str, reader: ReaderText, address: str) -> str:
     """The downloaded ``.py`` of a (translated) script ``text``: its header, then the script, guarded.
 
     ``python -m autograd_notes verify`` takes these additions away again
-    (:mod:`autograd_notes.records.downloaded`).
+    (:mod:`autograd_notes.records.exchange.downloaded`).
     """
     header = "\n".join(script_header(reader, address))
     return f"{header}\n{guard_imports(link_script_references(text, reader.links), reader)}"

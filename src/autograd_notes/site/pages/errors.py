@@ -32,8 +32,8 @@ from sphinx.util.docutils import SphinxDirective
 
 from ..._events import Event
 from ..._runner import runner_info
-from ...records.record import load_all_records
-from ...records.record_format import RUNNERS, Record
+from ...records.format.record import load_all_records
+from ...records.format.record_format import RUNNERS, Record
 from ..errors.families import (
     PLACEHOLDER,
     Family,

@@ -21,7 +21,7 @@ Four directives, registered by this module's :func:`setup` (an extension of its 
 Every word diff runs in the order of the releases: the older release's words
 struck, the newer's inserted, whichever of the two is today.
 
-The computation is :mod:`autograd_notes.records.timeline`; the modules below
+The computation is :mod:`autograd_notes.records.history.timeline`; the modules below
 put it in words, in the build's language (the ``sphinx`` catalog), as document
 nodes: paragraphs, lists, tables and the elements of
 :mod:`autograd_notes.site.web.html_nodes`, with links that Sphinx resolves and

@@ -1,7 +1,7 @@
 """The base of the runner directives: this build's runner, and an example's records read once a page.
 
 The runners are those that have a record
-(:mod:`autograd_notes.records.runners`): this build's, and every GPU runner of
+(:mod:`autograd_notes.records.history.runners`): this build's, and every GPU runner of
 any release, never a column or tab that no record backs. A record of this
 build's release is compared with what this build printed; a GPU record of
 another release with the CPU record of that release, never across releases.
@@ -17,10 +17,10 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from ..._runner import runner_info
-from ...records.record import record_path
-from ...records.record_format import Record
-from ...records.releases import release_of
-from ...records.runners import RunnerRecord, baseline, example_runner_records, page_runners
+from ...records.format.record import record_path
+from ...records.format.record_format import Record
+from ...records.history.releases import release_of
+from ...records.history.runners import RunnerRecord, baseline, example_runner_records, page_runners
 from ..upstream.gallery_rst import code_cells
 from .runner_words import runner_name, running_time
 

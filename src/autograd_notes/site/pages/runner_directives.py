@@ -25,7 +25,7 @@ from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
 from ..._runner import runner_info
-from ...records.limits import OutputLimitError, check_output
+from ...records.capture.limits import OutputLimitError, check_output
 from ..examples.install import InstallLineDirective
 from ..examples.output_lexer import OutputLexer
 from ..upstream.gallery_conf import gallery_folders

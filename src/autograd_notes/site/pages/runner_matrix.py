@@ -14,11 +14,11 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.locale import _
 
-from ...records.compare import Difference, output_difference_reason
-from ...records.record import record_path
-from ...records.record_format import Record
-from ...records.runners import BUILD, RunnerRecord, RunnerRelease, record_outputs
-from ...records.status import RecordMatch
+from ...records.drift.compare import Difference, output_difference_reason
+from ...records.format.record import record_path
+from ...records.format.record_format import Record
+from ...records.format.status import RecordMatch
+from ...records.history.runners import BUILD, RunnerRecord, RunnerRelease, record_outputs
 from ..upstream.gallery_rst import code_cells
 from ..web.html_nodes import HtmlBlock, HtmlCode, HtmlInline, HtmlLine, HtmlList
 from ..web.links import title_link
@@ -64,7 +64,7 @@ class RunnerMatrixDirective(RunnerDirective):
         """Return the runners' facts, the legend, the matrix and a drift section per example that differs.
 
         The matrix has this build's runner and one column per other runner and
-        release that has a record (:func:`~autograd_notes.records.runners.page_runners`):
+        release that has a record (:func:`~autograd_notes.records.history.runners.page_runners`):
         none for a runner no record backs.
         """
         generated = Path(self.env.srcdir, self.options.get("gallery", "examples"))
@@ -231,7 +231,7 @@ class RunnerMatrixDirective(RunnerDirective):
 
         ``status`` is ``None`` where the record has nothing to be compared
         with (no CPU record of its release); ``against`` is what it was
-        compared with (:func:`~autograd_notes.records.runners.baseline`).
+        compared with (:func:`~autograd_notes.records.history.runners.baseline`).
         """
         if status is None:
             label, symbol, kind = (

@@ -16,9 +16,9 @@ from docutils.parsers.rst import directives
 from sphinx.locale import _
 
 from ..._runner import runner_info
-from ...records.compare import output_difference_reason, record_cell
-from ...records.record_format import Record
-from ...records.runners import BUILD, RunnerRecord
+from ...records.drift.compare import output_difference_reason, record_cell
+from ...records.format.record_format import Record
+from ...records.history.runners import BUILD, RunnerRecord
 from ..examples.repeated_warnings import fold_repeated_warnings
 from ..web.html_nodes import RadioTab
 from ..web.links import cell_anchor, cell_label

@@ -19,8 +19,8 @@ from typing import Any
 from docutils import nodes
 from sphinx.locale import _
 
-from ...records.compare import compare_live
-from ...records.runners import (
+from ...records.drift.compare import compare_live
+from ...records.history.runners import (
     RunnerRecord,
     RunnerRelease,
     cpu_of,

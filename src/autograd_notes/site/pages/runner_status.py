@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...records.compare import Difference, compare_live, record_cell
-from ...records.record_format import Record
-from ...records.status import RecordMatch
+from ...records.drift.compare import Difference, compare_live, record_cell
+from ...records.format.record_format import Record
+from ...records.format.status import RecordMatch
 
 __all__ = ["RecordStatus", "record_status"]
 

@@ -10,10 +10,10 @@ from docutils import nodes
 from sphinx.locale import _
 
 from ..._runner import runner_info
-from ...records.compare import compare_live
-from ...records.record_format import Record
-from ...records.runners import BUILD, RunnerRecord, record_outputs
-from ...records.status import RecordMatch
+from ...records.drift.compare import compare_live
+from ...records.format.record_format import Record
+from ...records.format.status import RecordMatch
+from ...records.history.runners import BUILD, RunnerRecord, record_outputs
 from ..web.nodes import untranslatable
 from .runner_base import RunnerDirective
 from .runner_status import record_status

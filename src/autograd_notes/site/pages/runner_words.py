@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sphinx.locale import _
 
-from ...records.compare import OutputReason
+from ...records.drift.compare import OutputReason
 from ..web.nodes import RUNNER_NAMES
 
 __all__ = [
@@ -43,7 +43,7 @@ def reason_sentence(reason: OutputReason) -> str:
     """Why two runners printed otherwise, in a sentence of this build's language.
 
     The records layer says why as a code
-    (:func:`~autograd_notes.records.compare.output_difference_reason`); the words
+    (:func:`~autograd_notes.records.drift.compare.output_difference_reason`); the words
     are here, in the ``sphinx`` catalog, one message per code.
     """
     sentences = {

@@ -15,12 +15,12 @@ from docutils import nodes
 from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
-from ...records.releases import version_key
-from ...records.status import Mark
-from ...records.timeline import ExampleTimeline, load_timelines
-from ...records.timeline_changes import Change as ReleaseChange
-from ...records.timeline_changes import ChangeEntry, changelog_entries, release_changes
-from ...records.word_diffs import render_word_diff
+from ...records.format.status import Mark
+from ...records.format.word_diffs import render_word_diff
+from ...records.history.releases import version_key
+from ...records.history.timeline import ExampleTimeline, load_timelines
+from ...records.history.timeline_changes import Change as ReleaseChange
+from ...records.history.timeline_changes import ChangeEntry, changelog_entries, release_changes
 from ..upstream.gallery_conf import gallery_folders
 from ..web.html_nodes import HtmlList
 from ..web.links import (

@@ -1,6 +1,6 @@
 """The marks of the timelines and their legends, in the build's language.
 
-Each :class:`~autograd_notes.records.status.Mark` has a symbol, a class for
+Each :class:`~autograd_notes.records.format.status.Mark` has a symbol, a class for
 the stylesheet and a name; :func:`legend` lists them, :func:`diff_legend`
 says how a word diff reads (the older release's words struck, the newer's
 inserted).
@@ -11,7 +11,7 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx.locale import _
 
-from ...records.status import Mark
+from ...records.format.status import Mark
 from ..web.html_nodes import HtmlInline, HtmlList
 from ..web.nodes import compose
 

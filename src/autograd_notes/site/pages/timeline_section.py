@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from docutils import nodes
 from sphinx.locale import _
 
-from ...records.releases import version_key
-from ...records.status import Mark
-from ...records.timeline import CheckTimeline, ExampleTimeline, observation_runs, worst
+from ...records.format.status import Mark
+from ...records.history.releases import version_key
+from ...records.history.timeline import CheckTimeline, ExampleTimeline, observation_runs, worst
 from ..web.html_nodes import HtmlBlock, HtmlInline, HtmlLine, HtmlList, HtmlPre
 from ..web.links import cell_label, cell_number, label_link
 from ..web.nodes import compose, doc_reference

@@ -11,13 +11,13 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx.locale import _
 
-from ...records.changelog import message_of, shorten
-from ...records.status import Mark
-from ...records.timeline import ExampleTimeline
-from ...records.timeline_changes import Change as ReleaseChange
-from ...records.timeline_changes import ChangeEntry
-from ...records.timeline_summary import summarise
-from ...records.word_diffs import Change, WordDiff, spaced_segments
+from ...records.format.status import Mark
+from ...records.format.word_diffs import Change, WordDiff, spaced_segments
+from ...records.history.changelog import message_of, shorten
+from ...records.history.timeline import ExampleTimeline
+from ...records.history.timeline_changes import Change as ReleaseChange
+from ...records.history.timeline_changes import ChangeEntry
+from ...records.history.timeline_summary import summarise
 from ..web.html_nodes import HtmlCode, HtmlInline
 from ..web.nodes import compose
 

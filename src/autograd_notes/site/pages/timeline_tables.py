@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from docutils import nodes
 from sphinx.locale import _
 
-from ...records.releases import version_key
-from ...records.status import Mark
+from ...records.format.status import Mark
+from ...records.history.releases import version_key
 from ..web.html_nodes import HtmlBlock, HtmlInline, HtmlTable
 from .timeline_legends import _CLASSES, SYMBOLS
 

@@ -23,7 +23,7 @@ tiny fixture and fails, naming the function here, when a format moves.
   example again when the runner changed, with sphinx-gallery's own
   ``run_stale_examples`` option (no ``.md5`` file is deleted).
 * **The cells of a gallery script** (``# %%``): one splitter,
-  :mod:`autograd_notes.records.script_cells`, shared by the records and the
+  :mod:`autograd_notes.records.format.script_cells`, shared by the records and the
   downloads (the records layer cannot import this one); it is tested against
   sphinx-gallery's own parser on every gallery script.
 * **sphinx-gallery's image scraper**

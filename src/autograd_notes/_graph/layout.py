@@ -2,9 +2,9 @@
 
 Plain indices only, no PyTorch and no matplotlib: the nodes are ``0 .. n-1``,
 ``edges[i]`` lists where node ``i`` points, node 0 is the root. The
-reading of an autograd graph (:mod:`._graph_reading`, which builds the model
-of :mod:`._graph`) uses :func:`layers` and :func:`arrange` to number its
-nodes row by row; the drawing (:mod:`._graph_drawing`) uses
+reading of an autograd graph (:mod:`.reading`, which builds the model
+of :mod:`.model`) uses :func:`layers` and :func:`arrange` to number its
+nodes row by row; the drawing (:mod:`.drawing`) uses
 :func:`columns` to place them.
 """
 

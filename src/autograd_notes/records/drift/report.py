@@ -5,11 +5,11 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass, field
 
+from ..format.record_format import Runner
+from ..format.status import DriftStatus
+from ..format.word_diffs import render_word_diff
 from .baseline import ACCEPT_PINNED
 from .compare import Difference, DifferenceKind
-from .record_format import Runner
-from .status import DriftStatus
-from .word_diffs import render_word_diff
 
 __all__ = ["UNRECORDED", "ExampleResult", "RunnerSkip", "exit_status", "render_json", "render_text"]
 

@@ -28,8 +28,8 @@ from typing import Any, Literal
 
 import torch
 
-from .._device import runner_device
-from .._expect import ExampleTimeout
+from ..._device import runner_device
+from ..._expect import ExampleTimeout
 
 __all__ = [
     "DEFAULT_MEMORY_MIB",
@@ -284,7 +284,7 @@ def example_warning_filters(action: Literal["error", "always"]) -> None:
 
     A site build makes any warning an error (``"error"``): a documented one is
     caught by :func:`~autograd_notes.expect_warning` first, an undocumented one
-    fails the build. A capture of the records (:mod:`autograd_notes.records.cells`)
+    fails the build. A capture of the records (:mod:`autograd_notes.records.capture.cells`)
     lets every warning through (``"always"``) to record it and go on. Either way
     ``plt.show()`` on the build's non-interactive backend, which only warns that it
     cannot show (it is there for readers of the download), is ignored.

@@ -4,8 +4,8 @@
 and records, for every node, what it saved for backward and at which
 version, without running backward. A saved tensor that was modified in
 place since it was saved is marked, so the graph predicts the error that
-``backward()`` would raise. The result is the model of :mod:`._graph`, its
-nodes numbered row by row in the order :mod:`._graph_layout` arranges them.
+``backward()`` would raise. The result is the model of :mod:`.model`, its
+nodes numbered row by row in the order :mod:`.layout` arranges them.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from collections.abc import Mapping
 import torch
 from torch.autograd.graph import Node
 
-from ._graph import AutogradGraph, GraphNode, SavedTensor
-from ._graph_layout import arrange, layers
+from .layout import arrange, layers
+from .model import AutogradGraph, GraphNode, SavedTensor
 
 __all__ = ["autograd_graph"]
 

@@ -18,8 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .record import load_record
-from .record_format import DEVICES, Record
+from ..format.record import load_record
+from ..format.record_format import DEVICES, Record
 from .releases import RELEASES, is_release, release_of, version_key
 
 __all__ = [

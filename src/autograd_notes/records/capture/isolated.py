@@ -3,7 +3,7 @@
 A device-side assert poisons a CUDA context for the rest of its process, and
 an example that hangs or crashes must not take the others with it: ``capture``
 on a GPU (or with ``--archive``) runs every example as ``python -m
-autograd_notes.records.isolated <root> <example> <out.json>``, which captures
+autograd_notes.records.capture.isolated <root> <example> <out.json>``, which captures
 it (:func:`~.record.capture_example`) on the device that
 ``AUTOGRAD_NOTES_DEVICE`` names and writes its record to ``out.json``. The
 parent (:func:`capture_isolated`) waits at most the timeout, then ends the
@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from .._device import DEVICE_VARIABLE
+from ..._device import DEVICE_VARIABLE
 from .reset import TIMEOUT_VARIABLE
 
 if TYPE_CHECKING:
-    from .record_format import Record
+    from ..format.record_format import Record
 
 __all__ = ["DEFAULT_TIMEOUT_S", "Isolated", "capture_isolated", "child_environment"]
 
@@ -54,7 +54,7 @@ class Isolated:
 
 def _package_folder() -> Path:
     """The folder this package is imported from (``src`` in a source tree)."""
-    return Path(__file__).resolve().parents[2]
+    return Path(__file__).resolve().parents[3]
 
 
 def child_environment(device: str, timeout: float) -> dict[str, str]:
@@ -119,8 +119,8 @@ def capture_isolated(root: Path, example: str, device: str, timeout: float) -> I
 def _child(argv: list[str]) -> int:
     """Capture one example and write its record to a file: the child's side."""
     root, example, out = Path(argv[0]), argv[1], Path(argv[2])
+    from ..format.record import write_record
     from .cells import capture_example
-    from .record import write_record
 
     write_record(out, capture_example(root / "gallery", example, root))
     return 0

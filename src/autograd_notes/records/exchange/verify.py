@@ -33,14 +33,14 @@ from typing import cast
 
 import torch
 
-from .._device import device_available
-from .._release_notes import pinned_release, site_root
+from ..._device import device_available
+from ..._release_notes import pinned_release, site_root
+from ..capture.isolated import DEFAULT_TIMEOUT_S, capture_isolated
+from ..format.record_format import DEVICES, RUNNERS, Record, Runner
+from ..format.status import DriftStatus, Word
+from ..history.releases import RELEASES, release_of
 from .archive import ARCHIVE_FORMAT, Manifest, RunResult, write_archive
 from .downloaded import Download, DownloadError, find_downloads
-from .isolated import DEFAULT_TIMEOUT_S, capture_isolated
-from .record_format import DEVICES, RUNNERS, Record, Runner
-from .releases import RELEASES, release_of
-from .status import DriftStatus, Word
 
 __all__ = [
     "Finding",

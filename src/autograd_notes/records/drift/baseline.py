@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .releases import RELEASES, is_release, pinned_torch, release_of, release_records, version_key
+from ..history.releases import RELEASES, is_release, pinned_torch, release_of, release_records, version_key
 
 __all__ = ["ACCEPT_PINNED", "Baseline", "comparison_records", "nearest_release", "recorded_releases"]
 

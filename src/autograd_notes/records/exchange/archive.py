@@ -26,9 +26,9 @@ import tarfile
 from pathlib import Path, PurePosixPath
 from typing import TypedDict
 
-from .record import record_text
-from .record_format import DEVICES, RUNNERS, Record, Runner
-from .releases import RELEASES, is_release
+from ..format.record import record_text
+from ..format.record_format import DEVICES, RUNNERS, Record, Runner
+from ..history.releases import RELEASES, is_release
 
 __all__ = [
     "ARCHIVE_FORMAT",

@@ -39,13 +39,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._events import Event, EventKind
-from .cells import is_missing_api
-from .record import load_all_records
-from .record_format import CellStatus, Record
+from ..._events import Event, EventKind
+from ..capture.cells import is_missing_api
+from ..format.record import load_all_records
+from ..format.record_format import CellStatus, Record
+from ..format.status import Mark
+from ..format.word_diffs import WordDiff, word_diff
 from .releases import load_releases, release_of, version_key
-from .status import Mark
-from .word_diffs import WordDiff, word_diff
 
 __all__ = [
     "CheckTimeline",

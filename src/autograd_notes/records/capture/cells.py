@@ -1,11 +1,11 @@
 """Run a gallery script cell by cell, as sphinx-gallery does, capturing each cell.
 
 A cell starts at a ``# %%`` line (the module docstring before the first one
-is the page's introduction), where :mod:`~autograd_notes.records.script_cells`
+is the page's introduction), where :mod:`~autograd_notes.records.format.script_cells`
 splits the script. Cells run in order in one namespace, compiled
 with the script's own file name and line numbers, in the script's folder,
 with the same per-example reset as a site build
-(:func:`~autograd_notes.records.reset.reset_example`). This module imports no
+(:func:`~autograd_notes.records.capture.reset.reset_example`). This module imports no
 Sphinx: it runs where only PyTorch is installed.
 
 Unlike a site build, where a warning that no ``expect_warning`` catches is an
@@ -30,14 +30,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._events import Event, recording
-from .._normalise import normalise_message
-from .._traceback import format_clean_traceback
+from ..._events import Event, recording
+from ..._normalise import normalise_message
+from ..._traceback import format_clean_traceback
+from ..format.record_format import FORMAT, CellRecord, CellStatus, Record, UnexpectedWarning
+from ..format.script_cells import Cell, split_cells
 from .device_details import runner_metadata
 from .limits import check_output
-from .record_format import FORMAT, CellRecord, CellStatus, Record, UnexpectedWarning
 from .reset import example_warning_filters, reset_example
-from .script_cells import Cell, split_cells
 
 __all__ = [
     "Cell",

@@ -12,10 +12,10 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
+from ..format.status import Mark
+from ..format.word_diffs import WordDiff, word_diff
 from .releases import version_key
-from .status import Mark
 from .timeline import CheckTimeline, ExampleTimeline, Observation
-from .word_diffs import WordDiff, word_diff
 
 __all__ = ["Change", "ChangeEntry", "changelog_entries", "release_changes"]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import torch
 
-from .._runner import runner_info
-from .record_format import GpuDetails, Runner
+from ..._runner import runner_info
+from ..format.record_format import GpuDetails, Runner
 
 __all__ = ["gpu_details", "runner_metadata"]
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..format.status import Mark, Word
+from ..format.word_diffs import WordDiff, render_word_diff
 from .releases import version_key
-from .status import Mark, Word
 from .timeline import load_timelines
 from .timeline_changes import ChangeEntry, changelog_entries, release_changes
-from .word_diffs import WordDiff, render_word_diff
 
 __all__ = [
     "SENTENCES",

@@ -3,7 +3,7 @@
 sphinx-gallery splits a script at its ``# %%`` lines (or a line of twenty
 ``#`` or more): the comment lines right after such a marker are the cell's
 text, the lines after them, up to the next marker, its code. The records run
-a script cell by cell (:mod:`autograd_notes.records.cells`) and the site
+a script cell by cell (:mod:`autograd_notes.records.capture.cells`) and the site
 translates the text of the downloads (:mod:`autograd_notes.site.examples.downloads`)
 with these functions. ``tests/records/test_script_cells.py`` checks them
 against sphinx-gallery's own parser on every gallery script. This module

@@ -13,10 +13,10 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from .._events import Event, WarningEvent
-from .record_format import CellRecord, Record, UnexpectedWarning
-from .status import Word
-from .word_diffs import WordDiff, word_diff
+from ..._events import Event, WarningEvent
+from ..format.record_format import CellRecord, Record, UnexpectedWarning
+from ..format.status import Word
+from ..format.word_diffs import WordDiff, word_diff
 
 __all__ = [
     "Difference",

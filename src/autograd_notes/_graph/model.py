@@ -4,9 +4,9 @@ An :class:`AutogradGraph` holds the nodes below a tensor, root first, row
 by row (:class:`GraphNode`), each with the tensors it saved for backward
 and what became of them (:class:`SavedTensor`: saved, modified in place
 since, or freed). :meth:`AutogradGraph.text` writes the graph as lines of
-text (what tests and ``check`` compare). :func:`._graph_reading.autograd_graph`
+text (what tests and ``check`` compare). :func:`.reading.autograd_graph`
 builds the model from PyTorch's nodes, numbered row by row in the order
-:mod:`._graph_layout` arranges them, and :func:`._graph_drawing.draw_graph`
+:mod:`.layout` arranges them, and :func:`.drawing.draw_graph`
 draws the same lines as a matplotlib figure.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ._graph_layout import Slot
+from .layout import Slot
 
 __all__ = ["AutogradGraph", "GraphNode", "SavedTensor", "Status"]
 

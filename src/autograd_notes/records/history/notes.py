@@ -16,8 +16,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..format.status import Mark
 from .releases import release_of, version_key
-from .status import Mark
 from .timeline import CheckTimeline, ExampleTimeline, observation_runs
 
 __all__ = ["NOTES_FILE", "build_notes", "render_notes", "site_address"]

@@ -27,7 +27,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .._download_page import PAGE_ADDRESS
+from ..._download_page import PAGE_ADDRESS
 
 __all__ = [
     "DOWNLOAD_ALL",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal, TypedDict
 
-from .._events import Event
+from ..._events import Event
 
 __all__ = [
     "DEVICES",

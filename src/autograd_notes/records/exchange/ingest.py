@@ -36,6 +36,12 @@ from io import RawIOBase
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO, cast
 
+from ..drift.compare import same_behaviour
+from ..format.record import load_record, write_record
+from ..format.record_format import Record
+from ..format.schema import SchemaError, check_record, check_typed, gallery_cells
+from ..format.status import Merge
+from ..history.releases import pinned_torch, release_of
 from .archive import (
     ARCHIVE_FORMAT,
     MANIFEST,
@@ -46,12 +52,6 @@ from .archive import (
     Manifest,
     member_place,
 )
-from .compare import same_behaviour
-from .record import load_record, write_record
-from .record_format import Record
-from .releases import pinned_torch, release_of
-from .schema import SchemaError, check_record, check_typed, gallery_cells
-from .status import Merge
 
 __all__ = ["ArchiveError", "Merged", "ingest", "read_archive"]
 

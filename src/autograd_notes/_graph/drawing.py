@@ -1,8 +1,8 @@
 """The picture of an autograd graph: :func:`draw_graph`, with matplotlib alone.
 
-It draws the model of :mod:`._graph` (:func:`~._graph_reading.autograd_graph`):
+It draws the model of :mod:`.model` (:func:`~.reading.autograd_graph`):
 the nodes in the rows and order the model gives, each as a box with its
-title and lines, placed by :func:`._graph_layout.columns`, and the edges as
+title and lines, placed by :func:`.layout.columns`, and the edges as
 arrows that pass between the nodes of the rows they cross.
 """
 
@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ._figure_style import CHAR, LEADING, MUTED, PLAIN, RED, TEXT, TITLE_SIZE, blank_figure, set_title
-from ._graph import AutogradGraph, GraphNode, Status
-from ._graph_layout import Slot, columns
-from ._graph_reading import autograd_graph
+from .._figure_style import CHAR, LEADING, MUTED, PLAIN, RED, TEXT, TITLE_SIZE, blank_figure, set_title
+from .layout import Slot, columns
+from .model import AutogradGraph, GraphNode, Status
+from .reading import autograd_graph
 
 if TYPE_CHECKING:
     import torch

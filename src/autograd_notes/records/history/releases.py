@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from packaging.version import InvalidVersion, Version
 
 if TYPE_CHECKING:
-    from .record_format import Record
+    from ..format.record_format import Record
 
 __all__ = [
     "PIN_FILE",
@@ -177,7 +177,7 @@ def load_releases(records: Path, runner: str = "cpu") -> dict[str, dict[str, Rec
 
     Releases are in version order; folders that are not releases are ignored.
     """
-    from .record import load_record  # here: noxfile.py loads this module without PyTorch
+    from ..format.record import load_record  # here: noxfile.py loads this module without PyTorch
 
     found: dict[str, dict[str, Record]] = {}
     folder = records / RELEASES

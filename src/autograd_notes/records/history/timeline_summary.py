@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from .status import Mark
+from ..format.status import Mark
 from .timeline import ExampleTimeline
 from .timeline_changes import release_changes
 

@@ -5,7 +5,7 @@ as a page of that size. The limits are generous (the examples print at most
 a few KiB per cell): ``AUTOGRAD_NOTES_OUTPUT_LIMIT_KIB`` (default 1024) is
 what one example may print in all, and a cell may print a quarter of it.
 Over either, the build (:mod:`autograd_notes.site.pages.runner_directives`) and a
-capture (:mod:`autograd_notes.records.cells`) stop with
+capture (:mod:`autograd_notes.records.capture.cells`) stop with
 :class:`OutputLimitError`, naming the example and the cell.
 """
 
