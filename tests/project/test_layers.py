@@ -10,6 +10,8 @@ two modules cannot be understood, tested or moved apart.
 from __future__ import annotations
 
 import itertools
+from collections import Counter
+from pathlib import Path
 
 import grimp
 import pytest
@@ -54,3 +56,22 @@ def test_the_graph_sees_late_imports(graph: grimp.ImportGraph) -> None:
         importer=f"{PACKAGE}.records.capture.isolated", imported=f"{PACKAGE}.records.capture.cells"
     )
     assert details, "isolated.py's function-level import of cells is in the graph"
+
+
+LARGEST_MODULE = 400  # lines
+LARGEST_FOLDER = 20  # modules
+
+
+def test_no_module_is_over_400_lines_and_no_folder_over_20_modules() -> None:
+    """A module holds one job and a folder a handful (issue 32): past these, split by job."""
+    source = Path(__file__).resolve().parents[2] / "src" / "autograd_notes"
+    modules = [path for path in source.rglob("*.py") if "__pycache__" not in path.parts]
+    long = {
+        str(path.relative_to(source)): lines
+        for path in modules
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > LARGEST_MODULE
+    }
+    assert not long, f"modules over {LARGEST_MODULE} lines: {long}"
+    folders = Counter(str(path.parent.relative_to(source)) for path in modules)
+    crowded = {folder: count for folder, count in folders.items() if count > LARGEST_FOLDER}
+    assert not crowded, f"folders over {LARGEST_FOLDER} modules: {crowded}"

@@ -7,7 +7,7 @@ own code moved (a line number inside ``torch/``) and the frames a traceback
 folds (a folded-frames line that a release adds, takes away or words
 otherwise), and a float printed one unit of its last place apart. The
 normalisation here is the test's own, written from the CONTRIBUTING.md, not
-:func:`~autograd_notes.records.drift.compare.same_output`.
+:func:`~autograd_notes.records.drift.printed.same_output`.
 """
 
 from __future__ import annotations
