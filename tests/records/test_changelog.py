@@ -13,8 +13,6 @@ from autograd_notes.records.cli import main
 from autograd_notes.records.format.record import write_record
 from autograd_notes.records.format.record_format import FORMAT
 from autograd_notes.records.history.changelog import (
-    FOLLOWS,
-    SENTENCES,
     Sentence,
     change_sentence,
     change_text,
@@ -154,15 +152,6 @@ def test_a_warning_of_another_category_with_the_value_that_counts_it() -> None:
             "With it, the value `x.grad` changed: `[-18-]{+0+}`.",
         ),
     ]
-
-
-def test_the_english_sentences_are_the_timeline_pages() -> None:
-    """The same words as the changelog page's English (its msgids), so the terminal and the page agree."""
-    page = (ROOT / "src" / "autograd_notes" / "site" / "pages" / "timeline_sentences.py").read_text(
-        encoding="utf-8"
-    )
-    for sentence in [*SENTENCES.values(), FOLLOWS]:
-        assert f'"{sentence}"' in page, sentence
 
 
 def _line_of(example: str, kind: str, documented: str) -> int:

@@ -28,11 +28,16 @@ from docutils import nodes
 from sphinx.addnodes import pending_xref
 
 from autograd_notes.records.format.record_format import FORMAT
+from autograd_notes.records.history.changelog import FOLLOWS, SENTENCES
 from autograd_notes.records.history.releases import pinned_torch, version_key
 from autograd_notes.records.history.timeline import example_timeline
 from autograd_notes.site.i18n.catalogs import translations
 from autograd_notes.site.pages.timeline_section import SECTION_ID, changed_note, timeline_nodes
-from autograd_notes.site.pages.timeline_sentences import summary_sentence
+from autograd_notes.site.pages.timeline_sentences import (
+    follows_template,
+    sentence_templates,
+    summary_sentence,
+)
 from autograd_notes.site.upstream.gallery_rst import timeline_directive
 from autograd_notes.site.web.html_nodes import HtmlCode
 from autograd_notes.site.web.links import cell_label
@@ -433,3 +438,11 @@ def test_the_timeline_page_links_every_release_and_words_its_changes(small: Path
     assert newest.count("warnings on the first call") == 1
     assert "The RuntimeError is worded otherwise" in _text(sections["changes-2-13-0"])
     assert "<del>SigmoidBackward0,</del><ins>Sigmoid,</ins>" in sections["changes-2-13-0"]
+
+
+def test_the_page_words_the_sentences_the_records_choose() -> None:
+    """The changelog's sentence is chosen once (records); the page's English msgids are the terminal's."""
+    templates = sentence_templates()
+    assert set(templates) == set(SENTENCES)
+    assert {sentence: str(text) for sentence, text in templates.items()} == SENTENCES
+    assert str(follows_template()) == FOLLOWS

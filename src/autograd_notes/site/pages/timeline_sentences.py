@@ -13,9 +13,9 @@ from sphinx.locale import _
 
 from ...records.format.status import Mark
 from ...records.format.word_diffs import Change, WordDiff, spaced_segments
-from ...records.history.changelog import message_of, shorten
+from ...records.history.changelog import Sentence, shorten
+from ...records.history.changelog import change_sentence as decided_sentence
 from ...records.history.timeline import ExampleTimeline
-from ...records.history.timeline_changes import Change as ReleaseChange
 from ...records.history.timeline_changes import ChangeEntry
 from ...records.history.timeline_summary import summarise
 from ..web.html_nodes import HtmlCode, HtmlInline
@@ -23,8 +23,10 @@ from ..web.nodes import compose
 
 __all__ = [
     "change_sentence",
+    "follows_template",
     "heading_nodes",
     "held_sentence",
+    "sentence_templates",
     "summary_sentence",
 ]
 
@@ -148,74 +150,53 @@ def _diff_code(diff: WordDiff) -> nodes.Node:
     return HtmlCode("", "", *_diff_nodes(diff), classes=["tl-diff"])
 
 
-def change_sentence(entry: ChangeEntry) -> list[nodes.Node]:
-    """A change as a sentence: what changed (which check, which exception or warning or value), old → new.
+def sentence_templates() -> dict[Sentence, str]:
+    """Each sentence of the changelog, in the build's language (English: :data:`~.changelog.SENTENCES`)."""
+    return {
+        Sentence.STOPS: _("The cell stops before this check: {reason}."),
+        Sentence.RUNS: _("The cell runs to this check, where it stopped before: {reason}."),
+        Sentence.CATEGORY: _("The warning {message} is a {new}, no longer a {old}."),
+        Sentence.OUTCOME: _("The outcome changed from {old} to {new}: {diff}."),
+        Sentence.WORDED: _("The {outcome} is worded otherwise: {diff}."),
+        Sentence.PRINTED: _("The value {label} is printed otherwise: {diff}."),
+        Sentence.VALUE: _("The value {label} changed: {diff}."),
+    }
 
-    The older release's words are struck and the newer's inserted; a
-    warning whose category changed says so, and what follows from it.
+
+def follows_template() -> str:
+    """What a change takes with it, in the build's language (the English is :data:`~.changelog.FOLLOWS`)."""
+    return _("With it, the value {label} changed: {diff}.")
+
+
+def change_sentence(entry: ChangeEntry) -> list[nodes.Node]:
+    """A change as a sentence, in the build's language: the sentence the records chose, filled with nodes.
+
+    Which sentence says the change, and what fills it, is decided once
+    (:func:`~autograd_notes.records.history.changelog.change_sentence`, what
+    ``nox -s timeline`` prints too); here it is worded: the older release's
+    words struck and the newer's inserted, exception types and warning
+    categories as code, and the value checks that changed with it.
     """
-    change = entry.change
-    before, after, kind = change.before, change.after, change.check.kind
-    if after.mark == Mark.MISSING or (after.text is None and after.reason):
-        return compose(
-            _("The cell stops before this check: {reason}."),
-            reason=_code(shorten(after.reason or after.text or "")),
-        )
-    if before.mark == Mark.MISSING or (before.text is None and before.reason):
-        return compose(
-            _("The cell runs to this check, where it stopped before: {reason}."),
-            reason=_code(shorten(before.reason or before.text or "")),
-        )
-    category = change.category
-    if category is not None:
-        old, new = category
-        sentence = compose(
-            _("The warning {message} is a {new}, no longer a {old}."),
-            message=_code(shorten(message_of(after.text or "", new))),
-            old=_code(old),
-            new=_code(new),
-        )
-    elif kind != "value" and not change.words_only and not (before.outcome and after.outcome):
-        # an error or a warning that appears or goes: what there is, not a diff with nothing
-        said = after.text if after.outcome else before.text
-        sentence = compose(
-            _("The outcome changed from {old} to {new}: {diff}."),
-            old=_outcome_name(before.outcome, kind),
-            new=_outcome_name(after.outcome, kind),
-            diff=_code(shorten(said or "")),
-        )
-    else:
-        return _changed(change)
+    kind = entry.change.check.kind
+    found = decided_sentence(entry)
+    named = found.sentence == Sentence.CATEGORY
+    sentence = compose(
+        sentence_templates()[found.sentence],
+        reason=_code(shorten(found.reason)),
+        message=_code(shorten(found.said)),
+        old=_code(found.old) if named else _outcome_name(found.old, kind),
+        new=_code(found.new) if named else _outcome_name(found.new, kind),
+        outcome=_outcome_name(found.new, kind),
+        label=_code(found.label) if found.label else nodes.Text(_kind_name(kind)),
+        diff=_diff_code(found.diff) if found.diff else _code(shorten(found.said)),
+    )
     for follows in entry.follows:
         sentence += [
             nodes.Text(" "),
             *compose(
-                _("With it, the value {label} changed: {diff}."),
+                follows_template(),
                 label=_code(follows.check.label) if follows.check.label else nodes.Text(_kind_name("value")),
                 diff=_diff_code(follows.diff),
             ),
         ]
     return sentence
-
-
-def _changed(change: ReleaseChange) -> list[nodes.Node]:
-    """A change of words, of value, or of exception type, with its word diff."""
-    before, after, kind = change.before, change.after, change.check.kind
-    label = _code(change.check.label) if change.check.label else nodes.Text(_kind_name(kind))
-    diff = _diff_code(change.diff)
-    if change.words_only:
-        if kind == "value":
-            return compose(_("The value {label} is printed otherwise: {diff}."), label=label, diff=diff)
-        return compose(
-            _("The {outcome} is worded otherwise: {diff}."),
-            outcome=_outcome_name(after.outcome, kind),
-            diff=diff,
-        )
-    if kind == "value":
-        return compose(_("The value {label} changed: {diff}."), label=label, diff=diff)
-    return compose(
-        _("The outcome changed from {old} to {new}: {diff}."),
-        old=_outcome_name(before.outcome, kind),
-        new=_outcome_name(after.outcome, kind),
-        diff=diff,
-    )
