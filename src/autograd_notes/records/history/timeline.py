@@ -56,6 +56,7 @@ __all__ = [
     "example_timeline",
     "load_timelines",
     "observation_runs",
+    "timelines_of",
     "worst",
 ]
 
@@ -350,8 +351,13 @@ def example_timeline(
 
 def load_timelines(records: Path, runner: str = "cpu") -> dict[str, ExampleTimeline]:
     """Every example's timeline: today's records on ``runner`` against every release's."""
-    today: dict[str, Record] = load_all_records(records).get(runner, {})
-    releases = load_releases(records, runner)
+    return timelines_of(load_all_records(records).get(runner, {}), load_releases(records, runner))
+
+
+def timelines_of(
+    today: dict[str, Record], releases: dict[str, dict[str, Record]]
+) -> dict[str, ExampleTimeline]:
+    """The timelines of records already read: today's (example -> record) against each release's."""
     timelines = {}
     for example, record in sorted(today.items()):
         pinned = release_of(record["runner"]["torch"])

@@ -7,9 +7,14 @@ notebooks run again; myst-nb's cache is kept per runner key
 (``nb_execution_cache_path``/<key>), so every language of a build reuses one
 execution, and a new PyTorch or device runs them again. The records folder is
 ``autograd_notes_records`` (default ``../records`` from the configuration
-folder); a digest of its files (``autograd_notes_records_digest``) rebuilds
-the environment when a record changes, and a digest of the site layer's code
-(``autograd_notes_site_code``) when what the extension inserts changes.
+folder). Which record files there are (``autograd_notes_records_digest``, a
+digest of their paths) rebuilds the environment when one appears or goes: the
+runners and releases every page shows change. A record's contents
+(``autograd_notes_records_content``, a digest of every file) only key the
+build's reading of them: a page that shows a record depends on its file
+(:mod:`..pages.record_store`), and a changed record re-reads those pages alone.
+A digest of the site layer's code (``autograd_notes_site_code``) rebuilds the
+environment when what the extension inserts changes.
 """
 
 from __future__ import annotations
@@ -30,15 +35,16 @@ def _records_dir(app: Sphinx, config: Config) -> Path:
     return Path(app.confdir, config.autograd_notes_records or "../records").resolve()
 
 
-def files_digest(folder: Path, pattern: str) -> str:
-    """A digest of the path and contents of every file under ``folder`` matching ``pattern``.
+def files_digest(folder: Path, pattern: str, *, contents: bool = True) -> str:
+    """A digest of the path (and contents) of every file under ``folder`` matching ``pattern``.
 
     "" when ``folder`` does not exist: e.g. the records (``*.json``), the site layer's code (``*.py``).
     """
     digest = hashlib.sha256()
     for path in sorted(folder.rglob(pattern)):
-        digest.update(path.relative_to(folder).as_posix().encode())
-        digest.update(path.read_bytes())
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        if contents:
+            digest.update(path.read_bytes())
     return digest.hexdigest() if folder.exists() else ""
 
 
@@ -48,7 +54,9 @@ def _set_runner_key(app: Sphinx, config: Config) -> None:
         key = hashlib.sha256(config.autograd_notes_runner.encode()).hexdigest()[:16]
         config.nb_execution_cache_path = str(Path(app.confdir, config.nb_execution_cache_path, key).resolve())
     config.autograd_notes_records = str(_records_dir(app, config))
-    config.autograd_notes_records_digest = files_digest(Path(config.autograd_notes_records), "*.json")
+    records = Path(config.autograd_notes_records)
+    config.autograd_notes_records_digest = files_digest(records, "*.json", contents=False)
+    config.autograd_notes_records_content = files_digest(records, "*.json")
     # what this extension inserts into pages changes with its code: re-read them then
     config.autograd_notes_site_code = files_digest(Path(__file__).parents[1], "*.py")
 
@@ -58,6 +66,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("autograd_notes_runner", "", "env", types=frozenset({str}))
     app.add_config_value("autograd_notes_records", "", "env", types=frozenset({str}))
     app.add_config_value("autograd_notes_records_digest", "", "env", types=frozenset({str}))
+    # no rebuild: the pages that show a record depend on its file (record_store.note_records)
+    app.add_config_value("autograd_notes_records_content", "", "", types=frozenset({str}))
     app.add_config_value("autograd_notes_site_code", "", "env", types=frozenset({str}))
     app.connect("config-inited", _set_runner_key, priority=400)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -28,6 +28,7 @@ from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
 from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import clean_astext
@@ -36,7 +37,7 @@ from ..errors.match import Message, normalise, recorded_messages, token_weights,
 from ..upstream.gallery_conf import gallery_folders
 from ..upstream.gallery_rst import code_cells
 from ..web.links import cell_number
-from .runner_releases import site_runner_records
+from .record_store import site_records
 
 __all__ = ["DATA_FILE", "SCRIPT", "ErrorSearchBox", "ErrorSearchDirective", "search_data", "setup"]
 
@@ -107,7 +108,7 @@ def search_data(app: Sphinx) -> dict[str, Any]:
     index: dict[str, int] = {}
     messages: list[Message] = []
     places: list[list[list[Any]]] = []
-    for text, by_example in recorded_messages(site_runner_records(env)).items():
+    for text, by_example in recorded_messages(site_records(env).runs).items():
         where = []
         for example, lines in by_example.items():
             docname = gallery.docname(example)
@@ -133,7 +134,7 @@ def search_data(app: Sphinx) -> dict[str, Any]:
     }
 
 
-def _write_data(app: Sphinx, env: Any) -> list[str]:
+def _write_data(app: Sphinx, env: BuildEnvironment) -> list[str]:
     """Write the data once every page is read, before any is written: pages name it with its checksum."""
     if app.builder.format != "html":
         return []

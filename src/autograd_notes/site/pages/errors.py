@@ -22,17 +22,16 @@ the index's links.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
 from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
 from ..._events import Event
 from ..._runner import runner_info
-from ...records.format.record import load_all_records
 from ...records.format.record_format import RUNNERS, Record
 from ..errors.families import (
     PLACEHOLDER,
@@ -48,7 +47,7 @@ from ..upstream.gallery_conf import gallery_folders
 from ..web.html_nodes import HtmlBlock, HtmlLine
 from ..web.links import cell_label, cell_number, example_first_lines, gallery_docname, label_link, title_link
 from ..web.nodes import RUNNER_NAMES, compose, list_of, make_table, untranslatable
-from .timeline_directives import site_timelines
+from .record_store import note_records, site_records
 from .timeline_sentences import held_sentence
 
 __all__ = [
@@ -63,11 +62,11 @@ __all__ = [
 ERROR_INDEX_DOC = "errors"
 
 
-def _language(env: Any) -> str:
+def _language(env: BuildEnvironment) -> str:
     return str(env.config.language or "en")
 
 
-def error_links(env: Any, events: list[Event]) -> list[nodes.Node]:
+def error_links(env: BuildEnvironment, events: list[Event]) -> list[nodes.Node]:
     """A line linking each documented message of a cell to its index entry."""
     if ERROR_INDEX_DOC not in env.found_docs:
         return []
@@ -107,7 +106,8 @@ class ErrorIndexDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         """Return one section per type, an entry per family, a target per exact message."""
-        records = load_all_records(Path(self.config.autograd_notes_records))
+        note_records(self.env)
+        records = site_records(self.env).pinned()
         self._runners = sorted(records)
         result: list[nodes.Node] = []
         for group in group_by_type(collect_messages(records)):
@@ -198,13 +198,14 @@ class SourceStatusDirective(SphinxDirective):
         """Return a table: example × runner, with the checks that held."""
         source = self.arguments[0]
         gallery = gallery_folders(self.config, self.env.srcdir)[0].source
-        records = load_all_records(Path(self.config.autograd_notes_records))
+        note_records(self.env)
+        records = site_records(self.env).pinned()
         examples = []
         for script in sorted(gallery.glob("*/plot_*.py")):
             self.env.note_dependency(str(script))
             if source in _CITATION.findall(script.read_text(encoding="utf-8")):
                 examples.append(script.relative_to(gallery).as_posix())
-        timelines = site_timelines(self.env)
+        timelines = site_records(self.env).timelines
         # a column per runner that has a record, and this build's: none that no record backs
         runners = [r for r in RUNNERS if records.get(r) or r == runner_info().device]
         rows = [
@@ -245,7 +246,8 @@ class SourceRecordsDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         """Return one sentence listing each runner's PyTorch and recording dates."""
-        records = load_all_records(Path(self.config.autograd_notes_records))
+        note_records(self.env)
+        records = site_records(self.env).pinned()
         language = _language(self.env)
         parts = []
         for runner in RUNNERS:

@@ -20,8 +20,9 @@ from ..._runner import runner_info
 from ...records.format.record import record_path
 from ...records.format.record_format import Record
 from ...records.history.releases import release_of
-from ...records.history.runners import RunnerRecord, baseline, example_runner_records, page_runners
+from ...records.history.runners import RunnerRecord, baseline, page_runners
 from ..upstream.gallery_rst import code_cells
+from .record_store import note_records, site_records
 from .runner_words import runner_name, running_time
 
 __all__ = ["CodeCellOutput", "RunnerDirective"]
@@ -29,7 +30,6 @@ __all__ = ["CodeCellOutput", "RunnerDirective"]
 logger = logging.getLogger(__name__)
 
 CodeCellOutput = tuple[int, list[str]]
-_READ_RECORDS = "autograd_notes_records"  # env.temp_data key: the records this page read
 _PAGE_CELLS = "autograd_notes_page_cells"  # env.temp_data key: the first line of each code cell
 
 
@@ -51,13 +51,9 @@ class RunnerDirective(SphinxDirective):
         return release_of(runner_info().torch_version)
 
     def records(self, example: str) -> list[RunnerRecord]:
-        """Every record of ``example``, each runner and release, read once per page (summary and cells)."""
-        # no note_dependency: records are hashed into a config value that
-        # rebuilds the environment when any of them changes (see runner_key)
-        read = cast("dict[str, list[RunnerRecord]]", self.env.temp_data.setdefault(_READ_RECORDS, {}))
-        if example not in read:
-            read[example] = example_runner_records(self.records_dir(), example)
-        return read[example]
+        """Every record of ``example``, each runner and release; the page depends on their files."""
+        note_records(self.env, example)
+        return site_records(self.env).runs.get(example, [])
 
     def own_run(self, runs: list[RunnerRecord]) -> RunnerRecord | None:
         """The record of this build's runner and release (``records/<device>``), if there is one."""

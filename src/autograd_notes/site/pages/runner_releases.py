@@ -11,12 +11,10 @@ exists, there is no line and no heading.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from docutils import nodes
+from sphinx.environment import BuildEnvironment
 from sphinx.locale import _
 
 from ...records.drift.compare import compare_live
@@ -24,19 +22,18 @@ from ...records.history.runners import (
     RunnerRecord,
     RunnerRelease,
     cpu_of,
-    load_runner_records,
     page_runners,
     record_outputs,
 )
 from ..web.links import title_link
 from ..web.nodes import RUNNER_NAMES, compose
+from .record_store import note_records, site_records
 
 __all__ = [
     "RUNNERS_DOC",
     "RunnerReleaseCount",
     "gpu_runner_counts",
     "gpu_runner_notes",
-    "site_runner_records",
 ]
 
 RUNNERS_DOC = "runners"
@@ -51,20 +48,6 @@ class RunnerReleaseCount:
     recorded: int
     differing: int | None
     """Examples whose outputs differ from the CPU record of the same release; ``None``: no CPU record."""
-
-
-# Module-level, yet safe for parallel reads: a pure function of immutable strings (the records
-# folder and the digest of its files), whose result the callers only read.
-@functools.lru_cache(maxsize=4)
-def _runner_records(records: str, digest: str) -> dict[str, list[RunnerRecord]]:
-    del digest  # part of the cache key only: new records, new runners
-    return load_runner_records(Path(records))
-
-
-def site_runner_records(env: Any) -> dict[str, list[RunnerRecord]]:
-    """Every example's records on every runner and release of this build (read once per set of records)."""
-    config = env.config
-    return _runner_records(config.autograd_notes_records, config.autograd_notes_records_digest)
 
 
 def gpu_runner_counts(runs: dict[str, list[RunnerRecord]]) -> list[RunnerReleaseCount]:
@@ -90,9 +73,10 @@ def gpu_runner_counts(runs: dict[str, list[RunnerRecord]]) -> list[RunnerRelease
     ]
 
 
-def gpu_runner_notes(env: Any) -> list[nodes.Node]:
+def gpu_runner_notes(env: BuildEnvironment) -> list[nodes.Node]:
     """A heading-less list of the GPU runners and releases with records; nothing where there is none."""
-    runs = site_runner_records(env)
+    note_records(env)
+    runs = site_records(env).runs
     counts = gpu_runner_counts(runs)
     if not counts:
         return []

@@ -7,10 +7,6 @@
 
 from __future__ import annotations
 
-import functools
-from pathlib import Path
-from typing import Any
-
 from docutils import nodes
 from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
@@ -18,7 +14,6 @@ from sphinx.util.docutils import SphinxDirective
 from ...records.format.status import Mark
 from ...records.format.word_diffs import render_word_diff
 from ...records.history.releases import version_key
-from ...records.history.timeline import ExampleTimeline, load_timelines
 from ...records.history.timeline_changes import Change as ReleaseChange
 from ...records.history.timeline_changes import ChangeEntry, changelog_entries, release_changes
 from ..upstream.gallery_conf import gallery_folders
@@ -32,6 +27,7 @@ from ..web.links import (
     page_link,
 )
 from ..web.nodes import compose, untranslatable
+from .record_store import note_records, site_records
 from .runner_releases import gpu_runner_notes
 from .timeline_legends import legend, mark_names
 from .timeline_section import SECTION_ID, TIMELINE_DOC, changed_note, timeline_nodes
@@ -44,22 +40,7 @@ __all__ = [
     "ReleaseTimelineDirective",
     "TimelineChangelogDirective",
     "TimelineMatrixDirective",
-    "site_timelines",
 ]
-
-
-# Module-level, yet safe for parallel reads: keyed on immutable strings (the records folder and
-# the digest of its files), a pure function of them, and its result is only read by the callers.
-@functools.lru_cache(maxsize=4)
-def _timelines(records: str, digest: str) -> dict[str, ExampleTimeline]:
-    del digest  # part of the cache key only: new records, new timelines
-    return load_timelines(Path(records))
-
-
-def site_timelines(env: Any) -> dict[str, ExampleTimeline]:
-    """The timelines of this build (computed once per set of records)."""
-    config = env.config
-    return _timelines(config.autograd_notes_records, config.autograd_notes_records_digest)
 
 
 class ReleaseChangedDirective(SphinxDirective):
@@ -69,7 +50,8 @@ class ReleaseChangedDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         """Return the note, or nothing where the newest release does as the page documents."""
-        timeline = site_timelines(self.env).get(self.arguments[0])
+        note_records(self.env, self.arguments[0])
+        timeline = site_records(self.env).timelines.get(self.arguments[0])
         note = changed_note(timeline) if timeline is not None else None
         return untranslatable([note]) if note is not None else []
 
@@ -84,7 +66,8 @@ class ReleaseTimelineDirective(SphinxDirective):
         example = self.arguments[0]
         section = nodes.section(ids=[SECTION_ID], names=[SECTION_ID], classes=["release-timeline-section"])
         section += nodes.title(_("Across PyTorch releases"), _("Across PyTorch releases"))
-        timeline = site_timelines(self.env).get(example)
+        note_records(self.env, example)
+        timeline = site_records(self.env).timelines.get(example)
         if timeline is None:
             section += nodes.paragraph("", _("This example has no record yet."))
             return untranslatable([section])
@@ -104,7 +87,8 @@ class TimelineMatrixDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         """Return the legend of the marks and the matrix, each release's head linked to its changes."""
-        timelines = site_timelines(self.env)
+        note_records(self.env)
+        timelines = site_records(self.env).timelines
         if not timelines:
             return untranslatable([nodes.paragraph("", _("No records yet."))])
         releases = sorted({r for t in timelines.values() for r in t.releases}, key=version_key)
@@ -132,7 +116,8 @@ class TimelineChangelogDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         """Return one subsection per recorded release, newest first (one without a change says so)."""
-        timelines = site_timelines(self.env)
+        note_records(self.env)
+        timelines = site_records(self.env).timelines
         entries = changelog_entries(release_changes(list(timelines.values())))
         # release -> what changed (the same change in many cells is one entry) -> the change, its cells
         by_release: dict[str, dict[tuple[str, ...], tuple[ChangeEntry, list[tuple[str, int, str]]]]] = {}

@@ -19,11 +19,12 @@ and warns about (an error under ``-W``) when its target is missing. A
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from docutils import nodes
 from sphinx.addnodes import pending_xref
 from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
 from sphinx.util.nodes import clean_astext, make_refnode
 
 from ..upstream.gallery_conf import gallery_folders
@@ -98,7 +99,7 @@ def page_link(docname: str, anchor: str) -> pending_xref:
 
 
 def resolve_page_link(
-    app: Sphinx, env: Any, node: pending_xref, contnode: nodes.Element
+    app: Sphinx, env: BuildEnvironment, node: pending_xref, contnode: nodes.Element
 ) -> nodes.reference | None:
     """Resolve a :func:`page_link` (``missing-reference``); ``None`` for any other or a missing page."""
     if node["reftype"] != PAGE_REF:
@@ -110,7 +111,7 @@ def resolve_page_link(
     return make_refnode(app.builder, node["refdoc"], docname, node["refanchor"], nodes.Text(title))
 
 
-def _example_cells(env: Any, example: str) -> list[CodeCell]:
+def _example_cells(env: BuildEnvironment, example: str) -> list[CodeCell]:
     """The code cells of an example's generated page ([] before it exists).
 
     Read once per example by the page being read (``env.temp_data`` lasts one
@@ -121,23 +122,23 @@ def _example_cells(env: Any, example: str) -> list[CodeCell]:
     if not page.exists():
         return []
     env.note_dependency(str(page))
-    cache: dict[str, list[CodeCell]] = env.temp_data.setdefault(_CELLS, {})
+    cache = cast("dict[str, list[CodeCell]]", env.temp_data.setdefault(_CELLS, {}))
     if example not in cache:
         cache[example] = code_cells(page.read_text(encoding="utf-8"))
     return cache[example]
 
 
-def example_first_lines(env: Any, example: str) -> list[int]:
+def example_first_lines(env: BuildEnvironment, example: str) -> list[int]:
     """The first source line of each code cell of an example's generated page ([] before it exists)."""
     return [cell.first_line for cell in _example_cells(env, example)]
 
 
-def example_cell_headings(env: Any, example: str) -> list[str]:
+def example_cell_headings(env: BuildEnvironment, example: str) -> list[str]:
     """The title of the section each code cell of an example's page is in, as written (reST)."""
     return [cell.heading for cell in _example_cells(env, example)]
 
 
-def gallery_docname(env: Any, example: str) -> str:
+def gallery_docname(env: BuildEnvironment, example: str) -> str:
     """The docname of ``<section>/plot_x.py``'s generated page: ``examples/<section>/plot_x``."""
     return gallery_folders(env.config, env.srcdir)[0].docname(example)
 
