@@ -15,7 +15,6 @@ __all__ = [
     "RUNNER_NAMES",
     "Cell",
     "compose",
-    "doc_link",
     "doc_reference",
     "list_of",
     "make_table",
@@ -89,13 +88,6 @@ def doc_reference(docname: str, content: nodes.Node) -> pending_xref:
     )
     ref += content
     return ref
-
-
-def doc_link(docname: str, text: str, *, literal: bool = False) -> nodes.paragraph:
-    """A paragraph holding a link to document ``docname`` (absolute, without suffix)."""
-    return nodes.paragraph(
-        "", "", doc_reference(docname, nodes.literal(text, text) if literal else nodes.Text(text))
-    )
 
 
 def untranslatable(result: list[nodes.Node]) -> list[nodes.Node]:
