@@ -7,14 +7,15 @@ one run, on this machine, it measures:
 * a clean site build, every language, as ``nox -s docs`` makes it (in a
   copy of the project, with no cache: every example executes);
 * the whole test suite, as ``nox -s tests`` runs it (without the install): a
-  worker per CPU, the whole site built once in the background for all of
-  them (``pyproject.toml``'s ``addopts``, ``tests/_shared.py``);
+  worker per CPU, the whole site built once for all of them by the first
+  that needs it (``pyproject.toml``'s ``addopts``, ``tests/conftest.py``);
 * the inner loop, ``pytest -m "not build"``: every test that builds no site.
 
-and prints the goals beside them: the whole suite at most 3 × the clean
-build, the inner loop at most 90 s. Beside each time it prints the CPU time
-the whole machine spent meanwhile (Linux's ``/proc/stat``: Chromium, the
-background build and every subprocess included) and how busy that kept the
+and prints the goals beside them: the whole suite at most 6 minutes (with
+the clean build's time beside it, for the ratio), the inner loop at most
+60 s. Beside each time it prints the CPU time the whole machine spent
+meanwhile (Linux's ``/proc/stat``: Chromium, the site build and every
+subprocess included) and how busy that kept the
 CPUs: a run that keeps every CPU busy is as fast as its work allows, and
 only less work makes it faster. It also lists the slowest tests of the
 whole run. The exit status is non-zero only when a command failed: times
@@ -39,8 +40,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from _site import copy_project  # noqa: E402
 
-SUITE_GOAL = 3.0  # the whole suite, in clean builds
-INNER_GOAL = 90.0  # seconds
+SUITE_GOAL = 360.0  # seconds, on 2 cores
+INNER_GOAL = 60.0  # seconds
 
 
 STAT = Path("/proc/stat")
@@ -121,8 +122,8 @@ def main(argv: list[str] | None = None) -> int:
         suite, suite_summary = pytest_run()
         ratio = suite.seconds / build.seconds
         print(f"whole suite:                    {suite.seconds:7.1f} s  ({suite_summary}){suite.note()}")
-        print(f"  whole suite / clean build:    {ratio:7.2f}  goal ≤ {SUITE_GOAL:.0f}: ", end="")
-        print("met" if ratio <= SUITE_GOAL else "MISSED")
+        print(f"  whole suite / clean build:    {ratio:7.2f}")
+        print(f"  goal ≤ {SUITE_GOAL:.0f} s: {'met' if suite.seconds <= SUITE_GOAL else 'MISSED'}")
     return 0
 
 

@@ -13,22 +13,18 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-
-# Set by conftest.py before each test: whether it is marked ``build``. A test that builds a
-# site must be, so that the inner loop (``-m "not build"``) never builds one.
-BUILD_ALLOWED = True
-
-
-class UnmarkedBuild(Exception):
-    """A test that is not marked ``build`` tried to build a site."""
-
-
-def _may_build() -> None:
-    if not BUILD_ALLOWED:
-        raise UnmarkedBuild(
-            "this test builds a Sphinx site: mark it @pytest.mark.build, or use a site fixture "
-            "(conftest.SITE_FIXTURES), so that `-m 'not build'` leaves it out"
-        )
+BUILDERS = frozenset(
+    {
+        "sphinx_build",
+        "build_site",
+        "build_whole_site",
+        "SphinxTestApp",
+        "torch_only",
+        "venv_on",
+    }
+)
+"""What builds a site or an environment: a test that calls one, or a fixture that does, is marked
+``build`` at collection (``conftest.builds``)."""
 
 
 @dataclass
@@ -117,7 +113,6 @@ def sphinx_build(
     project: Path, *extra: str, env: dict[str, str] | None = None, timeout: float = 900
 ) -> Build:
     """Run ``sphinx-build -n -W --keep-going`` on ``project/docs`` like ``nox -s docs``."""
-    _may_build()
     html = project / "build" / "html"
     command = [
         sys.executable,
@@ -186,7 +181,6 @@ def patched_record(project: Path, example: str, runner: str, edit: dict[str, str
 
 def build_site(project: Path, *args: str, log: Path | None = None) -> subprocess.CompletedProcess[str]:
     """``python -m autograd_notes.site.build.sitebuild docs build/html`` in ``project``, as nox does."""
-    _may_build()
     env = {**os.environ, "PYTHONWARNINGS": ""}
     if log is not None:
         env["AUTOGRAD_NOTES_EXECUTION_LOG"] = str(log)

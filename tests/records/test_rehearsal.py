@@ -21,15 +21,12 @@ import sys
 import tarfile
 from pathlib import Path
 
-import pytest
 import torch
 from _venvs import bare_environment, venv_on
 
 from autograd_notes.records.format.record import load_record, record_text
 from autograd_notes.records.format.schema import check_record, gallery_cells
 from autograd_notes.records.history.releases import pinned_torch, release_of
-
-pytestmark = pytest.mark.build
 
 ROOT = Path(__file__).resolve().parents[2]
 SECTION = "## Record on a GPU machine"

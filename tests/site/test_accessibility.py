@@ -29,8 +29,6 @@ import pytest
 from _browser import LANGUAGES, Server, watch
 from _site import SYNTHETIC_CUDA_EXAMPLE
 
-pytestmark = pytest.mark.build
-
 # One page of each type the site has.
 PAGE_TYPES = {
     "home": "index.html",

@@ -11,8 +11,6 @@ from _site import Build, copy_project, executions, sphinx_build
 
 from autograd_notes.records.capture.reset import memory_limit_applies
 
-pytestmark = pytest.mark.build
-
 INDEX = """\
 # Fixture
 

@@ -30,8 +30,6 @@ from _site import ROOT, SYNTHETIC_CUDA_EXAMPLE, Site
 
 from autograd_notes.site.examples.figure_scraper import TEXT_KEY, png_texts
 
-pytestmark = pytest.mark.build
-
 SCREENSHOTS = Path(os.environ.get("AUTOGRAD_NOTES_SCREENSHOTS", ROOT / "build" / "screenshots"))
 EXAMPLE_PAGE = f"examples/{Path(SYNTHETIC_CUDA_EXAMPLE).with_suffix('.html').as_posix()}"
 INPLACE_ERROR = (

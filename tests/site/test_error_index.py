@@ -212,7 +212,6 @@ def expected_types(site: Site) -> list[str]:
     ]
 
 
-@pytest.mark.build
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_table_of_contents_lists_the_types_only(whole_site: Site, language: str) -> None:
     page = read_page(whole_site.html / language, "errors.html")
@@ -225,7 +224,6 @@ def test_the_table_of_contents_lists_the_types_only(whole_site: Site, language: 
     assert headings == entries
 
 
-@pytest.mark.build
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_recorded_message_is_on_the_page_whole_and_wrapped(whole_site: Site, language: str) -> None:
     page = read_page(whole_site.html / language, "errors.html")
@@ -246,7 +244,6 @@ def explained_in(page: Page) -> list[tuple[str, str]]:
     ]
 
 
-@pytest.mark.build
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_links_are_named_by_the_examples_title_and_the_cell(whole_site: Site, language: str) -> None:
     folder = whole_site.html / language
@@ -271,7 +268,6 @@ def test_links_are_named_by_the_examples_title_and_the_cell(whole_site: Site, la
     assert not any(re.search(r"\.py|line \d", text) for _href, text in links)
 
 
-@pytest.mark.build
 def test_a_linked_cell_is_the_one_that_raises(whole_site: Site) -> None:
     """Follow each cell link of the English index: that cell's traceback ends with the message."""
     folder = whole_site.html / "en"
@@ -295,7 +291,6 @@ def test_a_linked_cell_is_the_one_that_raises(whole_site: Site) -> None:
     assert checked >= 40
 
 
-@pytest.mark.build
 def test_a_cuda_variant_joins_its_cpu_family_and_says_where_it_was_seen(whole_site: Site) -> None:
     page = read_page(whole_site.html / "en", "errors.html")
     family = next(
@@ -312,7 +307,6 @@ def test_a_cuda_variant_joins_its_cpu_family_and_says_where_it_was_seen(whole_si
     assert any(page.resolve(href)[0] == example for href, _text in explained_in(page))
 
 
-@pytest.mark.build
 def test_quotes_in_summaries_stay_as_pytorch_prints_them(whole_site: Site) -> None:
     summaries = [
         p.text()

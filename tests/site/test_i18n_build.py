@@ -151,7 +151,6 @@ def test_translated_pages_show_translated_prose_and_interface(html_root: Path) -
     assert "回到顶部" in zh
 
 
-@pytest.mark.build
 def test_a_broken_catalog_stops_the_build_naming_file_and_line(tmp_path: Path) -> None:
     project = small_site(tmp_path, [f"{PAGE.relative_to('examples')}.py"])
     po = project / "docs" / "locale" / "ru" / "LC_MESSAGES" / "errors.po"
@@ -187,7 +186,6 @@ def edit_catalog(project: Path, language: str, change: Callable[[Catalog], None]
         write_po(stream, catalog)
 
 
-@pytest.mark.build
 def test_dropped_markup_fails_the_build_naming_the_catalog(tmp_path: Path) -> None:
     def drop_literals(catalog: Catalog) -> None:
         message = next(m for m in catalog if m.id and "``" in str(m.string))
@@ -202,7 +200,6 @@ def test_dropped_markup_fails_the_build_naming_the_catalog(tmp_path: Path) -> No
     assert "markup differs from English" in output
 
 
-@pytest.mark.build
 def test_an_untranslated_message_shows_in_english(tmp_path: Path) -> None:
     def forget_title(catalog: Catalog) -> None:
         catalog["Edits that backward notices"].string = ""
@@ -231,7 +228,6 @@ def _append_to_first_translation(path: Path, addition: str) -> int:
 HOSTILE = " <script>alert(7)</script> <img src=x onerror=alert(8)>"
 
 
-@pytest.mark.build
 @pytest.mark.parametrize(
     ("catalog", "addition", "said"),
     [
@@ -255,7 +251,6 @@ def test_a_translation_cannot_add_html(tmp_path: Path, catalog: str, addition: s
     assert "alert" not in "".join(p.read_text("utf-8") for p in (project / "build").rglob("*.html"))
 
 
-@pytest.mark.build
 def test_an_interface_string_with_other_placeholders_stops_the_build(tmp_path: Path) -> None:
     def attribute(catalog: Catalog) -> None:
         message = catalog["{count} of {total}"]

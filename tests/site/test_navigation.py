@@ -19,8 +19,6 @@ import pytest
 from _html import Element, parse_page
 from _site import ROOT, Site
 
-pytestmark = pytest.mark.build
-
 LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 SECTIONS = sorted(p.parent.name for p in (ROOT / "gallery").glob("*/GALLERY_HEADER.rst"))
 GALLERY = "examples/index.html"

@@ -20,7 +20,7 @@ import pytest
 from _site import ROOT, Build, small_site, sphinx_build
 
 # its module-scoped fixtures build once, in one worker
-pytestmark = [pytest.mark.build, pytest.mark.xdist_group("test_other_builders")]
+pytestmark = [pytest.mark.xdist_group("test_other_builders")]
 
 EXAMPLE = "02_backward/plot_retain_graph.py"
 PAGE = "examples/02_backward/plot_retain_graph.txt"

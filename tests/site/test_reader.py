@@ -45,7 +45,7 @@ from autograd_notes.site.examples.install import PACKAGES, install_command
 from autograd_notes.site.i18n.catalogs import translations
 
 # its module-scoped fixtures build once, in one worker
-pytestmark = [pytest.mark.build, pytest.mark.xdist_group("test_reader")]
+pytestmark = [pytest.mark.xdist_group("test_reader")]
 
 # checked values, an expected error, a graph drawn, references to a source: and no CUDA
 # record in the test site, so every output block on its page is this build's

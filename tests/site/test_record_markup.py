@@ -26,7 +26,7 @@ from autograd_notes.records.cli import main
 from autograd_notes.records.history.releases import release_of
 
 # its module-scoped fixtures build once, in one worker
-pytestmark = [pytest.mark.build, pytest.mark.xdist_group("test_record_markup")]
+pytestmark = [pytest.mark.xdist_group("test_record_markup")]
 
 SCRIPT = "<script>alert(1)</script>"
 ROLE = ":ref:`x`"

@@ -369,7 +369,6 @@ def _text(html: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
 
 
-@pytest.mark.build
 def test_an_example_page_says_at_the_top_what_the_newest_release_changed(small: Path) -> None:
     page = (small / "en/examples/15_silent_gradients/plot_nan_through_masking.html").read_text("utf-8")
     note = page.index('class="admonition attention release-changed')
@@ -387,7 +386,6 @@ def test_an_example_page_says_at_the_top_what_the_newest_release_changed(small: 
     assert "release-changed" not in data
 
 
-@pytest.mark.build
 def test_code_cells_are_numbered_and_a_cell_link_lands_on_the_code(small: Path) -> None:
     page = (small / "en/examples/15_silent_gradients/plot_nan_through_masking.html").read_text("utf-8")
     numbers = re.findall(
@@ -410,7 +408,6 @@ def test_code_cells_are_numbered_and_a_cell_link_lands_on_the_code(small: Path) 
     assert "older words</del> are struck and <ins>newer words</ins> inserted" in section
 
 
-@pytest.mark.build
 def test_the_timeline_page_links_every_release_and_words_its_changes(small: Path) -> None:
     page = (small / "en/timeline.html").read_text("utf-8")
     matrix = page[page.index('<table class="tl-table tl-matrix">') : page.index("</table>")]

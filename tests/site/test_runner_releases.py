@@ -21,7 +21,7 @@ from _html import Page, read_page
 from _site import ROOT, SYNTHETIC_CUDA_EDIT, SYNTHETIC_CUDA_EXAMPLE, build_site, small_site
 
 # its module-scoped fixtures build once, in one worker
-pytestmark = [pytest.mark.build, pytest.mark.xdist_group("test_runner_releases")]
+pytestmark = [pytest.mark.xdist_group("test_runner_releases")]
 
 RELEASE = "2.11.0"
 OTHER_EXAMPLE = "02_backward/plot_retain_graph.py"

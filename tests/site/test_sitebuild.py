@@ -121,7 +121,6 @@ def _small_site(tmp_path: Path) -> Path:
     return project
 
 
-@pytest.mark.build
 def test_the_log_names_the_folder_the_pages_are_in_once_they_are_there(tmp_path: Path) -> None:
     project = _small_site(tmp_path)
     result = build_site(project, "--language", "en", "-D", "autograd_notes_require_records=0")

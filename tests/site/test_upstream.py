@@ -215,7 +215,6 @@ EXAMPLES = {
 }
 
 
-@pytest.mark.build
 def test_the_real_configuration_reruns_every_example_only_when_the_runner_changes(tmp_path: Path) -> None:
     """docs/conf.py on a two-example gallery: built, rebuilt unchanged, rebuilt under another runner."""
     project = copy_project(tmp_path, gallery=False)

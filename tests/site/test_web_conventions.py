@@ -14,8 +14,6 @@ from _site import ROOT, Site
 from autograd_notes.site.build.sitebuild import site_url_of
 from autograd_notes.site.web.page_meta import og_locale
 
-pytestmark = pytest.mark.build
-
 LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 SITE = site_url_of(ROOT / "docs")
 REPOSITORY = "https://github.com/autograd-notes/autograd-notes/edit/main/"
