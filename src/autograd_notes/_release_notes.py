@@ -15,41 +15,78 @@ import functools
 import json
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from packaging.version import InvalidVersion, Version
 
 from ._download_page import DownloadPage
 from ._reader_words import words
+from ._typed_json import SchemaError, check_typed
 
-__all__ = ["pinned_release", "recorded_note", "site_root"]
+__all__ = ["NoteCheck", "ReleaseNotes", "ReleaseRun", "pinned_release", "recorded_note", "site_root"]
+
+
+class ReleaseRun(TypedDict):
+    """Consecutive recorded releases that observed the same at a check."""
+
+    first: str
+    last: str
+    mark: str
+    """What the releases did against the page: ``same``, or how they differ (``different outcome``...)."""
+    text: str
+    """What they observed ("" where it is what the page documents)."""
+
+
+class NoteCheck(TypedDict):
+    """A documented check that some recorded release does otherwise, and what each release did."""
+
+    example: str
+    line: int
+    kind: str
+    label: str
+    documented: str
+    releases: list[ReleaseRun]
+
+
+class ReleaseNotes(TypedDict):
+    """``release_notes.json``: what a download needs to say what a reader's release is recorded to do."""
+
+    site: str
+    pinned: str
+    releases: list[str]
+    examples: list[str]
+    checks: list[NoteCheck]
+
 
 NOTES = "release_notes.json"
 SECTION = "across-pytorch-releases"
 
 
+def read_notes(text: str) -> ReleaseNotes:
+    """Parse and check the notes (:class:`ReleaseNotes`); :class:`SchemaError` or ``ValueError`` if not."""
+    notes = json.loads(text)
+    check_typed(notes, ReleaseNotes)
+    return notes  # type: ignore[no-any-return]  # checked just above
+
+
 @functools.cache
-def _notes() -> dict[str, Any] | None:
+def _notes() -> ReleaseNotes | None:
     try:
-        text = resources.files("autograd_notes").joinpath(NOTES).read_text(encoding="utf-8")
-        notes: dict[str, Any] = json.loads(text)
-    except (OSError, ValueError):  # missing or damaged: a drift message then says what it always said
+        return read_notes(resources.files("autograd_notes").joinpath(NOTES).read_text(encoding="utf-8"))
+    except (OSError, ValueError, SchemaError):  # missing or damaged: a drift message says what it always said
         return None
-    return notes
 
 
 def pinned_release() -> str | None:
     """The PyTorch release the site this package came from pins (its runner records' release)."""
     notes = _notes()
-    pinned = notes.get("pinned") if notes else None
-    return pinned if isinstance(pinned, str) else None
+    return notes["pinned"] if notes else None
 
 
 def site_root() -> str | None:
     """The address of the site this package came from (ending in ``/``)."""
     notes = _notes()
-    site = notes.get("site") if notes else None
-    return site if isinstance(site, str) else None
+    return notes["site"] if notes else None
 
 
 def _key(release: str) -> tuple[int, ...]:
@@ -61,13 +98,13 @@ def _key(release: str) -> tuple[int, ...]:
     return parts[:3] if len(parts) >= 3 else ()
 
 
-def _described(check: dict[str, Any]) -> str:
+def _described(check: NoteCheck) -> str:
     """The check's documented side as BehaviourDrift words it (``label: value`` for a value)."""
-    label = check.get("label") or ""
+    label = check["label"]
     return f"{label}: {check['documented']}" if check["kind"] == "value" and label else check["documented"]
 
 
-def _find(notes: dict[str, Any], path: str, line: int, documented: str) -> dict[str, Any] | None:
+def _find(notes: ReleaseNotes, path: str, line: int, documented: str) -> NoteCheck | None:
     """The check at ``path:line``, or the closest match.
 
     The same script and line; else the nearest check above it in the same script
@@ -78,16 +115,16 @@ def _find(notes: dict[str, Any], path: str, line: int, documented: str) -> dict[
     ours = [check for check in notes["checks"] if Path(check["example"]).name == name]
     for check in ours:
         if check["line"] == line:
-            return dict(check)
+            return check
     # a download starts with a few lines more than the gallery script: its checks moved down
     moved = [check for check in ours if _described(check) == documented and check["line"] <= line]
     if moved:
-        return dict(max(moved, key=lambda check: int(check["line"])))
+        return max(moved, key=lambda check: check["line"])
     same = [check for check in notes["checks"] if _described(check) == documented]
-    return dict(same[0]) if len({check["example"] for check in same}) == 1 else None
+    return same[0] if len({check["example"] for check in same}) == 1 else None
 
 
-def _page(notes: dict[str, Any], example: str) -> str:
+def _page(notes: ReleaseNotes, example: str) -> str:
     return f"{notes['site']}en/examples/{Path(example).with_suffix('').as_posix()}.html#{SECTION}"
 
 
@@ -102,11 +139,11 @@ def recorded_note(
     else in English, linking the English page.
     """
     notes = _notes()
-    if not notes or not notes.get("releases"):
+    if not notes or not notes["releases"]:
         return ""
     said = words(page.language if page else None)
     release = torch_version.partition("+")[0]
-    releases: list[str] = notes["releases"]
+    releases = notes["releases"]
     # another patch of a recorded minor release (2.5.0 where 2.5.1 is recorded) reads as that one
     same_minor = [r for r in releases if _key(r)[:2] == _key(release)[:2]]
     if release not in releases and same_minor:
@@ -116,7 +153,7 @@ def recorded_note(
     example = (
         check["example"]
         if check
-        else next((e for e in notes.get("examples", []) if Path(e).name == Path(path).name), None)
+        else next((e for e in notes["examples"] if Path(e).name == Path(path).name), None)
     )
     if example is None:
         return ""
@@ -125,9 +162,11 @@ def recorded_note(
         return said["not_recorded"].format(release=release, covered=covered, page=link)
     if check is None:
         return said["check_elsewhere"].format(release=release, page=link)
-    for first, last, mark, text in check["releases"]:
-        if _key(first) <= _key(release) <= _key(last):
-            if mark == "same":
+    for run in check["releases"]:
+        if _key(run["first"]) <= _key(release) <= _key(run["last"]):
+            if run["mark"] == "same":
                 return said["holds"].format(release=release, page=link)
-            return said["recorded"].format(release=release, mark=mark, text=text, covered=covered, page=link)
+            return said["recorded"].format(
+                release=release, mark=run["mark"], text=run["text"], covered=covered, page=link
+            )
     return said["no_record"].format(release=release, page=link)

@@ -14,7 +14,8 @@ import torch
 from autograd_notes import BehaviourDrift
 from autograd_notes._download_page import DownloadPage, page_in, running_page
 from autograd_notes._drift import Location, caller_location
-from autograd_notes._release_notes import NOTES, pinned_release
+from autograd_notes._release_notes import NOTES, pinned_release, read_notes
+from autograd_notes._typed_json import SchemaError
 
 
 def where_called() -> Location:
@@ -98,8 +99,8 @@ def _differing_check() -> dict[str, Any]:
         check
         for check in notes["checks"]
         if check["example"] == NON_LEAF
-        and check["releases"][0][0] == "2.4.1"
-        and check["releases"][0][2] == "message differs"
+        and check["releases"][0]["first"] == "2.4.1"
+        and check["releases"][0]["mark"] == "message differs"
     )
 
 
@@ -169,3 +170,23 @@ def test_the_page_is_read_from_the_checks_file_then_the_main_script(tmp_path: Pa
     assert running_page(str(script)) == DownloadPage(page, "pt_BR")
     assert running_page(str(tmp_path / "missing.py")) is None  # pytest's own main names no page
     assert page_in(f"x = '{page}'") is None  # only a comment names the page
+
+
+def test_the_shipped_notes_are_read_as_their_types_and_a_damaged_file_is_refused() -> None:
+    """release_notes.json is checked when read (``ReleaseNotes``): a file of another shape is no notes."""
+    text = resources.files("autograd_notes").joinpath(NOTES).read_text(encoding="utf-8")
+    notes = read_notes(text)
+    assert notes["checks"]
+    assert all(
+        set(run) == {"first", "last", "mark", "text"} for c in notes["checks"] for run in c["releases"]
+    )
+    # the positional runs of the old format, a missing field, a wrong type: each refused, naming where
+    old = text.replace('{"first": ', "[").replace(', "last": ', ", ")
+    with pytest.raises((SchemaError, ValueError)):
+        read_notes(old)
+    run = {"first": "2.4.1", "last": "2.4.1", "mark": "same"}
+    short = json.dumps({**notes, "checks": [{**notes["checks"][0], "releases": [run]}]})
+    with pytest.raises(SchemaError, match=r"checks\[0\]\.releases\[0\]: missing key\(s\): 'text'"):
+        read_notes(short)
+    with pytest.raises(SchemaError, match="pinned: must be a string"):
+        read_notes(json.dumps({**notes, "pinned": 2}))

@@ -330,8 +330,8 @@ def test_notes_keep_only_checks_that_differ(notes: dict[str, Any]) -> None:
     assert len(notes["checks"]) == 1
     assert notes["checks"][0]["releases"] == [
         # the same RuntimeError, its node renamed: the same outcome in other words
-        ["2.9.1", "2.9.1", WORDS, f"RuntimeError: {OLD_ERROR}"],
-        ["2.12.1", "2.13.0", SAME, ""],
+        {"first": "2.9.1", "last": "2.9.1", "mark": WORDS, "text": f"RuntimeError: {OLD_ERROR}"},
+        {"first": "2.12.1", "last": "2.13.0", "mark": SAME, "text": ""},
     ]
 
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
+from ..._release_notes import NoteCheck, ReleaseNotes, ReleaseRun
 from ..format.status import Mark
 from .releases import release_of, version_key
 from .timeline import CheckTimeline, ExampleTimeline, observation_runs
@@ -34,23 +34,23 @@ def site_address(root: Path) -> str:
     return address if not address or address.endswith("/") else address + "/"
 
 
-def _runs(check: CheckTimeline) -> list[list[str]]:
-    """``[first, last, mark, text]`` for each run of releases that observed the same."""
+def _runs(check: CheckTimeline) -> list[ReleaseRun]:
+    """Each run of releases that observed the same: its first and last release, its mark, what it saw."""
     # what a release that behaves as documented observed is on the page; the notes keep the rest
     return [
-        [
-            releases[0],
-            releases[-1],
-            seen.mark.value,
-            "" if seen.mark == Mark.SAME else (seen.text or seen.reason),
-        ]
+        ReleaseRun(
+            first=releases[0],
+            last=releases[-1],
+            mark=seen.mark.value,
+            text="" if seen.mark == Mark.SAME else (seen.text or seen.reason),
+        )
         for releases, seen in observation_runs(check)
     ]
 
 
-def build_notes(timelines: dict[str, ExampleTimeline], site: str) -> dict[str, Any]:
+def build_notes(timelines: dict[str, ExampleTimeline], site: str) -> ReleaseNotes:
     """The notes: every check that differs somewhere, with what each release observed."""
-    checks = []
+    checks: list[NoteCheck] = []
     releases: set[str] = set()
     pinned = ""
     for example, timeline in sorted(timelines.items()):
@@ -61,28 +61,30 @@ def build_notes(timelines: dict[str, ExampleTimeline], site: str) -> dict[str, A
                 if all(seen.mark in (Mark.SAME, Mark.NO_RECORD) for seen in check.releases.values()):
                     continue
                 checks.append(
-                    {
-                        "example": example,
-                        "line": check.line,
-                        "kind": check.kind,
-                        "label": check.label,
-                        "documented": check.documented,
-                        "releases": _runs(check),
-                    }
+                    NoteCheck(
+                        example=example,
+                        line=check.line,
+                        kind=check.kind,
+                        label=check.label,
+                        documented=check.documented,
+                        releases=_runs(check),
+                    )
                 )
-    return {
-        "site": site,
-        "pinned": release_of(pinned),
-        "releases": sorted(releases, key=version_key),
-        "examples": sorted(timelines),
-        "checks": checks,
-    }
+    return ReleaseNotes(
+        site=site,
+        pinned=release_of(pinned),
+        releases=sorted(releases, key=version_key),
+        examples=sorted(timelines),
+        checks=checks,
+    )
 
 
-def render_notes(notes: dict[str, Any]) -> str:
-    """The notes as the committed file: one check per line, stable."""
-    head = {key: value for key, value in notes.items() if key != "checks"}
-    lines = [json.dumps(check, ensure_ascii=False) for check in notes["checks"]]
-    body = ",\n  ".join(lines)
-    text = json.dumps(head, ensure_ascii=False)[:-1]
-    return f'{text}, "checks": [\n  {body}\n]}}\n'
+def render_notes(notes: ReleaseNotes) -> str:
+    """The notes as the committed file: a field per line, a check per line, stable."""
+
+    def line(value: object) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    head = [f" {line(key)}: {line(value)}," for key, value in notes.items() if key != "checks"]
+    checks = ",\n".join(f"  {line(check)}" for check in notes["checks"])
+    return "\n".join(["{", *head, ' "checks": [', checks, " ]", "}"]) + "\n"
