@@ -24,8 +24,10 @@ from .releases import RELEASES, is_release, release_of, version_key
 
 __all__ = [
     "BUILD",
+    "Baseline",
     "RunnerRecord",
     "RunnerRelease",
+    "ThisBuild",
     "baseline",
     "cpu_of",
     "example_runner_records",
@@ -140,13 +142,19 @@ def page_runners(runs: Iterable[RunnerRecord]) -> list[RunnerRecord]:
     return [run for run in runs if run.runner.pinned or run.runner.device != "cpu"]
 
 
-BUILD = "build"
-"""What :func:`baseline` gives for a record of the build's own release: compare it with the build."""
+@dataclass(frozen=True)
+class ThisBuild:
+    """What :func:`baseline` gives for a record of the build's own release: compare it with the build."""
 
 
-def baseline(
-    run: RunnerRecord, runs: Iterable[RunnerRecord], build_release: str
-) -> RunnerRecord | str | None:
+BUILD = ThisBuild()
+"""The one :class:`ThisBuild`."""
+
+Baseline = RunnerRecord | ThisBuild | None
+"""What a record is compared with: this build's outputs, its release's CPU record, or nothing."""
+
+
+def baseline(run: RunnerRecord, runs: Iterable[RunnerRecord], build_release: str) -> Baseline:
     """What ``run`` is compared with, within its release.
 
     :data:`BUILD` where it recorded the release this build runs (the page's

@@ -20,7 +20,7 @@ from ..._runner import runner_info
 from ...records.format.record import record_path
 from ...records.format.record_format import Record
 from ...records.history.releases import release_of
-from ...records.history.runners import RunnerRecord, baseline, page_runners
+from ...records.history.runners import Baseline, RunnerRecord, baseline, page_runners
 from ..upstream.gallery_rst import code_cells
 from .record_store import note_records, site_records
 from .runner_words import runner_name, running_time
@@ -60,7 +60,7 @@ class RunnerDirective(SphinxDirective):
         own = [run for run in runs if run.runner.pinned and run.runner.device == self.this_runner]
         return own[0] if own else None
 
-    def others(self, runs: list[RunnerRecord]) -> list[tuple[RunnerRecord, RunnerRecord | str | None]]:
+    def others(self, runs: list[RunnerRecord]) -> list[tuple[RunnerRecord, Baseline]]:
         """The other runners a page shows, each with what it is compared with (:func:`baseline`)."""
         return [
             (run, baseline(run, runs, self.this_release))

@@ -18,7 +18,7 @@ from ...records.drift.compare import Difference, output_difference_reason
 from ...records.format.record import record_path
 from ...records.format.record_format import Record
 from ...records.format.status import RecordMatch
-from ...records.history.runners import BUILD, RunnerRecord, RunnerRelease, record_outputs
+from ...records.history.runners import BUILD, Baseline, RunnerRecord, RunnerRelease, record_outputs
 from ..upstream.gallery_rst import code_cells
 from ..web.html_nodes import HtmlBlock, HtmlCode, HtmlInline, HtmlLine, HtmlList
 from ..web.links import title_link
@@ -44,11 +44,9 @@ _Example = tuple[str, str, list[CodeCellOutput], list[RunnerRecord]]
 """An example, its page's docname, its live outputs (first line, output of each code cell), its records."""
 
 
-def _compared_status(
-    run: RunnerRecord, against: RunnerRecord | str | None, live: list[CodeCellOutput]
-) -> RecordStatus | None:
+def _compared_status(run: RunnerRecord, against: Baseline, live: list[CodeCellOutput]) -> RecordStatus | None:
     """``run`` against this build's outputs or its release's CPU record; ``None``: nothing to compare with."""
-    if against == BUILD:
+    if against is BUILD:
         return record_status(live, run.record)
     if isinstance(against, RunnerRecord):
         return record_status(record_outputs(against.record), run.record)
@@ -225,7 +223,7 @@ class RunnerMatrixDirective(RunnerDirective):
         return nodes.container("", legend, nodes.paragraph("", note), classes=["runner-legend-box"])
 
     def _cell(
-        self, example: str, run: RunnerRecord | None, status: RecordStatus | None, against: object = BUILD
+        self, example: str, run: RunnerRecord | None, status: RecordStatus | None, against: Baseline = BUILD
     ) -> nodes.Node:
         """One mark, its details (the record, what differs from what, and why) on demand.
 
@@ -282,7 +280,7 @@ class RunnerMatrixDirective(RunnerDirective):
         )
 
     def _compared_lines(
-        self, example: str, run: RunnerRecord, status: RecordStatus | None, against: object
+        self, example: str, run: RunnerRecord, status: RecordStatus | None, against: Baseline
     ) -> list[list[nodes.Node]]:
         """What a mark's details say of the comparison: this build's, or the CPU's of the record's release."""
         release = run.runner.release
@@ -297,7 +295,7 @@ class RunnerMatrixDirective(RunnerDirective):
         if status.status == RecordMatch.SAME:
             same = (
                 _("This build printed the same.")
-                if against == BUILD
+                if against is BUILD
                 else _("It printed what the CPU printed with PyTorch {release}.").format(release=release)
             )
             return [[nodes.Text(same)]]
@@ -307,7 +305,7 @@ class RunnerMatrixDirective(RunnerDirective):
         )
         differs = (
             _("Cells where this build printed something else: {cells}.")
-            if against == BUILD
+            if against is BUILD
             else _("Cells where the CPU printed something else with PyTorch {release}: {cells}.")
         )
         lines: list[list[nodes.Node]] = [[nodes.Text(differs.format(cells=cells, release=release))]]

@@ -18,7 +18,7 @@ from sphinx.locale import _
 from ..._runner import runner_info
 from ...records.drift.compare import output_difference_reason, record_cell
 from ...records.format.record_format import Record
-from ...records.history.runners import BUILD, RunnerRecord
+from ...records.history.runners import BUILD, Baseline, RunnerRecord
 from ..examples.repeated_warnings import fold_repeated_warnings
 from ..web.html_nodes import RadioTab
 from ..web.links import cell_anchor, cell_label
@@ -100,7 +100,7 @@ class RunnerOutputsDirective(RunnerDirective):
         compared = []
         for run, against in self.others(runs):
             output = _cell_output(run.record, line)
-            reference = live if against == BUILD else _reference_output(against, line)
+            reference = live if against is BUILD else _reference_output(against, line)
             if output is not None and reference is not None:
                 compared.append(_CellComparison(run, against, output, reference))
         differing = [comparison for comparison in compared if comparison.differs]
@@ -118,7 +118,7 @@ class RunnerOutputsDirective(RunnerDirective):
     def _same(self, comparison: _CellComparison) -> nodes.Node:
         """The line saying another runner printed the same, in this build or in its own release."""
         run = comparison.run
-        if comparison.against == BUILD:
+        if comparison.against is BUILD:
             same = _("✓ Same output on the {kind} runner ({record}).").format(
                 kind=runner_kind(run.runner.device), record=self.describe(run.record)
             )
@@ -203,7 +203,7 @@ class RunnerOutputsDirective(RunnerDirective):
         container += nodes.paragraph(
             "", _("Why the runners differ: {why}").format(why=why), classes=["runner-why"]
         )
-        if any(comparison.against != BUILD for comparison in differing):
+        if any(comparison.against is not BUILD for comparison in differing):
             container += nodes.paragraph("", within_release_note(), classes=["runner-why"])
         return container
 
@@ -213,7 +213,7 @@ class _CellComparison:
     """One cell of another runner's record against its baseline's output (same release)."""
 
     run: RunnerRecord
-    against: RunnerRecord | str | None
+    against: Baseline
     output: list[str]
     reference: list[str]
 
@@ -227,6 +227,6 @@ def _cell_output(record: Record, line: int) -> list[str] | None:
     return None if cell is None else list(cell["output"])
 
 
-def _reference_output(against: RunnerRecord | str | None, line: int) -> list[str] | None:
+def _reference_output(against: Baseline, line: int) -> list[str] | None:
     """The CPU record's output of the cell at ``line``; ``None`` where nothing is there to compare with."""
     return _cell_output(against.record, line) if isinstance(against, RunnerRecord) else None

@@ -13,7 +13,7 @@ from ..._runner import runner_info
 from ...records.drift.compare import compare_live
 from ...records.format.record_format import Record
 from ...records.format.status import RecordMatch
-from ...records.history.runners import BUILD, RunnerRecord, record_outputs
+from ...records.history.runners import BUILD, Baseline, RunnerRecord, record_outputs
 from ..web.nodes import untranslatable
 from .runner_base import RunnerDirective
 from .runner_status import record_status
@@ -75,10 +75,10 @@ class RunnerSummaryDirective(RunnerDirective):
             runner=runner_name(runner), record=self.describe(record)
         )
 
-    def _other_line(self, run: RunnerRecord, against: RunnerRecord | str | None) -> str:
+    def _other_line(self, run: RunnerRecord, against: Baseline) -> str:
         """Another runner's record; of another release, how it compares with that release's CPU."""
         name, record = runner_name(run.runner.device), self.describe(run.record)
-        if against == BUILD:
+        if against is BUILD:
             return _("{runner}: {record}.").format(runner=name, record=record)
         if not isinstance(against, RunnerRecord):
             return _("{runner}: {record}. No CPU record of PyTorch {release} to compare it with.").format(
