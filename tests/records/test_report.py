@@ -6,8 +6,10 @@ import json
 
 import pytest
 
+from autograd_notes._typed_json import check_typed
 from autograd_notes.records.drift.compare import Difference, DifferenceKind
 from autograd_notes.records.drift.report import (
+    DriftReport,
     ExampleResult,
     RunnerSkip,
     exit_status,
@@ -20,8 +22,22 @@ from autograd_notes.records.format.word_diffs import word_diff
 SAME, DRIFT, NO_RECORD = DriftStatus.SAME, DriftStatus.DRIFT, DriftStatus.NO_RECORD
 RECORDED, ACCEPTED = DriftStatus.RECORDED, DriftStatus.ACCEPTED
 
-OLD = {"device": "cpu", "device_name": "x86_64", "torch": "2.12.0+cpu", "variant": "CPU"}
-NOW = {"device": "cpu", "device_name": "x86_64", "torch": "2.13.0+cpu", "variant": "CPU"}
+OLD = {
+    "device": "cpu",
+    "device_name": "x86_64",
+    "torch": "2.12.0+cpu",
+    "variant": "CPU",
+    "cuda": None,
+    "python": "3.11.7",
+}
+NOW = {
+    "device": "cpu",
+    "device_name": "x86_64",
+    "torch": "2.13.0+cpu",
+    "variant": "CPU",
+    "cuda": None,
+    "python": "3.11.7",
+}
 EXAMPLE = "05_inplace/plot_x.py"
 ADVICE = (
     "Behaviour drift in {count} example(s). Where a page breaks, change the page (widen its documented "
@@ -233,6 +249,7 @@ def test_json_of_a_clean_run() -> None:
         ],
     }
     assert json.loads(json.dumps(report)) == report
+    check_typed(json.loads(json.dumps(report)), DriftReport)
 
 
 def test_the_summary_separates_broken_pages_from_cosmetic_changes() -> None:
@@ -285,14 +302,14 @@ def test_json_of_a_drift_holds_every_difference() -> None:
     assert json.loads(json.dumps(report)) == report
 
 
-def test_json_of_changed_words_holds_them_as_pairs() -> None:
+def test_json_of_changed_words_holds_each_segment_with_its_change() -> None:
     difference = changed_words("message changed", "of Add, is", "of AddBackward0, is")
     (written,) = render_json([drifted(difference)], [])["examples"][0]["differences"]
     assert written["words"] == [
-        ["kept", "of"],
-        ["removed", "Add,"],
-        ["added", "AddBackward0,"],
-        ["kept", "is"],
+        {"change": "kept", "text": "of"},
+        {"change": "removed", "text": "Add,"},
+        {"change": "added", "text": "AddBackward0,"},
+        {"change": "kept", "text": "is"},
     ]
     assert written["detail"] == ""
 

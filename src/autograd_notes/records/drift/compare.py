@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
+from typing import TypedDict
 
 from ..._events import Event, WarningEvent
 from ..format.record_format import CellRecord, Record, UnexpectedWarning
@@ -21,8 +22,10 @@ from .printed import same_output, same_printed
 
 __all__ = [
     "Difference",
+    "DifferenceJSON",
     "DifferenceKind",
     "OutputReason",
+    "WordJSON",
     "compare_live",
     "compare_records",
     "output_difference_reason",
@@ -49,6 +52,28 @@ class DifferenceKind(Word):
     CELLS_CHANGED = "cells changed"
 
 
+class WordJSON(TypedDict):
+    """One segment of a word diff in the JSON report."""
+
+    change: str
+    """``kept``, ``removed`` or ``added``."""
+    text: str
+
+
+class DifferenceJSON(TypedDict):
+    """One difference in the JSON drift report (:meth:`Difference.as_dict`)."""
+
+    cell: int
+    lines: list[int]
+    kind: str
+    line: int | None
+    old: str | None
+    new: str | None
+    detail: str
+    breaks: bool
+    words: list[WordJSON]
+
+
 @dataclass(frozen=True)
 class Difference:
     """One difference in one cell of one example."""
@@ -73,19 +98,19 @@ class Difference:
         """The printed output of a cell changed: ``old`` to ``new``, its diff as the detail."""
         return cls(cell, lines, DifferenceKind.OUTPUT_CHANGED, None, None, None, _output_diff(old, new))
 
-    def as_dict(self) -> dict[str, object]:
-        """Return a JSON-ready form (a word diff as ``[change, text]`` pairs)."""
-        return {
-            "cell": self.cell,
-            "lines": list(self.lines),
-            "kind": self.kind.value,
-            "line": self.line,
-            "old": self.old,
-            "new": self.new,
-            "detail": self.detail,
-            "breaks": self.breaks,
-            "words": [[segment.change.value, segment.text] for segment in self.words],
-        }
+    def as_dict(self) -> DifferenceJSON:
+        """Return the JSON report's form of this difference."""
+        return DifferenceJSON(
+            cell=self.cell,
+            lines=list(self.lines),
+            kind=self.kind.value,
+            line=self.line,
+            old=self.old,
+            new=self.new,
+            detail=self.detail,
+            breaks=self.breaks,
+            words=[WordJSON(change=segment.change.value, text=segment.text) for segment in self.words],
+        )
 
 
 def _output_diff(old: list[str], new: list[str]) -> str:

@@ -4,14 +4,62 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from ..format.record_format import Runner
 from ..format.status import DriftStatus
 from ..format.word_diffs import render_word_diff
 from .baseline import ACCEPT_PINNED
-from .compare import Difference, DifferenceKind
+from .compare import Difference, DifferenceJSON, DifferenceKind
 
-__all__ = ["UNRECORDED", "ExampleResult", "RunnerSkip", "exit_status", "render_json", "render_text"]
+__all__ = [
+    "UNRECORDED",
+    "DriftReport",
+    "ExampleResult",
+    "RunnerSkip",
+    "exit_status",
+    "render_json",
+    "render_text",
+]
+
+SummaryJSON = TypedDict(
+    "SummaryJSON",
+    {"compared": int, "breaks the page": list[str], "cosmetic": list[str], "no record": list[str]},
+)
+"""How many examples were compared, and which broke their page, changed cosmetically or have no record."""
+
+
+class SkipJSON(TypedDict):
+    """A runner that was not compared, and why."""
+
+    runner: str
+    reason: str
+
+
+class _Noted(TypedDict, total=False):
+    note: str
+    """Why no record was made (a timeout, a crash)."""
+
+
+class ExampleJSON(_Noted):
+    """One example compared on one runner."""
+
+    example: str
+    runner: str
+    status: str
+    recorded: str | None
+    before: Runner | None
+    now: Runner
+    differences: list[DifferenceJSON]
+
+
+class DriftReport(TypedDict):
+    """The JSON drift report (``--json``), for tools: its types are its schema (``check_typed``)."""
+
+    drift: bool
+    summary: SummaryJSON
+    skipped: list[SkipJSON]
+    examples: list[ExampleJSON]
 
 
 @dataclass
@@ -170,32 +218,36 @@ def _summary(drifted: list[ExampleResult]) -> list[str]:
     return lines
 
 
-def render_json(results: list[ExampleResult], skips: list[RunnerSkip]) -> dict[str, object]:
+def _example_json(result: ExampleResult) -> ExampleJSON:
+    found = ExampleJSON(
+        example=result.example,
+        runner=result.runner,
+        status=result.status.value,
+        recorded=result.recorded,
+        before=result.before,
+        now=result.now,
+        differences=[d.as_dict() for d in result.differences],
+    )
+    if result.note:
+        found["note"] = result.note
+    return found
+
+
+def render_json(results: list[ExampleResult], skips: list[RunnerSkip]) -> DriftReport:
     """Render the same report for tools."""
     breaking, cosmetic = _kinds(results)
-    return {
-        "drift": any(r.status in (DriftStatus.DRIFT, DriftStatus.NO_RECORD) for r in results),
-        "summary": {
-            "compared": len(results),
-            BREAKS: breaking,
-            COSMETIC: cosmetic,
-            "no record": sorted({r.example for r in results if r.status == DriftStatus.NO_RECORD}),
-        },
-        "skipped": [{"runner": s.runner, "reason": s.reason} for s in skips],
-        "examples": [
-            {
-                "example": r.example,
-                "runner": r.runner,
-                "status": r.status.value,
-                "recorded": r.recorded,
-                "before": r.before,
-                "now": r.now,
-                "differences": [d.as_dict() for d in r.differences],
-                **({"note": r.note} if r.note else {}),
-            }
-            for r in results
-        ],
+    summary: SummaryJSON = {
+        "compared": len(results),
+        "breaks the page": breaking,
+        "cosmetic": cosmetic,
+        "no record": sorted({r.example for r in results if r.status == DriftStatus.NO_RECORD}),
     }
+    return DriftReport(
+        drift=any(r.status in (DriftStatus.DRIFT, DriftStatus.NO_RECORD) for r in results),
+        summary=summary,
+        skipped=[SkipJSON(runner=s.runner, reason=s.reason) for s in skips],
+        examples=[_example_json(r) for r in results],
+    )
 
 
 def exit_status(results: list[ExampleResult]) -> int:
