@@ -24,7 +24,7 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from docutils import nodes
 from sphinx.application import Sphinx
@@ -100,16 +100,50 @@ def _example_cells(app: Sphinx, example: str, lines: set[int]) -> list[int]:
     return sorted({cell_number(first_lines, line) for line in lines})
 
 
-def search_data(app: Sphinx) -> dict[str, Any]:
-    """What the box searches: pages, recorded messages and token weights (see :mod:`.error_match`)."""
+class SearchPage(TypedDict):
+    """An example page the box can list: its document, its address and its title."""
+
+    doc: str
+    uri: str
+    title: str
+
+
+class SearchPlace(TypedDict):
+    """Where a message is explained: a page (its index in ``pages``) and the cells that raise it."""
+
+    page: int
+    cells: list[int]
+
+
+class SearchMessage(TypedDict):
+    """A recorded message, normalised as the script normalises a pasted one, and where it is explained."""
+
+    type: str
+    tokens: list[str]
+    details: list[str]
+    places: list[SearchPlace]
+
+
+class SearchData(TypedDict):
+    """``error_search_data.js``: what the box and the search page rank (``static/error_search.js``)."""
+
+    unknown: float
+    """The weight of a token no recorded message has."""
+    weights: dict[str, float]
+    pages: list[SearchPage]
+    messages: list[SearchMessage]
+
+
+def search_data(app: Sphinx) -> SearchData:
+    """What the box searches: pages, recorded messages and token weights (see :mod:`..errors.match`)."""
     env = app.env
     gallery = gallery_folders(app.config, app.srcdir)[0]
-    pages: list[list[str]] = []
+    pages: list[SearchPage] = []
     index: dict[str, int] = {}
-    messages: list[Message] = []
-    places: list[list[list[Any]]] = []
+    messages: list[SearchMessage] = []
+    normalised = []
     for text, by_example in recorded_messages(site_records(env).runs).items():
-        where = []
+        where: list[SearchPlace] = []
         for example, lines in by_example.items():
             docname = gallery.docname(example)
             if docname not in env.titles:
@@ -117,21 +151,25 @@ def search_data(app: Sphinx) -> dict[str, Any]:
             if docname not in index:
                 index[docname] = len(pages)
                 title = clean_astext(env.titles[docname])
-                pages.append([docname, app.builder.get_target_uri(docname), title])
-            where.append([index[docname], _example_cells(app, example, lines)])
+                pages.append(SearchPage(doc=docname, uri=app.builder.get_target_uri(docname), title=title))
+            where.append(SearchPlace(page=index[docname], cells=_example_cells(app, example, lines)))
         if where:
-            messages.append(Message(normalise(text), {}))
-            places.append(where)
-    weights = token_weights(m.normalised for m in messages)
-    return {
-        "unknown": unknown_weight(len(messages)),
-        "weights": weights,
-        "pages": pages,
-        "messages": [
-            [m.normalised.type, list(m.normalised.tokens), list(m.normalised.details), where]
-            for m, where in zip(messages, places, strict=True)
-        ],
-    }
+            message = Message(normalise(text), {})
+            normalised.append(message.normalised)
+            messages.append(
+                SearchMessage(
+                    type=message.normalised.type,
+                    tokens=list(message.normalised.tokens),
+                    details=list(message.normalised.details),
+                    places=where,
+                )
+            )
+    return SearchData(
+        unknown=unknown_weight(len(messages)),
+        weights=token_weights(normalised),
+        pages=pages,
+        messages=messages,
+    )
 
 
 def _write_data(app: Sphinx, env: BuildEnvironment) -> list[str]:

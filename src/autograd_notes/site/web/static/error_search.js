@@ -152,19 +152,18 @@
       return [];
     }
     var best = new Map();
-    data.messages.forEach(function (entry) {
-      var recorded = { type: entry[0], tokens: entry[1], details: entry[2] };
+    data.messages.forEach(function (recorded) {
       var score = Math.round(similarity(pasted, recorded, data.weights, data.unknown) * 1e9) / 1e9;
-      entry[3].forEach(function (place) {
-        var page = data.pages[place[0]];
-        var match = best.get(page[0]);
+      recorded.places.forEach(function (place) {
+        var page = data.pages[place.page];
+        var match = best.get(page.doc);
         if (match === undefined || score > match.score) {
-          match = { doc: page[0], uri: page[1], title: page[2], score: score, cells: [], ties: 0 };
-          best.set(page[0], match);
+          match = { doc: page.doc, uri: page.uri, title: page.title, score: score, cells: [], ties: 0 };
+          best.set(page.doc, match);
         }
         if (score === match.score) {
           match.ties += 1;
-          match.cells = sorted(match.cells.concat(place[1])).sort(function (a, b) {
+          match.cells = sorted(match.cells.concat(place.cells)).sort(function (a, b) {
             return a - b;
           });
         }
