@@ -16,6 +16,7 @@ from docutils import nodes
 from docutils.utils import new_document
 from sphinx.addnodes import pending_xref
 from sphinx.application import Sphinx
+from sphinx.util.docutils import docutils_namespace
 from sphinx.util.docutils import new_document as sphinx_document
 
 
@@ -29,10 +30,13 @@ class NodeWriter:
         )
         (folder / "index.rst").write_text("Title\n=====\n", encoding="utf-8")
         self.builder = builder
-        self.app = Sphinx(
-            folder, folder, folder / "out", folder / "doctrees", builder, status=None, warning=None
-        )
-        self.app.builder.prepare_writing(set())
+        # in a namespace of its own: the nodes Sphinx registers with docutils are unregistered after,
+        # so that a later Sphinx application in this process (sphinx.testing's) starts clean
+        with docutils_namespace():
+            self.app = Sphinx(
+                folder, folder, folder / "out", folder / "doctrees", builder, status=None, warning=None
+            )
+            self.app.builder.prepare_writing(set())
 
     def write(self, *content: nodes.Node) -> str:
         """The builder's output for ``content``: the HTML of a page's body, or the text of a file."""
