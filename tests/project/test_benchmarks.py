@@ -1,4 +1,4 @@
-"""The test-suite benchmark's CPU account: the whole machine's busy time while a command runs."""
+"""The benchmarks' own logic: the suite benchmark's CPU account, the build benchmark's count of pages read."""
 
 from __future__ import annotations
 
@@ -26,3 +26,13 @@ def test_a_commands_cpu_time_is_counted_with_the_machines() -> None:
     note = timing.note()
     assert f"[{timing.cpu:.0f} CPU-s on the machine: its CPUs " in note
     assert note.endswith("% busy]")
+
+
+def test_the_build_benchmark_counts_the_pages_each_language_read() -> None:
+    build_speed = load_file(ROOT / "benchmarks" / "build_speed.py", "build_speed_check")
+    output = (
+        "updating environment: [config changed ('x')] 88 added, 0 changed, 0 removed\n"
+        "reading sources... [ 50%] errors\n"
+        "updating environment: 0 added, 6 changed, 0 removed\n"
+    )
+    assert build_speed.pages_read(output) == [88, 6]
