@@ -18,7 +18,8 @@ languages are built, the site-wide files are written: the root
 ``robots.txt`` (:mod:`autograd_notes.site.web.sitemap`), and the wheel of the
 helper package the examples import, which readers install from
 ``<site>/packages/`` (:mod:`autograd_notes.site.examples.install`; built from the
-project that holds ``docs/``).
+project that holds ``docs/``). A whole-site build whose inputs are those of
+the last one builds nothing (:mod:`.input_stamp`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from typing import Any
 
 from ..examples.install import WheelError, publish_wheel
 from ..web.sitemap import DEFAULT_SITE_URL, hreflang, write_robots, write_root_not_found, write_sitemap
+from .input_stamp import forget_stamp, is_current, stamp_of, write_stamp
 from .language_builds import run_language_builds
 from .shared_figures import SHARED, share_figures
 
@@ -147,10 +149,22 @@ def build_all(docs: Path, out: Path, *, extra: list[str] | None = None, only: li
             file=sys.stderr,
         )
         return 2
+    whole = not only and not extra
     try:
+        if whole and is_current(out, docs.parent):
+            print(
+                f"autograd_notes: nothing changed since the last build ({_shown(stamp_of(out))} holds "
+                f"its inputs); the pages are in {_shown(out)}, start at {_shown(out / 'index.html')}",
+                flush=True,
+            )
+            return 0
+        forget_stamp(out)
         for leftover in out.parent.glob("languages.*"):  # an interrupted build's scratch folders
             shutil.rmtree(leftover, ignore_errors=True)
-        return _build_all(docs, out, configuration, languages, extra=extra, only=only)
+        status = _build_all(docs, out, configuration, languages, extra=extra, only=only)
+        if status == 0 and whole:
+            write_stamp(out, docs.parent)
+        return status
     finally:
         lock.release()
 
