@@ -27,8 +27,7 @@ own handlers, e.g. :mod:`.build.stale_examples` and :mod:`.i18n.catalog_check` a
   ranking an error's examples first.
 * :mod:`.build.fast_build`: fast example runs; :mod:`.web.static_files`: the site's
   stylesheet and script; :mod:`.build.staging_log`: a truthful log;
-  :mod:`.build.leak_check`: no leaks of the build machine;
-  :mod:`.build.output_dependencies`: no page depends on a file the build writes.
+  :mod:`.build.leak_check`: no leaks of the build machine.
 
 Each is a Sphinx extension of its own (a ``setup`` returning its metadata);
 listing one alone in ``extensions`` loads what it needs.
@@ -66,7 +65,6 @@ EXTENSIONS = (
     "autograd_notes.site.build.fast_build",
     "autograd_notes.site.build.leak_check",
     "autograd_notes.site.build.staging_log",
-    "autograd_notes.site.build.output_dependencies",
 )
 """The site's extensions, in the order their hooks were registered when this was one module."""
 

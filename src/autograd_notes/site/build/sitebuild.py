@@ -215,7 +215,10 @@ def _build_all(
             file=sys.stderr,
         )
         return status
-    # myst-nb writes its executed notebooks beside the output folder: not for publishing
+    # myst-nb writes its executed notebooks beside the output folder: not for publishing. Their
+    # images are gone by the next build, and a notebook page depends on them: Sphinx reads it again
+    # every build, which writes them again into the new staging folder (its execution is cached).
+    # Dropping that dependency left a page whose images no build wrote.
     shutil.rmtree(staging / "jupyter_execute", ignore_errors=True)
     built = {code: name for code, name in languages.items() if (staging / code).is_dir()}
     shared, saved = share_figures(staging, list(built))
