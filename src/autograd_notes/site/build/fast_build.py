@@ -13,6 +13,8 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
+from ..upstream.names import CODE_LINKS_TRANSFORM
+
 __all__ = ["setup"]
 
 
@@ -38,7 +40,7 @@ def _no_code_links(app: Sphinx) -> None:
     block of every page, about a second per language.
     """
     app.registry.post_transforms = [
-        transform for transform in app.registry.post_transforms if transform.__name__ != "CodeLinksTransform"
+        transform for transform in app.registry.post_transforms if transform.__name__ != CODE_LINKS_TRANSFORM
     ]
 
 

@@ -22,13 +22,15 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx_gallery.directives import imgsgnode
 
+from ..upstream.names import GALLERY_OUTPUT, NOTEBOOK_OUTPUT
+
 __all__ = ["LIMIT", "alt_text", "caption_figures", "setup"]
 
 logger = logging.getLogger(__name__)
 
 LIMIT = 320  # characters: a screen reader reads an alt text whole; longer captions end at a sentence
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
-_OUTPUT_CLASSES = ("sphx-glr-script-out", "cell_output", "runner-tabs", "runner-tab-panel")
+_OUTPUT_CLASSES = (GALLERY_OUTPUT, NOTEBOOK_OUTPUT, "runner-tabs", "runner-tab-panel")
 
 
 def _is_figure(node: nodes.Node) -> bool:
@@ -37,7 +39,7 @@ def _is_figure(node: nodes.Node) -> bool:
     if isinstance(node, imgsgnode):
         return True
     if isinstance(node, nodes.image):
-        return any("cell_output" in ancestor.get("classes", []) for ancestor in _ancestors(node))
+        return any(NOTEBOOK_OUTPUT in ancestor.get("classes", []) for ancestor in _ancestors(node))
     return False
 
 

@@ -11,22 +11,18 @@ registers it for ``zh``.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-import sphinx.search
 from sphinx.application import Sphinx
 from sphinx.search.zh import SearchChinese
 
-__all__ = ["SearchChineseWithStemmer", "setup"]
+from ..upstream.names import english_stemmer_scripts
 
-_MINIFIED = Path(sphinx.search.__file__).parent / "minified-js"
+__all__ = ["SearchChineseWithStemmer", "setup"]
 
 
 def _english_stemmer() -> str:
-    parts = [
-        (_MINIFIED / name).read_text(encoding="utf-8") for name in ("base-stemmer.js", "english-stemmer.js")
-    ]
+    parts = [script.read_text(encoding="utf-8") for script in english_stemmer_scripts()]
     return "\n".join([*parts, "window.Stemmer = EnglishStemmer;"])
 
 
