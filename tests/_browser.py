@@ -28,7 +28,6 @@ from _site import ROOT
 
 from autograd_notes.site.build.sitebuild import site_url_of
 
-LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 CHROMIUM = os.environ.get("AUTOGRAD_NOTES_CHROMIUM", "/usr/bin/chromium")
 # Flags for a root user on a machine without a network: no sandbox (root), none of
 # Chromium's own background connections (they fail and log errors), and every request

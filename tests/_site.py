@@ -12,7 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from autograd_notes.site.build.sitebuild import languages_of
+
 ROOT = Path(__file__).resolve().parents[1]
+LANGUAGES = list(languages_of(ROOT / "docs"))
+"""The site's languages, English first, as ``docs/conf.py`` names them: the one list the tests use."""
+TRANSLATIONS = LANGUAGES[1:]
+"""The languages other than English."""
 BUILDERS = frozenset(
     {
         "sphinx_build",

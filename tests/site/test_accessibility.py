@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _browser import LANGUAGES, Server, watch
-from _site import SYNTHETIC_CUDA_EXAMPLE
+from _browser import Server, watch
+from _site import LANGUAGES, SYNTHETIC_CUDA_EXAMPLE
 
 # One page of each type the site has.
 PAGE_TYPES = {

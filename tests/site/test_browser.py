@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _browser import LANGUAGES, Problems, Server, watch
+from _browser import Problems, Server, watch
 from _html import read_page
-from _site import ROOT, SYNTHETIC_CUDA_EXAMPLE, Site
+from _site import LANGUAGES, ROOT, SYNTHETIC_CUDA_EXAMPLE, Site
 
 from autograd_notes.site.examples.figure_scraper import TEXT_KEY, png_texts
 

@@ -16,6 +16,7 @@ import pytest
 import torch
 from _html import parse_page, read_page
 from _site import (
+    LANGUAGES,
     ROOT,
     SYNTHETIC_CUDA_EXAMPLE,
     SYNTHETIC_SAME_CUDA_EXAMPLE,
@@ -71,7 +72,7 @@ def test_example_page_shows_outputs_and_sources(site: Build, example: Path) -> N
     assert "Download Jupyter notebook" in page
 
 
-@pytest.mark.parametrize("language", ["en", "ru", "zh_CN", "pt_BR"])
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_the_install_command_is_a_code_block_on_home_gallery_and_example_pages(
     whole_site: Site, language: str
 ) -> None:

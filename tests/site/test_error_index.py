@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from _html import Page, read_page
-from _site import ROOT, SYNTHETIC_CUDA_EXAMPLE, Site
+from _site import LANGUAGES, ROOT, SYNTHETIC_CUDA_EXAMPLE, Site
 
 from autograd_notes.records.format.record import load_all_records
 from autograd_notes.site.errors.families import (
@@ -29,7 +29,6 @@ from autograd_notes.site.errors.families import (
 )
 from autograd_notes.site.web.links import cell_anchor, cell_label, cell_number
 
-LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 INPLACE = (
     "one of the variables needed for gradient computation has been modified by an inplace operation: "
     "[torch.FloatTensor []], which is output 0 of {node}, is at version 1; expected version 0 instead. "

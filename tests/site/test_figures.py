@@ -8,14 +8,13 @@ from pathlib import Path
 
 import pytest
 from _html import Element, read_page
-from _site import ROOT, Site
+from _site import LANGUAGES, ROOT, Site
 from docutils import nodes
 from PIL import Image
 from sphinx_gallery.utils import scale_image
 
 from autograd_notes.site.examples.figure_alt import LIMIT, alt_text
 
-LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 EXAMPLES = sorted(p.relative_to(ROOT / "gallery") for p in (ROOT / "gallery").glob("*/plot_*.py"))
 IMG = re.compile(r"<img\b[^>]*>")
 THUMBNAIL = re.compile(r"^# sphinx_gallery_thumbnail_number = (-?\d+)$", re.MULTILINE)

@@ -9,13 +9,22 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from _site import ROOT, Site, assert_same_script, build_site, executions, small_site, unguarded
+from _site import (
+    LANGUAGES,
+    ROOT,
+    TRANSLATIONS,
+    Site,
+    assert_same_script,
+    build_site,
+    executions,
+    small_site,
+    unguarded,
+)
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
 from autograd_notes.site.i18n.catalogs import check_locale, translations
 
-LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 # the page whose catalogs the tests below break, on a small site of it alone (_site.small_site)
 PAGE = Path("examples/05_inplace/plot_detach_inplace_saved")
 EXAMPLES = sorted(p.relative_to(ROOT / "gallery") for p in (ROOT / "gallery").glob("*/plot_*.py"))
@@ -121,7 +130,7 @@ def test_downloads_carry_the_readers_language_and_the_same_code(html_root: Path)
     example = Path("05_inplace/plot_detach_inplace_saved.py")
     source = (ROOT / "gallery" / example).read_text(encoding="utf-8")
     code = [line for line in source.split('"""', 2)[2].splitlines() if line and not line.startswith("#")]
-    for language in ("ru", "zh_CN", "pt_BR"):
+    for language in TRANSLATIONS:
         catalog = translations(
             ROOT / "docs" / "locale" / language / "LC_MESSAGES" / "examples" / example.with_suffix(".po")
         )

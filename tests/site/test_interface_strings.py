@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from _site import Site
+from _site import TRANSLATIONS, Site
 from jinja2 import Environment
 
 from autograd_notes.records.drift.compare import OutputReason
@@ -89,7 +89,7 @@ def test_the_sources_of_interface_strings_are_found() -> None:
     assert "Built with PyTorch %(torch)s on the %(runner)s, Python %(python)s" in template_strings()
 
 
-@pytest.mark.parametrize("language", ["ru", "zh_CN", "pt_BR"])
+@pytest.mark.parametrize("language", TRANSLATIONS)
 def test_every_reason_code_has_a_translated_sentence(language: str) -> None:
     """The records layer says why runners differ as a code; the site says it in the page's words."""
     catalog = read_catalog(ROOT / "docs" / "locale" / language / "LC_MESSAGES" / "sphinx.po")
@@ -103,7 +103,7 @@ def test_every_reason_code_has_a_translated_sentence(language: str) -> None:
     assert all(translated[sentence] != sentence for sentence in sentences.values())
 
 
-@pytest.mark.parametrize("language", ["ru", "zh_CN", "pt_BR"])
+@pytest.mark.parametrize("language", TRANSLATIONS)
 def test_every_interface_string_is_translated(language: str) -> None:
     catalog = read_catalog(ROOT / "docs" / "locale" / language / "LC_MESSAGES" / "sphinx.po")
     translated = {str(m.id) for m in catalog if m.id and m.string and not m.fuzzy}
@@ -128,7 +128,7 @@ def test_furo_navigation_labels_are_translated() -> None:
 ENGLISH_INTERFACE = ("Toggle navigation of ", "Please activate JavaScript")
 
 
-@pytest.mark.parametrize("language", ["ru", "zh_CN", "pt_BR"])
+@pytest.mark.parametrize("language", TRANSLATIONS)
 def test_no_page_shows_furos_english_words(whole_site: Site, language: str) -> None:
     """The sidebar's expand buttons and the search page's no-JavaScript line, in the page's language."""
     found = [

@@ -17,9 +17,8 @@ from dataclasses import dataclass, field
 
 import pytest
 from _html import Element, parse_page
-from _site import ROOT, Site
+from _site import LANGUAGES, ROOT, Site
 
-LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 SECTIONS = sorted(p.parent.name for p in (ROOT / "gallery").glob("*/GALLERY_HEADER.rst"))
 GALLERY = "examples/index.html"
 

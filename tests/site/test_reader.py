@@ -33,7 +33,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from _site import ROOT, Site
+from _site import LANGUAGES, ROOT, Site
 from _venvs import NOT_OURS, venv_on
 from nbclient import NotebookClient
 
@@ -54,7 +54,6 @@ EXAMPLE = "04_detach_vs_data/plot_data_vs_detach"
 MATPLOTLIB_FIRST = "09_hooks/plot_module_backward_hooks"
 # what a download says when a module it imports is missing (site/example_downloads.py)
 MISSING = "This example imports {modules}; not installed here: {missing}. Install them with:"
-LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 KERNEL = "autograd-notes-reader"
 # what a reader's environment must not get from installing the helper package
 SITE_ONLY = {"sphinx", "sphinx-gallery", "myst-nb", "jieba", "furo", "docutils", "babel"}

@@ -17,6 +17,7 @@ import pytest
 from _html import Element, read_page
 from _render import NodeWriter
 from _site import (
+    LANGUAGES,
     SYNTHETIC_RELEASE,
     SYNTHETIC_RELEASE_EDIT,
     SYNTHETIC_RELEASE_EXAMPLE,
@@ -46,7 +47,6 @@ from autograd_notes.site.web.links import cell_label
 pytestmark = pytest.mark.xdist_group("test_release_timeline")
 
 ROOT = Path(__file__).resolve().parents[2]
-LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 EXAMPLES = sorted(p.relative_to(ROOT / "gallery").as_posix() for p in (ROOT / "gallery").glob("*/plot_*.py"))
 RELEASES = sorted((p.name for p in (ROOT / "records" / "releases").iterdir() if p.is_dir()), key=version_key)
 

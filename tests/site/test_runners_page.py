@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from _html import Element, Page, read_page
 from _site import (
+    LANGUAGES,
     ROOT,
     SYNTHETIC_CUDA_EDIT,
     SYNTHETIC_CUDA_EXAMPLE,
@@ -33,7 +34,6 @@ from autograd_notes.site.pages.runner_releases import gpu_runner_counts
 from autograd_notes.site.pages.runner_status import record_status
 from autograd_notes.site.pages.runner_words import coverage_sentence, release_coverage_sentence, runner_name
 
-LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 EXAMPLES = sorted(p.relative_to(ROOT / "gallery").as_posix() for p in (ROOT / "gallery").glob("*/plot_*.py"))
 SAME_EXAMPLE = SYNTHETIC_SAME_CUDA_EXAMPLE
 SAME_EDIT = SYNTHETIC_SAME_CUDA_EDIT

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from _site import build_site, copy_project
+from _site import LANGUAGES, build_site, copy_project
 
 from autograd_notes.site.build.sitebuild import languages_of, main, swap_in, write_root_index
 from autograd_notes.site.web.sitemap import content_pages, write_robots, write_root_not_found, write_sitemap
@@ -16,8 +16,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_languages_come_from_conf_with_english_first() -> None:
     languages = languages_of(ROOT / "docs")
-    assert list(languages) == ["en", "ru", "zh_CN", "pt_BR"]
-    assert languages["zh_CN"] == "简体中文"
+    # the site's four languages, as readers find them named; every test takes them from conf.py
+    assert languages == {"en": "English", "ru": "Русский", "zh_CN": "简体中文", "pt_BR": "Português (Brasil)"}
+    assert list(languages) == LANGUAGES
 
 
 def test_root_index_redirects_to_english_and_links_every_language(tmp_path: Path) -> None:
@@ -29,7 +30,7 @@ def test_root_index_redirects_to_english_and_links_every_language(tmp_path: Path
 
 def test_list_languages(capsys: object) -> None:
     assert main(["--list-languages", str(ROOT / "docs")]) == 0
-    assert capsys.readouterr().out.split() == ["en", "ru", "zh_CN", "pt_BR"]  # type: ignore[attr-defined]
+    assert capsys.readouterr().out.split() == LANGUAGES  # type: ignore[attr-defined]
 
 
 def _fake_language(out: Path, code: str, pages: list[str]) -> None:

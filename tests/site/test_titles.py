@@ -13,9 +13,8 @@ import re
 
 import pytest
 from _html import Element, Page, read_page
-from _site import Site
+from _site import LANGUAGES, Site
 
-LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 # pages Sphinx writes itself, without a title of their own in any toctree
 GENERATED = {"genindex.html", "search.html", "404.html"}
 

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 from _html import read_page
-from _site import ROOT, Site
+from _site import LANGUAGES, ROOT, TRANSLATIONS, Site
 
 from autograd_notes.site.build.sitebuild import site_url_of
 from autograd_notes.site.web.page_meta import og_locale
 
-LANGUAGES = ["en", "ru", "zh_CN", "pt_BR"]
 SITE = site_url_of(ROOT / "docs")
 REPOSITORY = "https://github.com/autograd-notes/autograd-notes/edit/main/"
 EXAMPLE = "examples/05_inplace/plot_detach_inplace_saved"
@@ -205,7 +204,7 @@ NAMES = re.compile(
 ENGLISH_WORDS = {"made", "with", "and", "built", "the", "runner", "maintainers", "recorded", "same", "this"}
 
 
-@pytest.mark.parametrize("language", ["ru", "zh_CN", "pt_BR"])
+@pytest.mark.parametrize("language", TRANSLATIONS)
 def test_a_translated_footer_and_runner_box_hold_no_english_words(whole_site: Site, language: str) -> None:
     for name in ("index", EXAMPLE):
         root = read_page(whole_site.html / language, f"{name}.html").root
