@@ -15,6 +15,7 @@ from autograd_notes.site.examples.downloads import (
     install_cell,
     link_references,
     link_script_references,
+    raw_docstring,
     script_header,
     third_party_imports,
     translate_rst_lines,
@@ -278,3 +279,14 @@ def test_zh_cn_comments_wrap_at_spaces_only() -> None:
         for line in lines[1:]:  # a line starts where the text had a space, never inside a run
             assert f" {line}" in text, line
     assert len(translate_rst_lines(["Below."], {"Below.": texts[1]})) > 1  # it wraps, at its spaces
+
+
+def test_a_docstring_with_a_backslash_becomes_a_raw_string_and_nothing_moves() -> None:
+    """reST's ``\\ `` after an inline literal, as the Chinese translations write it."""
+    text = '"""\nA ``backward``\\ （见下文）\n"""\nx = "a\\tb"\n'
+    raw = raw_docstring(text)
+    assert raw.splitlines()[0] == 'r"""'
+    assert raw.splitlines()[1:] == text.splitlines()[1:]  # the code's own strings are left as they are
+    compile(raw, "download.py", "exec")  # warnings are errors in the suite
+    plain = '"""\nNo backslash here.\n"""\n'
+    assert raw_docstring(plain) == plain

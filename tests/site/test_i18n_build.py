@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
+import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -146,6 +149,44 @@ def test_downloads_carry_the_readers_language_and_the_same_code(html_root: Path)
         assert title in notebook.read_text(encoding="utf-8"), language
     english = next((html_root / "en" / "_downloads").rglob(example.name)).read_text(encoding="utf-8")
     assert_same_script(english, source)
+
+
+# Compiles each file given with warnings as errors; prints the ones that warn or fail, a line each.
+COMPILE_ALL = """
+import pathlib, sys, warnings
+warnings.simplefilter("error")
+for name in sys.argv[1:]:
+    try:
+        compile(pathlib.Path(name).read_text(encoding="utf-8"), name, "exec")
+    except (SyntaxError, SyntaxWarning) as error:
+        print(f"{name}: {type(error).__name__}: {error}")
+"""
+
+
+def python_of(version: str) -> str:
+    """An interpreter of ``version`` (``3.10``): on PATH, else one pyenv installed (its shims may not run)."""
+    found = shutil.which(f"python{version}")
+    if found and subprocess.run([found, "-c", ""], capture_output=True, check=False).returncode == 0:
+        return found
+    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    installed = sorted(root.glob(f"versions/{version}.*/bin/python{version}"))
+    assert installed, f"no Python {version} here: the package supports it, and its downloads are tested on it"
+    return str(installed[-1])
+
+
+@pytest.mark.parametrize("version", ["3.10", "3.13"])
+def test_every_download_compiles_without_a_warning_on_the_oldest_and_newest_python(
+    html_root: Path, version: str
+) -> None:
+    """A translated docstring holds reST's backslash escapes: a plain string warns on 3.12, fails later."""
+    executable = python_of(version)
+    scripts = sorted(str(path) for path in html_root.glob("*/_downloads/*/plot_*.py"))
+    assert len(scripts) == len(EXAMPLES) * len(LANGUAGES)
+    result = subprocess.run(
+        [executable, "-c", COMPILE_ALL, *scripts], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout == "", result.stdout[-3000:]
 
 
 def test_translated_pages_show_translated_prose_and_interface(html_root: Path) -> None:

@@ -160,13 +160,19 @@ def translate_rst_lines(lines: list[str], messages: dict[str, str]) -> list[str]
     return out
 
 
+def _docstring_end(lines: list[str]) -> int:
+    """The line that closes a script's opening docstring (triple quotes on lines of their own); 0 if none."""
+    if not lines or lines[0].strip() != '"""':
+        return 0
+    return next((j for j in range(1, len(lines)) if lines[j].strip() == '"""'), 0)
+
+
 def translate_script(source: str, messages: dict[str, str]) -> str:
     """Translate a gallery script's docstring and text cells; keep every code line."""
     lines = source.splitlines()
     out: list[str] = []
     i = 0
-    if lines and lines[0].strip() == '"""':
-        end = next(j for j in range(1, len(lines)) if lines[j].strip() == '"""')
+    if end := _docstring_end(lines):
         out += [lines[0], *translate_rst_lines(lines[1:end], messages), lines[end]]
         i = end + 1
     while i < len(lines):
@@ -274,14 +280,28 @@ def link_script_references(text: str, links: dict[str, tuple[str, str]]) -> str:
     Line by line, so that every line stays where it was; code is never changed.
     """
     lines = text.splitlines()
-    docstring_end = 0
-    if lines and lines[0].strip() == '"""':
-        docstring_end = next((j for j in range(1, len(lines)) if lines[j].strip() == '"""'), 0)
+    docstring_end = _docstring_end(lines)
     out = [
         link_references(line, links) if number <= docstring_end or line.startswith("#") else line
         for number, line in enumerate(lines)
     ]
     return "\n".join(out) + "\n"
+
+
+def raw_docstring(text: str) -> str:
+    r"""``text`` with its opening docstring made a raw string where it holds a backslash.
+
+    reST escapes with a backslash (a translation writes ``\ `` where an inline
+    literal meets a Chinese character); in a plain string, Python 3.12 warns of
+    an invalid escape sequence and a later Python refuses it. Nothing moves:
+    the prefix goes on the docstring's first line.
+    """
+    lines = text.splitlines()
+    end = _docstring_end(lines)
+    if not any("\\" in line for line in lines[1:end]):
+        return text
+    lines[0] = lines[0].replace('"""', 'r"""', 1)
+    return "\n".join(lines) + "\n"
 
 
 def download_script(text: str, reader: ReaderText, address: str) -> str:
@@ -291,7 +311,8 @@ def download_script(text: str, reader: ReaderText, address: str) -> str:
     (:mod:`autograd_notes.records.exchange.downloaded`).
     """
     header = "\n".join(script_header(reader, address))
-    return f"{header}\n{guard_imports(link_script_references(text, reader.links), reader)}"
+    script = raw_docstring(link_script_references(text, reader.links))
+    return f"{header}\n{guard_imports(script, reader)}"
 
 
 def install_cell(reader: ReaderText, address: str) -> str:
