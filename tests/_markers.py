@@ -8,6 +8,7 @@ fixture or function of its module that it uses, calls one of
 
 from __future__ import annotations
 
+import functools
 import inspect
 from types import ModuleType
 from typing import Any, Protocol
@@ -40,7 +41,8 @@ def _names(function: Any) -> set[str]:
     return names
 
 
-def builders_of(module: ModuleType) -> set[str]:
+@functools.cache  # once per test module, not once per test
+def builders_of(module: ModuleType) -> frozenset[str]:
     """The names of ``module`` that build: :data:`~_site.BUILDERS`, and its functions that call one."""
     building = set(BUILDERS)
     reads = {
@@ -50,7 +52,7 @@ def builders_of(module: ModuleType) -> set[str]:
     }
     while more := {name for name, read in reads.items() if read & building and name not in building}:
         building |= more
-    return building
+    return frozenset(building)
 
 
 def builds(item: Collected) -> bool:

@@ -22,7 +22,8 @@ def store() -> RecordStore:
 
 
 def test_the_pinned_records_are_the_runner_folders(store: RecordStore) -> None:
-    assert store.pinned() == load_all_records(RECORDS)
+    assert store.pinned == load_all_records(RECORDS)
+    assert store.pinned is store.pinned  # computed once
 
 
 def test_the_release_records_are_the_release_folders(store: RecordStore) -> None:

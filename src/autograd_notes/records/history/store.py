@@ -2,7 +2,7 @@
 
 A site build reads the records folder once into a :class:`RecordStore`:
 every example's records on every runner and release (:attr:`RecordStore.runs`),
-the pinned release's per runner (:meth:`RecordStore.pinned`), the timelines
+the pinned release's per runner (:attr:`RecordStore.pinned`), the timelines
 across releases (:attr:`RecordStore.timelines`) and the files each example's
 records come from (:meth:`RecordStore.files`, what a page that shows them
 depends on). Every view is computed from the one reading, never by reading
@@ -36,6 +36,7 @@ class RecordStore:
         """Read and check every record file under ``folder`` (an error names a bad file)."""
         return cls(folder, load_runner_records(folder))
 
+    @functools.cached_property
     def pinned(self) -> dict[str, dict[str, Record]]:
         """The pinned release's records (``records/<runner>``): runner -> example -> record."""
         found: dict[str, dict[str, Record]] = {}
@@ -58,7 +59,7 @@ class RecordStore:
     @functools.cached_property
     def timelines(self) -> dict[str, ExampleTimeline]:
         """Every example's timeline on the CPU: today's records against every release's."""
-        return timelines_of(self.pinned().get("cpu", {}), self.releases("cpu"))
+        return timelines_of(self.pinned.get("cpu", {}), self.releases("cpu"))
 
     def files(self, example: str | None = None) -> list[Path]:
         """The record files of ``example`` (``section/plot_x.py``), or of every example."""

@@ -107,7 +107,7 @@ class ErrorIndexDirective(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         """Return one section per type, an entry per family, a target per exact message."""
         note_records(self.env)
-        records = site_records(self.env).pinned()
+        records = site_records(self.env).pinned
         self._runners = sorted(records)
         result: list[nodes.Node] = []
         for group in group_by_type(collect_messages(records)):
@@ -199,7 +199,7 @@ class SourceStatusDirective(SphinxDirective):
         source = self.arguments[0]
         gallery = gallery_folders(self.config, self.env.srcdir)[0].source
         note_records(self.env)
-        records = site_records(self.env).pinned()
+        records = site_records(self.env).pinned
         examples = []
         for script in sorted(gallery.glob("*/plot_*.py")):
             self.env.note_dependency(str(script))
@@ -247,7 +247,7 @@ class SourceRecordsDirective(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         """Return one sentence listing each runner's PyTorch and recording dates."""
         note_records(self.env)
-        records = site_records(self.env).pinned()
+        records = site_records(self.env).pinned
         language = _language(self.env)
         parts = []
         for runner in RUNNERS:
