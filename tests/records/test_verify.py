@@ -25,7 +25,8 @@ from autograd_notes.records.exchange.verify import Verdict, archive_name, judge,
 from autograd_notes.records.format.record import load_record
 from autograd_notes.records.format.record_format import Record
 from autograd_notes.records.history.releases import release_of
-from autograd_notes.site.examples.downloads import ReaderText, download_script, translate_script
+from autograd_notes.site.examples.downloads import ReaderText, download_script
+from autograd_notes.site.examples.script_translation import translate_script
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = "https://autograd-notes.example/site/"

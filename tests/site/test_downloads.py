@@ -18,9 +18,8 @@ from autograd_notes.site.examples.downloads import (
     raw_docstring,
     script_header,
     third_party_imports,
-    translate_rst_lines,
-    translate_script,
 )
+from autograd_notes.site.examples.script_translation import translate_rst_lines, translate_script
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,9 +6,10 @@ all) from the English source, before any translation. After every build
 ``_downloads``, the zips too:
 
 * the text cells are translated with the page's catalog
-  (``docs/locale/<lang>/LC_MESSAGES/<gallery>/<section>/<name>.po``); a
-  message without a translation stays in English. Code lines are never
-  changed;
+  (``docs/locale/<lang>/LC_MESSAGES/<gallery>/<section>/<name>.po``,
+  :mod:`.script_translation`); a message without a translation stays in
+  English. Code lines are never changed; a docstring that holds reST's
+  backslash escapes is a raw string, so no Python warns of them;
 * the ``.py`` starts with a comment naming its page and the install command
   (:func:`autograd_notes.site.examples.install.install_command`), and its first
   import of a module outside the standard library is guarded: when any
@@ -35,15 +36,13 @@ import ast
 import re
 import sys
 import tempfile
-import textwrap
-import unicodedata
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...records.format.script_cells import is_cell_marker, text_end
+from .script_translation import docstring_end, translate_script
 
 __all__ = [
     "ReaderText",
@@ -53,11 +52,10 @@ __all__ = [
     "install_cell",
     "link_references",
     "link_script_references",
+    "raw_docstring",
     "script_header",
     "third_party_imports",
     "translate_downloads",
-    "translate_rst_lines",
-    "translate_script",
 ]
 
 
@@ -78,113 +76,6 @@ class ReaderText:
     notebook: str
     notebook_page: str = "This notebook is a page of Autograd Notes: {address}"
     links: dict[str, tuple[str, str]] = field(default_factory=dict)
-
-
-_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}$")
-
-
-def _width(text: str) -> int:
-    """Display width as docutils counts it: East Asian wide characters count twice."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-
-
-_BACKQUOTED = re.compile(r"`+[^`]*`+")
-
-
-def _wrap(text: str, indent: str = "", first: str = "") -> list[str]:
-    """Wrap at 76 columns, at spaces only: never inside backquoted markup or a word.
-
-    A run of CJK text without spaces stays on its line: a line break inside
-    it would read as a space once the notebook's Markdown shows it.
-    """
-    if " " not in text.strip():
-        return [first + text]
-    glued = _BACKQUOTED.sub(lambda m: m.group(0).replace(" ", "\x00"), text)
-    lines = textwrap.wrap(
-        glued,
-        width=76,
-        initial_indent=first,
-        subsequent_indent=indent,
-        break_on_hyphens=False,
-        break_long_words=False,
-    )
-    return [line.replace("\x00", " ") for line in lines]
-
-
-def _translated(
-    lines: list[str], messages: dict[str, str], indent: str = "", first: str = ""
-) -> list[str] | None:
-    """The wrapped translation of the text of ``lines``, or None if there is none."""
-    found = messages.get(" ".join(" ".join(lines).split()))
-    return _wrap(found, indent, first) if found else None
-
-
-def translate_rst_lines(lines: list[str], messages: dict[str, str]) -> list[str]:
-    """Translate the paragraphs, titles and list items of reST ``lines``.
-
-    Text without a translation keeps its lines exactly; a translated title
-    gets an underline as wide as its display width.
-    """
-    out: list[str] = []
-    units: list[list[str]] = [[]]
-    for line in lines:
-        if line.strip():
-            units[-1].append(line)
-        elif units[-1]:
-            units.append([])
-    blank_runs = iter(line for line in lines if not line.strip())
-    for n, unit in enumerate(u for u in units if u):
-        if n:
-            out.append(next(blank_runs, ""))
-        if unit[0].startswith(".. ") or unit[0].startswith(" "):
-            out.extend(unit)
-            continue
-        if len(unit) >= 2 and _UNDERLINE.match(unit[1]):
-            title = messages.get(" ".join(unit[0].split()), unit[0])
-            out += [title, unit[1][0] * max(_width(title), len(unit[1]))]
-            unit = unit[2:]
-            if not unit:
-                continue
-        if unit[0].startswith("- "):
-            items: list[list[str]] = []
-            for line in unit:
-                if line.startswith("- "):
-                    items.append([line])
-                else:
-                    items[-1].append(line)
-            for item in items:
-                text = [item[0][2:], *(rest.strip() for rest in item[1:])]
-                out += _translated(text, messages, indent="  ", first="- ") or item
-        else:
-            out += _translated(unit, messages) or unit
-    return out
-
-
-def _docstring_end(lines: list[str]) -> int:
-    """The line that closes a script's opening docstring (triple quotes on lines of their own); 0 if none."""
-    if not lines or lines[0].strip() != '"""':
-        return 0
-    return next((j for j in range(1, len(lines)) if lines[j].strip() == '"""'), 0)
-
-
-def translate_script(source: str, messages: dict[str, str]) -> str:
-    """Translate a gallery script's docstring and text cells; keep every code line."""
-    lines = source.splitlines()
-    out: list[str] = []
-    i = 0
-    if end := _docstring_end(lines):
-        out += [lines[0], *translate_rst_lines(lines[1:end], messages), lines[end]]
-        i = end + 1
-    while i < len(lines):
-        line = lines[i]
-        out.append(line)
-        i += 1
-        if not is_cell_marker(line):
-            continue
-        start, i = i, text_end(lines, i - 1)
-        text = [line[2:] if line.startswith("# ") else line[1:] for line in lines[start:i]]
-        out += [f"# {t}" if t else "#" for t in translate_rst_lines(text, messages)]
-    return "\n".join(out) + "\n"
 
 
 _REFERENCE = re.compile(r":ref:`(?:([^`<]*?)\s*<([^`>]+)>|([^`<>]+))`")
@@ -280,9 +171,9 @@ def link_script_references(text: str, links: dict[str, tuple[str, str]]) -> str:
     Line by line, so that every line stays where it was; code is never changed.
     """
     lines = text.splitlines()
-    docstring_end = _docstring_end(lines)
+    closed = docstring_end(lines)
     out = [
-        link_references(line, links) if number <= docstring_end or line.startswith("#") else line
+        link_references(line, links) if number <= closed or line.startswith("#") else line
         for number, line in enumerate(lines)
     ]
     return "\n".join(out) + "\n"
@@ -297,7 +188,7 @@ def raw_docstring(text: str) -> str:
     the prefix goes on the docstring's first line.
     """
     lines = text.splitlines()
-    end = _docstring_end(lines)
+    end = docstring_end(lines)
     if not any("\\" in line for line in lines[1:end]):
         return text
     lines[0] = lines[0].replace('"""', 'r"""', 1)
