@@ -125,12 +125,15 @@ class TinyGallery:
         return (self.html / "_navigation" / f"{page}.html").read_text(encoding="utf-8")
 
 
-def build_tiny_gallery(project: Path) -> TinyGallery:
-    """Write the tiny project into ``project`` and build it with sphinx-build (HTML); fail on failure."""
+def build_tiny_gallery(project: Path, *, conf: str = "") -> TinyGallery:
+    """Write the tiny project into ``project`` and build it with sphinx-build (HTML); fail on failure.
+
+    ``conf`` is added to the end of its ``conf.py``.
+    """
     docs, gallery = project / "docs", project / "gallery"
     (gallery / "01_x").mkdir(parents=True)
-    docs.mkdir()
-    (docs / "conf.py").write_text(CONF, encoding="utf-8")
+    docs.mkdir(exist_ok=True)
+    (docs / "conf.py").write_text(CONF + conf, encoding="utf-8")
     (docs / "index.rst").write_text(INDEX, encoding="utf-8")
     (gallery / "GALLERY_HEADER.rst").write_text("Gallery\n=======\n", encoding="utf-8")
     (gallery / "01_x" / "GALLERY_HEADER.rst").write_text("Section\n-------\n", encoding="utf-8")

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from autograd_notes.records.capture.cells import Cell, CellResult, is_missing_api, run_cells, split_cells
+from autograd_notes.records.capture.cells import Cell, CellResult, run_cells, split_cells
 from autograd_notes.records.capture.reset import TIMEOUT_VARIABLE, reset_torch_state
+from autograd_notes.records.format.missing_api import is_missing_api
 
 EXAMPLE = "gallery/01_x/plot_fixture.py"
 

@@ -25,7 +25,8 @@ own handlers, e.g. :mod:`.build.stale_examples` and :mod:`.i18n.catalog_check` a
 * :mod:`.build.build_sync`: the languages of one site build run side by side.
 * :mod:`.pages.error_box`: the "paste your error" box, and the site search
   ranking an error's examples first.
-* :mod:`.build.fast_build`: fast example runs; :mod:`.web.static_files`: the site's
+* :mod:`.build.fast_build`: fast example runs; :mod:`.build.navigation_cache`: the
+  sidebar's tree made once per folder; :mod:`.web.static_files`: the site's
   stylesheet and script; :mod:`.build.staging_log`: a truthful log;
   :mod:`.build.leak_check`: no leaks of the build machine.
 
@@ -63,6 +64,7 @@ EXTENSIONS = (
     "autograd_notes.site.web.static_files",
     "autograd_notes.site.build.stale_examples",
     "autograd_notes.site.build.fast_build",
+    "autograd_notes.site.build.navigation_cache",
     "autograd_notes.site.build.leak_check",
     "autograd_notes.site.build.staging_log",
 )

@@ -22,7 +22,6 @@ import datetime
 import inspect
 import io
 import os
-import re
 import time
 import warnings
 from collections.abc import Iterator
@@ -33,6 +32,7 @@ from typing import Any
 from ..._events import Event, recording
 from ..._normalise import normalise_message
 from ..._traceback import format_clean_traceback
+from ..format.missing_api import is_missing_api
 from ..format.record_format import FORMAT, CellRecord, CellStatus, Record, UnexpectedWarning
 from ..format.script_cells import Cell, split_cells
 from .device_details import runner_metadata
@@ -43,34 +43,10 @@ __all__ = [
     "Cell",
     "CellResult",
     "capture_example",
-    "is_missing_api",
     "run_cells",
     "split_cells",
     "unexpected_warnings",
 ]
-
-_MISSING = re.compile(r"unexpected keyword argument|has no attribute|[Uu]nknown attribute|cannot import name")
-# what a value of Python's own types lacks is the example's code meeting another value
-# (``None`` where a release left no gradient), not an API missing from PyTorch
-_PLAIN_OBJECT = re.compile(r"^'(NoneType|int|float|complex|bool|str|bytes|list|tuple|dict|set)' object ")
-
-
-def is_missing_api(exception: str, message: str) -> bool:
-    """Whether an exception says a PyTorch API does not exist (yet) in this release.
-
-    An import from ``torch`` that fails, an attribute of a PyTorch module or
-    object that is not there, a keyword argument a function does not take: on
-    an older release, what an example calls may simply not exist. Every
-    example runs on the pinned PyTorch, so such an error on another release
-    says "not available in this release", not that the example is wrong. An
-    attribute missing from ``None`` or a number, or another package failing
-    to import, is a difference of behaviour or of the environment instead.
-    """
-    if exception in ("ImportError", "ModuleNotFoundError"):
-        return "torch" in message
-    if exception == "AttributeError" and _PLAIN_OBJECT.match(message):
-        return False
-    return exception in ("AttributeError", "TypeError") and _MISSING.search(message) is not None
 
 
 @dataclass

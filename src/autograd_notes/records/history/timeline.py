@@ -18,7 +18,7 @@ For one check on one release the mark (:class:`~.status.Mark`) is one of:
   of another category or none, another value; or its cell failed with an
   undocumented exception;
 * ``MISSING``: its cell, or one before it, calls an API this release
-  does not have (:func:`~.cells.is_missing_api`);
+  does not have (:func:`~..format.missing_api.is_missing_api`);
 * ``BUILD``: it differs from today, but exactly as the pinned release
   does in the build this release ran as (the registry's CUDA build, where
   today's records are the CPU build's): a difference of the build, not of
@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..._events import Event, EventKind
-from ..capture.cells import is_missing_api
+from ..format.missing_api import is_missing_api
 from ..format.record import load_all_records
 from ..format.record_format import CellStatus, Record
 from ..format.status import Mark

@@ -4,8 +4,9 @@ sphinx-gallery writes each card of a gallery index as raw HTML: the
 example's title and its opening paragraph (the hover text) in English,
 which the translated builds would show as they are. This extension notes,
 when an index page is read, which example each card stands for (its
-``:doc:`` link), and when the page is written, puts that example's title
-and opening paragraph, as translated, into the card.
+``:doc:`` link), and when each page is read its opening paragraph; when
+an index page is written, it puts the example's title and opening
+paragraph, as translated, into each card.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
 
 from ..upstream.outputs import is_card_link, is_card_opening, is_card_title, set_card_title, set_card_tooltip
 
@@ -41,50 +43,66 @@ def _mark_cards(app: Sphinx, doctree: nodes.document) -> None:
             node[_CARD] = current
 
 
-def _opening(app: Sphinx, docname: str) -> str | None:
-    """The example's first paragraph after its title, as translated (read once per build)."""
-    openings: dict[str, str | None] = app.__dict__.setdefault("_autograd_notes_openings", {})
-    if docname not in openings:
-        openings[docname] = _read_opening(app, docname)
-    return openings[docname]
+# An opening paragraph as its parts: plain text, or an implicit ``:ref:`` (its label, and its own
+# text should the label be unknown), which reads as the title of the section it names.
+Opening = list[str | tuple[str, str]]
+_OPENINGS = "autograd_notes_openings"  # on the environment: each page's Opening, from when it was read
 
 
-def _read_opening(app: Sphinx, docname: str) -> str | None:
-    try:
-        doctree = app.env.get_doctree(docname)
-    except (FileNotFoundError, OSError):
-        return None
+def _openings(env: BuildEnvironment) -> dict[str, Opening]:
+    if not hasattr(env, _OPENINGS):
+        setattr(env, _OPENINGS, {})
+    openings: dict[str, Opening] = getattr(env, _OPENINGS)
+    return openings
+
+
+def _keep_opening(app: Sphinx, doctree: nodes.document) -> None:
+    """Keep the page's first paragraph after its title, as translated, while its doctree is at hand."""
     for section in doctree.findall(nodes.section):
         for child in section.children:
             if isinstance(child, nodes.paragraph):
-                return " ".join(_plain_text(app, child).split())
-        break
-    return None
+                _openings(app.env)[app.env.docname] = _parts(child)
+                return
+        return
 
 
-def _plain_text(app: Sphinx, paragraph: nodes.paragraph) -> str:
-    """The paragraph's text as its page shows it: a ``:ref:`` to a label reads as the section's title.
-
-    The stored doctree is not resolved yet: an implicit ``:ref:`label``` still
-    holds the label itself, where the page shows the title it links to.
-    """
-    labels = app.env.domains.standard_domain.labels
-    parts: list[str] = []
+def _parts(paragraph: nodes.paragraph) -> Opening:
+    parts: Opening = []
 
     def walk(node: nodes.Node) -> None:
-        if isinstance(node, addnodes.pending_xref) and node.get("reftype") == "ref":
-            target = labels.get(str(node.get("reftarget", "")))
-            if not node.get("refexplicit") and target is not None:
-                parts.append(target[2])
-                return
-        if isinstance(node, nodes.Text):
+        is_ref = isinstance(node, addnodes.pending_xref) and node.get("reftype") == "ref"
+        if is_ref and not node.get("refexplicit"):
+            parts.append((str(node.get("reftarget", "")), node.astext()))
+        elif isinstance(node, nodes.Text):
             parts.append(node.astext())
-            return
-        for child in node.children:
-            walk(child)
+        else:
+            for child in node.children:
+                walk(child)
 
     walk(paragraph)
-    return "".join(parts)
+    return parts
+
+
+def _opening(app: Sphinx, docname: str) -> str | None:
+    """The example's opening paragraph as its page shows it: a ``:ref:`label``` reads as the section's title.
+
+    The page was read before its label's target may have been: the labels
+    are looked up now, when every page has been read.
+    """
+    parts = _openings(app.env).get(docname)
+    if parts is None:
+        return None
+    labels = app.env.domains.standard_domain.labels
+    words = [part if isinstance(part, str) else labels.get(part[0], ("", "", part[1]))[2] for part in parts]
+    return " ".join("".join(words).split())
+
+
+def _forget_opening(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
+    _openings(env).pop(docname, None)
+
+
+def _merge_openings(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
+    _openings(env).update({name: parts for name, parts in _openings(other).items() if name in docnames})
 
 
 def translate_cards(app: Sphinx, doctree: nodes.document, docname: str) -> None:
@@ -103,7 +121,10 @@ def translate_cards(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    """Register the two handlers."""
+    """Register the handlers."""
     app.connect("doctree-read", _mark_cards)
+    app.connect("doctree-read", _keep_opening)
+    app.connect("env-purge-doc", _forget_opening)
+    app.connect("env-merge-info", _merge_openings)
     app.connect("doctree-resolved", translate_cards)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
