@@ -819,3 +819,34 @@ def test_a_request_that_leaves_the_machine_is_refused_and_counted(browser: Any) 
     for url in ("https://example.com/a.png", "http://192.0.2.1/b.png"):
         assert f"request off the machine: {url}" in found, found
         assert any(line.startswith(f"failed: {url} (") for line in found), found
+
+
+# every mark of a difference (not "same", not "no record") inside the visible part of its table's box,
+# right of the sticky row names; and no box that hides rows below its lower edge
+HIDDEN_MARKS = """() => {
+  const hidden = [];
+  for (const box of document.querySelectorAll('.tl-scroll')) {
+    const edge = box.getBoundingClientRect();
+    const names = box.querySelector('th[scope="row"]');
+    const left = names ? names.getBoundingClientRect().right : edge.left;
+    for (const mark of box.querySelectorAll('td.tl-mark:not(.tl-same):not(.tl-none)')) {
+      const shown = mark.getBoundingClientRect();
+      if (shown.left < left - 1 || shown.right > edge.right + 1) hidden.push(mark.innerText);
+    }
+    if (box.scrollHeight > box.clientHeight + 1) hidden.push('rows cut at the lower edge');
+  }
+  return hidden;
+}"""
+
+
+def test_every_difference_mark_is_in_view_at_1280_px(server: Server, watched: tuple[Any, Problems]) -> None:
+    # the marks are the same in every language; the English pages, every example
+    page, _problems = watched
+    hidden = {}
+    for example in sorted((ROOT / "gallery").glob("*/plot_*.py")):
+        name = f"examples/{example.parent.name}/{example.stem}.html"
+        page.goto(server.url("en", name))
+        found = page.evaluate(HIDDEN_MARKS)
+        if found:
+            hidden[name] = found
+    assert hidden == {}

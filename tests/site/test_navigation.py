@@ -1,6 +1,7 @@
 """The site's navigation, read from the built HTML of every language.
 
-The sidebar lists every gallery section once, as a page, all at one level
+The sidebar lists every gallery section once (the home page's body
+repeats no table of contents; it links the gallery), as a page, all at one level
 under the gallery, and no entry contains itself; the gallery page still
 shows every example with its thumbnail. (sphinx-gallery copies each
 section's header into the gallery page: with the same title level as the
@@ -151,16 +152,12 @@ def test_the_sidebar_lists_each_gallery_section_once_at_one_level(whole_site: Si
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_the_home_page_lists_the_gallery_sections_as_pages(whole_site: Site, language: str) -> None:
+def test_the_home_page_links_the_gallery_and_repeats_no_contents(whole_site: Site, language: str) -> None:
+    # the sidebar lists every page; the home page's body repeated it as unstyled lists
     html = (whole_site.html / language / "index.html").read_text(encoding="utf-8")
     body = html[html.index("<article") :]
-    hrefs = [
-        entry.href for root in navigation(body, "index.html", "toctree-wrapper") for _, entry in root.walk()
-    ]
-    assert GALLERY in hrefs
-    assert not [href for href in hrefs if href.startswith(f"{GALLERY}#")], (language, hrefs)
-    for name in SECTIONS:
-        assert hrefs.count(f"examples/{name}/index.html") == 1, (language, name, hrefs)
+    assert "toctree-l1" not in body  # (the hidden tables of contents leave an empty wrapper)
+    assert f'href="{GALLERY}"' in body
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

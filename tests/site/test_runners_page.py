@@ -377,7 +377,16 @@ def test_the_counts_are_true_in_every_language(whole_site: Site, language: str) 
 def test_the_page_no_longer_claims_cuda_records_it_does_not_have(whole_site: Site) -> None:
     text = read_page(whole_site.html / "en", "runners.html").article.text()
     assert "Each example has also been recorded on each kind of runner" not in text
-    assert "How many examples each runner has recorded so far is counted below" in text
+    assert "How many examples each runner has recorded is counted from the records themselves" in text
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_reference_pages_speak_to_readers_not_maintainers(whole_site: Site, language: str) -> None:
+    # how to record and check is the maintainer guide's (CONTRIBUTING.md), not a reader's page
+    for name in ("runners.html", "timeline.html", "index.html"):
+        text = read_page(whole_site.html / language, name).article.text()
+        for command in ("python -m autograd_notes", "nox -s", "records/releases/", "records/<runner>"):
+            assert command not in text, (language, name, command)
 
 
 EXAMPLE_PAGE = f"examples/{Path(SYNTHETIC_CUDA_EXAMPLE).with_suffix('.html').as_posix()}"

@@ -3,19 +3,25 @@
 :func:`summarise` reads an example's timeline (:mod:`.timeline`) and its
 changes (:mod:`.timeline_changes`): the releases recorded, since when every
 check holds as documented, where some does not, and the most recent change
-of words (:func:`first_change`).
+of words: which checked messages a release words otherwise (:func:`worded_name`),
+each named once. The words themselves are the changelog's and the page's list
+of differences to show, as a word diff; a summary quoting a fragment of them
+read as garbled ("`…` → `(×2)`").
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 
 from ..format.status import Mark
 from .timeline import ExampleTimeline
 from .timeline_changes import release_changes
 
-__all__ = ["Summary", "first_change", "summarise"]
+__all__ = ["Summary", "first_change", "summarise", "worded_name"]
+
+_CLASS_NAME = re.compile(r"^([A-Z]\w*(?:Error|Warning|Exception|Exit|Interrupt))\b")
 
 
 def first_change(old: str, new: str) -> tuple[str, str]:
@@ -25,6 +31,18 @@ def first_change(old: str, new: str) -> tuple[str, str]:
         if tag != "equal":
             return " ".join(a[i1:i2]), " ".join(b[j1:j2])
     return "", ""
+
+
+def worded_name(label: str, outcome: str, text: str) -> str:
+    """What names a checked message: a value's label, else its exception type or warning categories.
+
+    Those are the check's ``outcome``, else the class the text starts with;
+    ``""`` where none is known (the sentence then says "a message").
+    """
+    if label or outcome:
+        return label or outcome
+    found = _CLASS_NAME.match(text)
+    return found.group(1) if found else ""
 
 
 @dataclass(frozen=True)
@@ -41,9 +59,9 @@ class Summary:
     """The mark of the release before ``holds_since`` (``OUTCOME`` or ``MISSING``), ``None`` if none."""
     failing: list[str]
     """The recorded releases where some check does not hold."""
-    wording: tuple[str, str, str, int] | None
-    """The most recent change of words while the checks held: (release, old words, new words, how many
-    checks changed words in that release)."""
+    wording: tuple[str, tuple[str, ...], int] | None
+    """The most recent release whose words changed while the checks held, what it words otherwise (each
+    name once, :func:`worded_name`, in the page's order) and how many checks."""
 
 
 def summarise(timeline: ExampleTimeline) -> Summary:
@@ -61,8 +79,9 @@ def summarise(timeline: ExampleTimeline) -> Summary:
     ]
     wording = None
     if worded:
-        last = worded[-1]
-        old, new = first_change(last.before.text or "", last.after.text or "")
-        count = sum(change.release == last.release for change in worded)
-        wording = (last.release, old, new, count)
+        last = [change for change in worded if change.release == worded[-1].release]
+        names = [
+            worded_name(change.check.label, change.after.outcome, change.after.text or "") for change in last
+        ]
+        wording = (last[0].release, tuple(dict.fromkeys(names)), len(last))
     return Summary(recorded[0], recorded[-1], since, before, failing, wording)

@@ -13,8 +13,9 @@ from sphinx.util.docutils import SphinxDirective
 
 from ...records.format.status import Mark
 from ...records.format.word_diffs import render_word_diff
+from ...records.history.changelog import Sentence, shorten
+from ...records.history.changelog import change_sentence as decided_sentence
 from ...records.history.releases import version_key
-from ...records.history.timeline_changes import Change as ReleaseChange
 from ...records.history.timeline_changes import ChangeEntry, changelog_entries, release_changes
 from ..upstream.gallery_conf import gallery_folders
 from ..web.html_nodes import HtmlList
@@ -78,6 +79,7 @@ class ReleaseTimelineDirective(SphinxDirective):
             example_first_lines(self.env, example),
             timeline_page=timeline_page,
             headings=example_cell_headings(self.env, example),
+            language=self.env.config.language or "en",
         )
         return untranslatable([section])
 
@@ -120,7 +122,7 @@ class TimelineChangelogDirective(SphinxDirective):
         timelines = site_records(self.env).timelines
         entries = changelog_entries(release_changes(list(timelines.values())))
         # release -> what changed (the same change in many cells is one entry) -> the change, its cells
-        by_release: dict[str, dict[tuple[str, ...], tuple[ChangeEntry, list[tuple[str, int, str]]]]] = {}
+        by_release: dict[str, dict[tuple[object, ...], tuple[ChangeEntry, list[tuple[str, int, str]]]]] = {}
         for entry in entries:
             change = entry.change
             docname = gallery_docname(self.env, change.example)
@@ -163,7 +165,7 @@ class TimelineChangelogDirective(SphinxDirective):
         return untranslatable(result)
 
     def _entries(
-        self, changes: dict[tuple[str, ...], tuple[ChangeEntry, list[tuple[str, int, str]]]]
+        self, changes: dict[tuple[object, ...], tuple[ChangeEntry, list[tuple[str, int, str]]]]
     ) -> nodes.Element:
         entries = HtmlList(classes=["tl-changelog"], support_smartquotes=False)
         for entry, places in changes.values():
@@ -181,20 +183,21 @@ class TimelineChangelogDirective(SphinxDirective):
         return entries
 
 
-def _entry_key(entry: ChangeEntry) -> tuple[str, ...]:
-    """What makes two changes the same entry: the kind of check and what changed, word for word."""
-    change: ReleaseChange = entry.change
-    follows = tuple(render_word_diff(f.diff) for f in entry.follows)
-    return (
-        change.check.kind,
-        change.before.mark,
-        change.after.mark,
-        change.before.outcome,
-        change.after.outcome,
-        change.check.label if change.check.kind == "value" else "",
-        render_word_diff(change.diff),
-        *follows,
-    )
+def _entry_key(entry: ChangeEntry) -> tuple[object, ...]:
+    """What makes two changes one entry: the sentence a reader would read, word for word.
+
+    A cell that stops early stops every check in it: "The cell stops before
+    this check: <reason>" is one entry, with every place it holds for, however
+    many checks (and texts) the cell has.
+    """
+    found = decided_sentence(entry)
+    kind = entry.change.check.kind
+    follows = tuple((f.check.label, render_word_diff(f.diff)) for f in entry.follows)
+    if found.sentence in (Sentence.STOPS, Sentence.RUNS):
+        return (found.sentence, shorten(found.reason), *follows)
+    label = found.label if kind == "value" else ""
+    diff = render_word_diff(found.diff)
+    return (kind, found.sentence, found.old, found.new, shorten(found.said), diff, label, *follows)
 
 
 DIRECTIVES = {

@@ -8,20 +8,20 @@ recorded release does otherwise than the page documents.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from docutils import nodes
 from sphinx.locale import _
 
 from ...records.format.status import Mark
 from ...records.history.releases import version_key
-from ...records.history.timeline import CheckTimeline, ExampleTimeline, observation_runs, worst
+from ...records.history.timeline import CheckTimeline, ExampleTimeline, Observation, observation_runs, worst
 from ..web.html_nodes import HtmlBlock, HtmlInline, HtmlLine, HtmlList, HtmlPre
 from ..web.links import cell_label, cell_number, label_link
 from ..web.nodes import compose, doc_reference
 from .timeline_legends import _CLASSES, SYMBOLS, diff_legend, legend, mark_names
 from .timeline_sentences import _code, _diff_nodes, _kind_name, _span, heading_nodes, summary_sentence
-from .timeline_tables import _cell, _header, _mark_cells, _table
+from .timeline_tables import _cell, _mark_cells, _table, group_header, release_groups
 
 __all__ = [
     "SECTION_ID",
@@ -39,11 +39,14 @@ def _kind(check: CheckTimeline) -> list[nodes.Node]:
     return [name, nodes.Text(" "), _code(check.label)] if check.label else [name]
 
 
-def _observations(check: CheckTimeline, pinned: str) -> nodes.Element:
-    """Each distinct observation of a check, with the releases that made it, as a list."""
+Runs = list[tuple[list[str], Observation]]
+
+
+def _observations(runs: Runs, pinned: str) -> nodes.Element:
+    """Each distinct observation, with the releases that made it, as a list."""
     names = mark_names()
     items = HtmlList(classes=["tl-observations"])
-    for releases, seen in observation_runs(check):
+    for releases, seen in runs:
         head = _span(releases) + (" " + _("(today)") if pinned in releases else "")
         if seen.mark == Mark.SAME:
             text = seen.text or ""
@@ -65,6 +68,78 @@ def _observations(check: CheckTimeline, pinned: str) -> nodes.Element:
     return items
 
 
+def _differing_runs(check: CheckTimeline) -> Runs:
+    """A check's runs of releases, those where the example stopped at a missing API left out.
+
+    ``[]`` where what is left is the same as today everywhere: nothing to show for the check.
+    """
+    runs = [(releases, seen) for releases, seen in observation_runs(check) if seen.mark != Mark.MISSING]
+    return runs if any(seen.mark not in (Mark.SAME, Mark.NO_RECORD) for _r, seen in runs) else []
+
+
+def _missing_runs(checks: Sequence[CheckTimeline]) -> Runs:
+    """Each distinct run of releases that stopped at a missing API, over every check: said once per page."""
+    found: dict[tuple[tuple[str, ...], str], tuple[list[str], Observation]] = {}
+    for check in checks:
+        for releases, seen in observation_runs(check):
+            if seen.mark == Mark.MISSING:
+                found.setdefault((tuple(releases), seen.reason), (releases, seen))
+    return sorted(found.values(), key=lambda run: version_key(run[0][0]))
+
+
+def _alike(checks: Sequence[CheckTimeline]) -> list[tuple[list[CheckTimeline], Runs]]:
+    """The checks of a cell that differ from today, those that differ in the same releases alike as one."""
+    groups: dict[tuple[object, ...], tuple[list[CheckTimeline], Runs]] = {}
+    for check in checks:
+        runs = _differing_runs(check)
+        if runs:
+            key = tuple((tuple(releases), seen.mark, seen.text, seen.reason) for releases, seen in runs)
+            groups.setdefault(key, ([], runs))[0].append(check)
+    return list(groups.values())
+
+
+def _difference(
+    group: tuple[list[CheckTimeline], Runs],
+    headings: Sequence[str],
+    number: int,
+    link: Callable[[int, list[nodes.Node]], list[nodes.Node]],
+    names: dict[Mark, str],
+    pinned: str,
+) -> nodes.Element:
+    """One box of "Every difference": the checks of a cell that differ alike, and how, release by release."""
+    checks, runs = group
+    what = ", ".join(names[m] for m in sorted({seen.mark for _r, seen in runs} - {Mark.SAME, Mark.NO_RECORD}))
+    lines = [str(check.line) for check in checks]
+    where = (
+        _("line {line}").format(line=lines[0])
+        if len(lines) == 1
+        else _("lines {lines}").format(lines=", ".join(lines))
+    )
+    kinds: list[nodes.Node] = []
+    for check in checks:
+        kinds += ([nodes.Text(", ")] if kinds else []) + _kind(check)
+    # A <summary> is the control that opens its <details>: a link inside it would be an
+    # interactive element inside another (two tab stops for one row, and a screen reader
+    # announces one of them wrongly; axe-core: nested-interactive). The summary names the
+    # row in words; the link to the cell is the first line of what it opens.
+    cell = _("cell {number}").format(number=number)
+    summary = HtmlLine(
+        "",
+        "",
+        nodes.inline("", "", *_row_name(headings, number, checks)),
+        nodes.Text(" "),
+        HtmlInline(cell, cell, tag="span", classes=["tl-cell-number"]),
+        nodes.Text(f" · {where} · "),
+        *kinds,
+        nodes.Text(f" · {what}"),
+        tag="summary",
+    )
+    to_cell = nodes.paragraph(
+        "", "", *link(number, _row_name(headings, number, checks)), classes=["tl-check-cell"]
+    )
+    return HtmlBlock("", summary, to_cell, _observations(runs, pinned), tag="details", classes=["tl-check"])
+
+
 def _row_name(headings: Sequence[str], number: int, checks: list[CheckTimeline]) -> list[nodes.Node]:
     """What a row checks: its cell's section title, else its first check's label, else "Cell n"."""
     heading = headings[number - 1] if 0 < number <= len(headings) else ""
@@ -82,6 +157,7 @@ def timeline_nodes(
     *,
     timeline_page: bool = True,
     headings: Sequence[str] = (),
+    language: str = "en",
 ) -> nodes.Element:
     """The body of an example's "Across PyTorch releases" section.
 
@@ -89,16 +165,18 @@ def timeline_nodes(
     (each code cell of a page has one): ``first_lines`` are the first source
     line of each of its code cells, ``headings`` the title of the section each
     is in (a row is named by it, and by its cell's number). It ends with a link
-    to the timeline page where the build has one (``timeline_page``).
+    to the timeline page where the build has one (``timeline_page``). Lists are
+    joined as ``language`` joins them.
     """
     names = mark_names()
     releases = timeline.releases
     intro = compose(
         _(
             "Each row is a code cell of this page that checks something (an expected error or "
-            "warning, a value); each column a PyTorch release, the latest patch of its minor "
-            "release, run on a CPU. {pinned} is the release the page documents; the others ran "
-            "as the build the registry serves, which may word a build-specific message otherwise."
+            "warning, a value); each column a PyTorch release (the latest patch of its minor "
+            "release, run on a CPU), or several releases in a row that behave alike. {pinned} is "
+            "the release the page documents; the others ran as the build the registry serves, "
+            "which may word a build-specific message otherwise."
         ),
         pinned=_code(timeline.pinned),
     )
@@ -119,9 +197,14 @@ def timeline_nodes(
 
     rows = []
     details: list[nodes.Node] = []
+    row_marks = {
+        number: {release: worst([c.releases[release].mark for c in checks]) for release in releases}
+        for number, checks in cells.items()
+    }
+    groups = release_groups(releases, list(row_marks.values()))
     for number, checks in cells.items():
         name = _row_name(headings, number, checks)
-        marks = {release: worst([c.releases[release].mark for c in checks]) for release in releases}
+        marks = {_span(group): row_marks[number][group[0]] for group in groups}
         rows.append(
             [
                 _cell(*link(number, name)),
@@ -129,56 +212,23 @@ def timeline_nodes(
                 *_mark_cells(marks, names),
             ]
         )
-        for check in checks:
-            if all(seen.mark in (Mark.SAME, Mark.NO_RECORD) for seen in check.releases.values()):
-                continue
-            worst_marks = sorted(
-                {
-                    seen.mark
-                    for seen in check.releases.values()
-                    if seen.mark not in (Mark.SAME, Mark.NO_RECORD)
-                }
-            )
-            what = ", ".join(names[m] for m in worst_marks)
-            # A <summary> is the control that opens its <details>: a link inside it would be an
-            # interactive element inside another (two tab stops for one row, and a screen reader
-            # announces one of them wrongly; axe-core: nested-interactive). The summary names the
-            # row in words; the link to the cell is the first line of what it opens.
-            cell = _("cell {number}").format(number=number)
-            summary = HtmlLine(
-                "",
-                "",
-                nodes.inline("", "", *_row_name(headings, number, checks)),
-                nodes.Text(" "),
-                HtmlInline(cell, cell, tag="span", classes=["tl-cell-number"]),
-                nodes.Text(" · " + _("line {line}").format(line=check.line) + " · "),
-                *_kind(check),
-                nodes.Text(f" · {what}"),
-                tag="summary",
-            )
-            to_cell = nodes.paragraph(
-                "", "", *link(number, _row_name(headings, number, checks)), classes=["tl-check-cell"]
-            )
-            details.append(
-                HtmlBlock(
-                    "",
-                    summary,
-                    to_cell,
-                    _observations(check, timeline.pinned),
-                    tag="details",
-                    classes=["tl-check"],
-                )
-            )
-    header = [_cell(_("Cell")), _cell(_("Checks")), *_header(releases, timeline.pinned)]
-    table = _table(["tl-table"], header, rows, widths=[10, 6, *(5 for _release in releases)])
+        for group in _alike(checks):
+            details.append(_difference(group, headings, number, link, names, timeline.pinned))
+    header = [_cell(_("Cell")), _cell(_("Checks")), *group_header(groups, timeline.pinned)]
+    table = _table(["tl-table"], header, rows, widths=[10, 6, *(5 for _group in groups)])
     differences: list[nodes.Node] = []
+    missing = _missing_runs([check for checks in cells.values() for check in checks])
+    if details or missing:
+        differences = [nodes.paragraph("", _("Every difference, check by check"), classes=["tl-heading"])]
+    if missing:
+        said = _(
+            "In these releases the example stops early, at what the release does not have yet; "
+            "this holds for every check of the page:"
+        )
+        differences += [nodes.paragraph("", said), _observations(missing, timeline.pinned)]
     if details:
-        differences = [
-            nodes.paragraph("", _("Every difference, check by check"), classes=["tl-heading"]),
-            diff_legend(),
-            *details,
-        ]
-    elif timeline.rows:
+        differences += [diff_legend(), *details]
+    if not details and not missing and timeline.rows:
         differences = [
             nodes.paragraph("", _("No check differs in any recorded release."), classes=["tl-none"])
         ]
@@ -189,7 +239,7 @@ def timeline_nodes(
     end = [nodes.paragraph("", "", *more)] if timeline_page else []
     return HtmlBlock(
         "",
-        nodes.paragraph("", "", *summary_sentence(timeline), classes=["tl-summary"]),
+        nodes.paragraph("", "", *summary_sentence(timeline, language), classes=["tl-summary"]),
         nodes.paragraph("", "", *intro),
         legend(),
         table,

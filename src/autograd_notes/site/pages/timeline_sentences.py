@@ -19,7 +19,7 @@ from ...records.history.timeline import ExampleTimeline
 from ...records.history.timeline_changes import ChangeEntry
 from ...records.history.timeline_summary import summarise
 from ..web.html_nodes import HtmlCode, HtmlInline
-from ..web.nodes import compose
+from ..web.nodes import compose, list_of
 
 __all__ = [
     "change_sentence",
@@ -40,8 +40,8 @@ def _span(releases: list[str]) -> str:
     return releases[0] if len(releases) == 1 else f"{releases[0]}–{releases[-1]}"
 
 
-def summary_sentence(timeline: ExampleTimeline) -> list[nodes.Node]:
-    """The one-sentence summary, in the build's language: text, and the changed words as code."""
+def summary_sentence(timeline: ExampleTimeline, language: str = "en") -> list[nodes.Node]:
+    """The one-sentence summary, in the build's language (``language``): text, and names as code."""
     summary = summarise(timeline)
     recorded = timeline.recorded_releases()
     if len(recorded) < 2:
@@ -73,16 +73,19 @@ def summary_sentence(timeline: ExampleTimeline) -> list[nodes.Node]:
             failing=_ranges(recorded, summary.failing),
         )
     if summary.wording is not None:
-        release, old, new, count = summary.wording
+        release, names, count = summary.wording
         words = (
-            _("In {release}, the words of {count} checked message changed: {old} → {new}.")
-            if count > 1
-            else _("In {release}, the words of a checked message changed: {old} → {new}.")
+            _(
+                "In {release}, {count} checked messages are worded otherwise, and the checks "
+                "still hold: {names}."
+            )
+            if len(names) > 1
+            else _(
+                "In {release}, one checked message is worded otherwise, and the check still holds: {names}."
+            )
         )
-        sentence += [
-            nodes.Text(" "),
-            *compose(words, release=release, count=str(count), old=_code(old or "…"), new=_code(new or "…")),
-        ]
+        shown = list_of([_code(name) if name else _("a message") for name in names], language)
+        sentence += [nodes.Text(" "), *compose(words, release=release, count=str(count), names=shown)]
     return sentence
 
 
@@ -168,6 +171,23 @@ def follows_template() -> str:
     return _("With it, the value {label} changed: {diff}.")
 
 
+_STOPS = ".。!?！？"
+
+
+def _one_stop(sentence: list[nodes.Node]) -> list[nodes.Node]:
+    """``sentence`` without its own full stop where the operand before it already ends with one.
+
+    A recorded message often ends a sentence of its own ("… at version 1."):
+    the template's stop after it would read as "1..".
+    """
+    if len(sentence) < 2 or not isinstance(sentence[-1], nodes.Text):
+        return sentence
+    stop, before = sentence[-1].astext().strip(), sentence[-2].astext().rstrip()
+    if stop and stop in _STOPS and before[-1:] in _STOPS:
+        return sentence[:-1]
+    return sentence
+
+
 def change_sentence(entry: ChangeEntry) -> list[nodes.Node]:
     """A change as a sentence, in the build's language: the sentence the records chose, filled with nodes.
 
@@ -190,13 +210,11 @@ def change_sentence(entry: ChangeEntry) -> list[nodes.Node]:
         label=_code(found.label) if found.label else nodes.Text(_kind_name(kind)),
         diff=_diff_code(found.diff) if found.diff else _code(shorten(found.said)),
     )
+    sentence = _one_stop(sentence)
     for follows in entry.follows:
+        label = _code(follows.check.label) if follows.check.label else nodes.Text(_kind_name("value"))
         sentence += [
             nodes.Text(" "),
-            *compose(
-                follows_template(),
-                label=_code(follows.check.label) if follows.check.label else nodes.Text(_kind_name("value")),
-                diff=_diff_code(follows.diff),
-            ),
+            *_one_stop(compose(follows_template(), label=label, diff=_diff_code(follows.diff))),
         ]
     return sentence

@@ -19,6 +19,7 @@ from .timeline_legends import _CLASSES, SYMBOLS
 
 __all__ = [
     "changes_anchor",
+    "release_groups",
 ]
 
 
@@ -68,6 +69,47 @@ def _header(releases: list[str], pinned: str, *, linked: bool = False) -> list[n
         classes = ["tl-release"]
         if release == pinned:
             today = _("today")
+            lines.append(
+                nodes.paragraph("", "", HtmlInline(today, today, tag="span", classes=["tl-today-word"]))
+            )
+            classes.append("tl-today")
+        heads.append(nodes.entry("", *lines, classes=classes))
+    return heads
+
+
+def release_groups(releases: Sequence[str], rows: Sequence[dict[str, Mark]]) -> list[list[str]]:
+    """The releases in runs of neighbours that every row marks alike: one column of the table each.
+
+    A reader then sees every release that behaves otherwise side by side with
+    today's, with no need to scroll: ``[["2.4.1", "2.5.1", "2.6.0"], ["2.7.1"], ...]``.
+    """
+    groups: list[tuple[list[str], tuple[Mark, ...]]] = []
+    for release in releases:
+        column = tuple(row[release] for row in rows)
+        if groups and groups[-1][1] == column:
+            groups[-1][0].append(release)
+        else:
+            groups.append(([release], column))
+    return [group for group, _column in groups]
+
+
+def _minor(release: str) -> str:
+    return "{}.{}".format(*version_key(release)[:2])
+
+
+def group_name(group: Sequence[str]) -> str:
+    """A column's releases as its head writes them: ``2.13`` or ``2.4–2.6``."""
+    return _minor(group[0]) if len(group) == 1 else f"{_minor(group[0])}–{_minor(group[-1])}"
+
+
+def group_header(groups: Sequence[Sequence[str]], pinned: str) -> list[nodes.entry]:
+    """The heads of grouped release columns; the one holding today's release says so (``today: 2.13``)."""
+    heads = []
+    for group in groups:
+        lines = [nodes.paragraph("", group_name(group))]
+        classes = ["tl-release"]
+        if pinned in group:
+            today = _("today") if len(group) == 1 else _("today: {release}").format(release=_minor(pinned))
             lines.append(
                 nodes.paragraph("", "", HtmlInline(today, today, tag="span", classes=["tl-today-word"]))
             )
