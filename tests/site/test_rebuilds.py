@@ -115,19 +115,19 @@ def test_a_changed_then_reverted_interface_catalog_reaches_the_pages(built: Path
     """The interface strings are translated while pages are read: a catalog change must read them again."""
     po = built / "docs" / "locale" / "ru" / "LC_MESSAGES" / "sphinx.po"
     original = po.read_text(encoding="utf-8")
-    assert 'msgid "Section"\nmsgstr "Раздел"\n' in original
+    assert 'msgid "Machine"\nmsgstr "Машина"\n' in original
 
     def runners_page() -> str:
         result = build_site(built, "--language", "ru")
         assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
         return text_of((built / "build" / "html" / "ru" / "runners.html").read_text(encoding="utf-8"))
 
-    assert "Раздел" in runners_page()
-    po.write_text(original.replace('msgstr "Раздел"', 'msgstr "Раздел (изменено)"'), encoding="utf-8")
-    assert "Раздел (изменено)" in runners_page()
+    assert "Машина" in runners_page()
+    po.write_text(original.replace('msgstr "Машина"', 'msgstr "Машина (изменено)"'), encoding="utf-8")
+    assert "Машина (изменено)" in runners_page()
     po.write_text(original, encoding="utf-8")  # reverted, as `git checkout` would
     page = runners_page()
-    assert "Раздел" in page
+    assert "Машина" in page
     assert "изменено" not in page
 
 

@@ -306,6 +306,10 @@ def test_each_runner_is_described_once_above_the_matrix(two_cuda_records: Path) 
     ]
     releases = [row[1] for row in rows if row[0] == "CPU runner"]
     assert len(releases) == len(list((ROOT / "records" / "releases").iterdir())) + 1  # and the synthetic one
+    # the CPU runner ran the index's CUDA builds: said once, under the table, not in the rows' labels
+    note = page.article.find("p", "runner-builds-note").text()
+    assert "is a CUDA build (2.4.1+cu121 … " in note
+    assert "the examples still run on the CPU" in note
     assert re.fullmatch(r"\d{4}-\d\d-\d\d( to \d{4}-\d\d-\d\d)?", rows[0][3])
     # one sentence above everything: the verdict and what each runner has recorded
     assert page.article.find("p", "runner-summary-line").text() == (

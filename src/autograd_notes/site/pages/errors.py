@@ -44,7 +44,7 @@ from ..errors.families import (
     message_label,
 )
 from ..upstream.gallery_conf import gallery_folders
-from ..web.html_nodes import HtmlBlock, HtmlLine
+from ..web.html_nodes import HtmlBlock, HtmlCode, HtmlLine
 from ..web.links import cell_label, cell_number, example_first_lines, gallery_docname, label_link, title_link
 from ..web.nodes import RUNNER_NAMES, compose, list_of, make_table, untranslatable
 from .record_store import note_records, site_records
@@ -110,15 +110,24 @@ class ErrorIndexDirective(SphinxDirective):
         records = site_records(self.env).pinned
         self._runners = sorted(records)
         result: list[nodes.Node] = []
+        jumps: list[nodes.Node] = []
         for group in group_by_type(collect_messages(records)):
-            section = nodes.section(ids=[nodes.make_id(f"{group.kind}-type-{group.name}")])
+            ident = nodes.make_id(f"{group.kind}-type-{group.name}")
+            section = nodes.section(ids=[ident])
             section += nodes.title(group.name, group.name)
             for family in group.families:
                 section += self._family(family)
             result.append(section)
+            count = f" ({len(group.families)})"
+            jumps += [nodes.Text(" · ")] if jumps else []
+            link = nodes.reference(group.name, "", HtmlCode(group.name, group.name), refid=ident)
+            jumps += [link, nodes.Text(count)]
         if not result:
-            result.append(nodes.paragraph("", _("No example has been recorded yet.")))
-        return untranslatable(result)
+            return untranslatable([nodes.paragraph("", _("No example has been recorded yet."))])
+        # the page is long: a reader jumps to the type of their error (each with its number of entries)
+        jump = nodes.paragraph("", "", *compose(_("Jump to a type: {types}."), types=jumps))
+        jump["classes"].append("error-jump")
+        return untranslatable([jump, *result])
 
     def _family(self, family: Family) -> nodes.Node:
         """The summary, the first exact text, and the others folded: they differ by shape or number.

@@ -18,6 +18,7 @@ from ...records.drift.compare import Difference, output_difference_reason
 from ...records.format.record import record_path
 from ...records.format.record_format import Record
 from ...records.format.status import RecordMatch
+from ...records.history.releases import version_key
 from ...records.history.runners import BUILD, Baseline, RunnerRecord, RunnerRelease, record_outputs
 from ..upstream.gallery_rst import code_cells
 from ..web.html_nodes import HtmlBlock, HtmlCode, HtmlInline, HtmlLine, HtmlList
@@ -112,8 +113,13 @@ class RunnerMatrixDirective(RunnerDirective):
             classes=["runner-matrix"],
         )
         notes = [nodes.paragraph("", within_release_note())] if columns else []
-        facts = self._facts([run for *_page, runs in examples for run in runs], len(pages))
-        return untranslatable([summary, facts, *notes, self._legend(), table, *drift_sections])
+        all_runs = [run for *_page, runs in examples for run in runs]
+        facts = self._facts(all_runs, len(pages))
+        builds = self._builds_note(all_runs)
+        # with this build's runner alone and nothing that differs, the matrix would be one column of
+        # "same": the summary line says it, and each example's page shows its own record
+        matrix = [self._legend(), table] if columns or drift_sections else []
+        return untranslatable([summary, facts, *builds, *notes, *matrix, *drift_sections])
 
     def _examples(self, generated: Path, pages: list[Path]) -> list[_Example]:
         """Each example page's example, docname, live outputs and records; each page a dependency."""
@@ -206,6 +212,19 @@ class RunnerMatrixDirective(RunnerDirective):
             rows.insert(0, [self._own_name(), "—", "—", "—", "—"])
         header = [_("Runner"), "PyTorch", _("Machine"), _("Recorded"), _("Examples")]
         return make_table(rows, header=header, widths=[3, 2, 3, 3, 2], classes=["runner-facts"])
+
+    def _builds_note(self, runs: list[RunnerRecord]) -> list[nodes.Node]:
+        """One sentence where a CPU runner ran a CUDA build of PyTorch: what the index serves, on the CPU."""
+        on_cpu = {run.record["runner"]["torch"] for run in runs if run.runner.device == "cpu"}
+        cuda_builds = sorted((t for t in on_cpu if "+cu" in t), key=lambda t: version_key(t.split("+")[0]))
+        if not cuda_builds:
+            return []
+        text = _(
+            "A CPU runner installs each release as the package index serves it, which for most releases "
+            "is a CUDA build ({builds}): the examples still run on the CPU, and a CUDA build's own "
+            "messages may word a few things otherwise."
+        ).format(builds=f"{cuda_builds[0]} … {cuda_builds[-1]}" if len(cuda_builds) > 1 else cuda_builds[0])
+        return [nodes.paragraph("", text, classes=["runner-builds-note"])]
 
     def _legend(self) -> nodes.Node:
         legend = nodes.bullet_list(classes=["runner-legend"])
