@@ -121,6 +121,20 @@ def test_a_file_that_names_no_page_is_refused(tmp_path: Path) -> None:
         find_downloads(tmp_path / "empty")
 
 
+def test_every_language_of_an_example_is_found_and_a_copy_is_left_out_with_why(tmp_path: Path) -> None:
+    # a reader's folder: an English and a Russian download of one example, and a browser's second copy
+    example = EXAMPLES[1]
+    (tmp_path / "plot_retain_graph.py").write_text(downloaded(example), encoding="utf-8")
+    (tmp_path / "ru").mkdir()
+    (tmp_path / "ru" / "plot_retain_graph.py").write_text(downloaded(example, "ru"), encoding="utf-8")
+    (tmp_path / "plot_retain_graph (1).py").write_text(downloaded(example), encoding="utf-8")
+    found = find_downloads(tmp_path)
+    assert [(d.example, d.language) for d in found.downloads] == [(example, "en"), (example, "ru")]
+    assert found.left_out == [
+        "plot_retain_graph.py: the same example and language as plot_retain_graph (1).py"
+    ]
+
+
 def test_judge_holds_differs_and_not_available() -> None:
     record = committed(EXAMPLES[1])
     assert judge(record).verdict == Verdict.HOLDS
@@ -216,6 +230,7 @@ def test_verify_names_the_download_line_and_page_where_a_check_differs(
     assert f"page: {address(example)}" in out
     # the translated download ran, but only the English one is in the archive
     assert "1 translated download(s) were run but not archived" in out
+    assert "2 download(s) (1 English, 1 translated) in " in out  # the summary counts both
     archive = reader_folder / archive_name(release_of(torch.__version__), "cpu")
     data = gzip.decompress(archive.read_bytes())
     assert b"plot_tensor_kinds.json" in data

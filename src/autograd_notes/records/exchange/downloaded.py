@@ -33,6 +33,7 @@ __all__ = [
     "DOWNLOAD_ALL",
     "Download",
     "DownloadError",
+    "Found",
     "find_downloads",
     "read_download",
 ]
@@ -163,12 +164,24 @@ def _text(data: bytes, shown: str) -> str:
         raise DownloadError(f"{shown}: not UTF-8 text: not a download of an example") from None
 
 
-def find_downloads(source: Path) -> list[Download]:
-    """The downloaded examples in ``source``, sorted by example.
+@dataclass(frozen=True)
+class Found:
+    """The downloads to run, and those left out, each with why."""
+
+    downloads: list[Download]
+    left_out: list[str]
+    """``"plot_x (1).py: the same example and language as plot_x.py"``: a copy is run once."""
+
+
+def find_downloads(source: Path) -> Found:
+    """The downloaded examples in ``source``: every example in every language found, each once.
 
     ``source`` is a folder (its ``plot_*.py``, in subfolders too, else its
     ``examples_python.zip``), the download-all archive itself, or one script.
-    Sorted by example; :class:`DownloadError` when there are none, or one is not a download.
+    An example downloaded in English and in Russian is run twice, once per
+    language; a second copy of the same example in the same language (a browser's
+    ``plot_x (1).py``) is left out, and said so. Sorted by example, then
+    language; :class:`DownloadError` when there are none, or one is not a download.
     """
     if source.is_file():
         found = _read_zip(source) if source.suffix == ".zip" else [_read_file(source, source.name)]
@@ -188,7 +201,12 @@ def find_downloads(source: Path) -> list[Download]:
             f"page's 'Download all examples in Python source code', {DOWNLOAD_ALL}), then run this "
             "where they are, or name them"
         )
-    by_example: dict[str, Download] = {}
+    kept: dict[tuple[str, str], Download] = {}
+    left_out: list[str] = []
     for download in found:
-        by_example.setdefault(download.example, download)
-    return [by_example[example] for example in sorted(by_example)]
+        key = (download.example, download.language)
+        if key in kept:
+            left_out.append(f"{download.name}: the same example and language as {kept[key].name}")
+        else:
+            kept[key] = download
+    return Found([kept[key] for key in sorted(kept)], left_out)

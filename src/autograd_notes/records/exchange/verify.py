@@ -203,7 +203,9 @@ def _where(ran: _Ran) -> str:
 
 def render_summary(ran: list[_Ran], runner: Runner | None, seconds: float) -> list[str]:
     """The summary: counts per verdict, then where each example that does not hold stands."""
-    head = f"{len(ran)} example(s) in {seconds:.1f} s"
+    translated = sum(r.download.translated for r in ran)
+    languages = f" ({len(ran) - translated} English, {translated} translated)" if translated else ""
+    head = f"{len(ran)} download(s){languages} in {seconds:.1f} s"
     if runner is not None:
         head += (
             f" on {runner['device']} ({_short(runner['device_name'])}), PyTorch {runner['torch']}, "
@@ -265,7 +267,8 @@ def verify(
             item = _run(download, root, device, timeout, paths)
             ran.append(item)
             print(
-                f"[{index:>{width}}/{len(downloads)}] {download.example}  {item.seconds:.1f} s  "
+                f"[{index:>{width}}/{len(downloads)}] {download.example}"
+                f"{f' [{download.language}]' if download.translated else ''}  {item.seconds:.1f} s  "
                 f"{item.finding.verdict}",
                 flush=True,
             )
@@ -344,7 +347,8 @@ def _selected(downloads: list[Download], wanted: list[str]) -> list[Download]:
 def verify_command(args: argparse.Namespace) -> int:
     """``verify``: run, print the summary and where the archive is; the exit status."""
     try:
-        downloads = _selected(find_downloads(args.source), args.examples)
+        found = find_downloads(args.source)
+        downloads = _selected(found.downloads, args.examples)
         device = choose_device(args.device)
     except DownloadError as error:
         print(f"error: {error}", flush=True)
@@ -356,6 +360,9 @@ def verify_command(args: argparse.Namespace) -> int:
     ran, runner = verify(downloads, device, args.timeout, archive)
     print()
     print("\n".join(render_summary(ran, runner, time.perf_counter() - start)))
+    if found.left_out:
+        print(f"{len(found.left_out)} download(s) left out, as copies of one that ran:")
+        print("\n".join(f"  {why}" for why in found.left_out))
     translated = [r for r in ran if r.download.translated]
     if translated:
         english = translated[0].download.address.replace(f"/{translated[0].download.language}/", "/en/", 1)
