@@ -33,6 +33,10 @@ _EN: Final = {
     "recorded": "  PyTorch {release} is recorded to do this here ({mark}): {text}\n"
     "  What every release from {covered} does: {page}",
     "no_record": "  PyTorch {release} has no record of this example. What the recorded releases do: {page}",
+    "mark_build": "differs by build",
+    "mark_words": "message differs",
+    "mark_outcome": "different outcome",
+    "mark_missing": "not available in this release",
 }
 
 _RU: Final = {
@@ -53,6 +57,10 @@ _RU: Final = {
     "recorded": "  Записано, что PyTorch {release} делает здесь вот что ({mark}): {text}\n"
     "  Что делает каждый выпуск {covered}: {page}",
     "no_record": "  Для PyTorch {release} нет записи этого примера. Что делают записанные выпуски: {page}",
+    "mark_build": "отличается только сборкой",
+    "mark_words": "сообщение другое",
+    "mark_outcome": "другой исход",
+    "mark_missing": "нет в этом выпуске",
 }
 
 _ZH_CN: Final = {
@@ -70,6 +78,10 @@ _ZH_CN: Final = {
     "recorded": "  记录显示 PyTorch {release} 在这里的行为（{mark}）：{text}\n"
     "  {covered} 每个版本的行为：{page}",
     "no_record": "  PyTorch {release} 没有这个示例的记录。已记录版本的行为：{page}",
+    "mark_build": "仅因构建不同",
+    "mark_words": "消息不同",
+    "mark_outcome": "结果不同",
+    "mark_missing": "此版本中不可用",
 }
 
 _PT_BR: Final = {
@@ -91,6 +103,10 @@ _PT_BR: Final = {
     "  O que cada versão de {covered} faz: {page}",
     "no_record": "  O PyTorch {release} não tem registro deste exemplo. "
     "O que as versões registradas fazem: {page}",
+    "mark_build": "difere só pela compilação",
+    "mark_words": "mensagem difere",
+    "mark_outcome": "resultado diferente",
+    "mark_missing": "indisponível nesta versão",
 }
 
 _WORDS: Final = MappingProxyType({"en": _EN, "ru": _RU, "zh_CN": _ZH_CN, "pt_BR": _PT_BR})

@@ -124,6 +124,16 @@ def _find(notes: ReleaseNotes, path: str, line: int, documented: str) -> NoteChe
     return same[0] if len({check["example"] for check in same}) == 1 else None
 
 
+_MARK_WORDS = {
+    "differs by build": "mark_build",
+    "message differs": "mark_words",
+    "different outcome": "mark_outcome",
+    "not available": "mark_missing",
+}
+"""Each mark of the release notes (records.format.status.Mark, in English) and its words' key: a
+download says it in its page's language, as the page's legend does."""
+
+
 def _page(notes: ReleaseNotes, example: str) -> str:
     return f"{notes['site']}en/examples/{Path(example).with_suffix('').as_posix()}.html#{SECTION}"
 
@@ -166,7 +176,8 @@ def recorded_note(
         if _key(run["first"]) <= _key(release) <= _key(run["last"]):
             if run["mark"] == "same":
                 return said["holds"].format(release=release, page=link)
+            mark = said.get(_MARK_WORDS.get(run["mark"], ""), run["mark"])
             return said["recorded"].format(
-                release=release, mark=run["mark"], text=run["text"], covered=covered, page=link
+                release=release, mark=mark, text=run["text"], covered=covered, page=link
             )
     return said["no_record"].format(release=release, page=link)

@@ -14,6 +14,7 @@ import torch
 from autograd_notes import BehaviourDrift
 from autograd_notes._download_page import DownloadPage, page_in, running_page
 from autograd_notes._drift import Location, caller_location
+from autograd_notes._reader_words import words
 from autograd_notes._release_notes import NOTES, pinned_release, read_notes
 from autograd_notes._typed_json import SchemaError
 
@@ -150,7 +151,9 @@ def test_a_downloads_drift_speaks_its_pages_language_and_links_its_page(
     assert lines[0].endswith((f"plot_non_leaf_grad.py:{line}:", f"plot_non_leaf_grad.py:{line}："))
     assert lines[1].endswith(check["documented"])
     assert lines[2].endswith("UserWarning: another text")
-    assert "(message differs)" in lines[3] or "（message differs）" in lines[3]
+    # the mark in the page's words too (the Russian message kept "(different outcome)" in English)
+    mark = words(language)["mark_words"]
+    assert f"({mark})" in lines[3] or f"（{mark}）" in lines[3]
     assert recorded in lines[4]
     assert lines[4].endswith(f"{page}#across-pytorch-releases")
     assert "behaviour drift at" not in str(drift)

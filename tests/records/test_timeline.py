@@ -16,7 +16,9 @@ import pytest
 import tomllib
 
 from autograd_notes import _release_notes
-from autograd_notes._release_notes import recorded_note
+from autograd_notes._download_page import DownloadPage
+from autograd_notes._reader_words import LANGUAGES, words
+from autograd_notes._release_notes import _MARK_WORDS, recorded_note
 from autograd_notes.records.format.record import write_record
 from autograd_notes.records.format.record_format import FORMAT
 from autograd_notes.records.format.status import Mark
@@ -368,6 +370,18 @@ def test_a_drift_on_a_recorded_release_says_what_it_is_recorded_to_do(notes: dic
     )
     # a reader's own script: nothing is known about it, nothing is said
     assert recorded_note("my_training.py", 5, "something else", "2.9.1") == ""
+    # a translated download says it all in its language, the mark too, as its page's legend does
+    russian = DownloadPage("https://site.example/ru/examples/05_x/plot_fixture.html", "ru")
+    said = recorded_note("plot_fixture.py", 12, documented, "2.9.1", russian)
+    assert "(сообщение другое)" in said
+    assert "message differs" not in said
+
+
+def test_every_mark_a_release_note_holds_has_words_in_every_language() -> None:
+    held = {mark.value for mark in Mark} - {Mark.SAME.value, Mark.NO_RECORD.value}
+    assert set(_MARK_WORDS) == held
+    for language in LANGUAGES:
+        assert all(words(language)[key] for key in _MARK_WORDS.values()), language
 
 
 def test_behaviour_drift_carries_the_note(notes: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
