@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .notebook_cells import quiet_last_expression
 from .script_translation import docstring_end, translate_script
 
 __all__ = [
@@ -243,7 +244,7 @@ def _notebook(script: Path, gallery_conf: dict[str, Any], reader: ReaderText, ad
     blocks = [
         block._replace(content=drop_escaped_spaces(link_references(block.content, reader.links)))
         if block.type == "text"
-        else block
+        else block._replace(content=quiet_last_expression(block.content))
         for block in blocks
     ]
     conf = {**gallery_conf, "first_notebook_cell": install_cell(reader, address)}
