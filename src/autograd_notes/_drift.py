@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from types import FrameType
@@ -9,9 +10,12 @@ from types import FrameType
 from ._download_page import DownloadPage, running_page
 from ._paths import display_path
 from ._reader_words import words
-from ._release_notes import pinned_release, recorded_note
+from ._release_notes import pinned_release, recorded_difference, recorded_note
 
-__all__ = ["BehaviourDrift", "Location", "caller_location"]
+__all__ = ["STRICT_VARIABLE", "BehaviourDrift", "Location", "caller_location", "expected_on_this_release"]
+
+STRICT_VARIABLE = "AUTOGRAD_NOTES_STRICT"
+"""Set to ``1``: a download stops at every difference, recorded for the reader's release or not."""
 
 
 @dataclass(frozen=True)
@@ -89,3 +93,36 @@ def drift_message(drift: BehaviourDrift, page: DownloadPage | None) -> str:
             said["observed"].format(observed=drift.observed),
         ]
     )
+
+
+def expected_on_this_release(location: Location, documented: str, observed: str) -> bool:
+    """Whether a download may go on past this difference: its release is recorded doing exactly this.
+
+    A reader runs a download on the PyTorch their pip chose, often a newer
+    release than the page documents. Where the site's records show that
+    release doing otherwise at this very check, the difference is expected:
+    this says so, in the page's language (what the page documents, what the
+    release is recorded to do, that the example goes on) and returns True;
+    the caller then goes on as a capture does. Everywhere else (no
+    download: a gallery script the site builds, a capture; a difference no
+    record explains; ``AUTOGRAD_NOTES_STRICT=1``) it returns False and the
+    caller raises :class:`BehaviourDrift`.
+    """
+    import torch
+
+    page = running_page(location.file or None)
+    if page is None or os.environ.get(STRICT_VARIABLE, "") not in ("", "0"):
+        return False
+    if not recorded_difference(location.path, location.line, documented, torch.__version__):
+        return False
+    said = words(page.language)
+    pinned = pinned_release() or "?"
+    lines = [
+        said["lead"].format(torch=torch.__version__, pinned=pinned, location=location),
+        said["documented"].format(documented=documented),
+        said["observed"].format(observed=observed),
+        recorded_note(location.path, location.line, documented, torch.__version__, page),
+        said["goes_on"].format(variable=STRICT_VARIABLE),
+    ]
+    print("\n".join(lines), flush=True)
+    return True

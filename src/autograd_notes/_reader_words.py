@@ -37,6 +37,8 @@ _EN: Final = {
     "mark_words": "message differs",
     "mark_outcome": "different outcome",
     "mark_missing": "not available in this release",
+    "goes_on": "  That is what the site records this release doing here: the example goes on "
+    "({variable}=1 stops it here instead).",
 }
 
 _RU: Final = {
@@ -61,6 +63,8 @@ _RU: Final = {
     "mark_words": "сообщение другое",
     "mark_outcome": "другой исход",
     "mark_missing": "нет в этом выпуске",
+    "goes_on": "  Именно это сайт записал для этого выпуска здесь: пример продолжается "
+    "(с {variable}=1 он остановился бы здесь).",
 }
 
 _ZH_CN: Final = {
@@ -82,6 +86,7 @@ _ZH_CN: Final = {
     "mark_words": "消息不同",
     "mark_outcome": "结果不同",
     "mark_missing": "此版本中不可用",
+    "goes_on": "  本站记录的正是该版本在此处的行为：示例继续运行（设置 {variable}=1 则会在此停止）。",
 }
 
 _PT_BR: Final = {
@@ -107,6 +112,8 @@ _PT_BR: Final = {
     "mark_words": "mensagem difere",
     "mark_outcome": "resultado diferente",
     "mark_missing": "indisponível nesta versão",
+    "goes_on": "  É isso que o site registra esta versão fazendo aqui: o exemplo continua "
+    "({variable}=1 o faria parar aqui).",
 }
 
 _WORDS: Final = MappingProxyType({"en": _EN, "ru": _RU, "zh_CN": _ZH_CN, "pt_BR": _PT_BR})

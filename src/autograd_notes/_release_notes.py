@@ -23,7 +23,15 @@ from ._download_page import DownloadPage
 from ._reader_words import words
 from ._typed_json import SchemaError, check_typed
 
-__all__ = ["NoteCheck", "ReleaseNotes", "ReleaseRun", "pinned_release", "recorded_note", "site_root"]
+__all__ = [
+    "NoteCheck",
+    "ReleaseNotes",
+    "ReleaseRun",
+    "pinned_release",
+    "recorded_difference",
+    "recorded_note",
+    "site_root",
+]
 
 
 class ReleaseRun(TypedDict):
@@ -138,6 +146,31 @@ def _page(notes: ReleaseNotes, example: str) -> str:
     return f"{notes['site']}en/examples/{Path(example).with_suffix('').as_posix()}.html#{SECTION}"
 
 
+def recorded_difference(path: str, line: int, documented: str, torch_version: str) -> bool:
+    """Whether the site records ``torch_version`` doing otherwise than documented at this check.
+
+    True only where the check is found and the release (or another patch of
+    its minor release) has a record that marks it other than "same": what
+    the reader sees is what the site saw that release do.
+    """
+    notes = _notes()
+    if not notes or not notes["releases"]:
+        return False
+    release = _recorded_release(notes, torch_version)
+    check = _find(notes, path, line, documented)
+    if check is None or release not in notes["releases"]:
+        return False
+    run = next((r for r in check["releases"] if _key(r["first"]) <= _key(release) <= _key(r["last"])), None)
+    return run is not None and run["mark"] != "same"
+
+
+def _recorded_release(notes: ReleaseNotes, torch_version: str) -> str:
+    """``torch_version``'s release; another patch of a recorded minor release reads as it (2.5.0: 2.5.1)."""
+    release = torch_version.partition("+")[0]
+    same_minor = [r for r in notes["releases"] if _key(r)[:2] == _key(release)[:2]]
+    return same_minor[-1] if release not in notes["releases"] and same_minor else release
+
+
 def recorded_note(
     path: str, line: int, documented: str, torch_version: str, page: DownloadPage | None = None
 ) -> str:
@@ -152,12 +185,8 @@ def recorded_note(
     if not notes or not notes["releases"]:
         return ""
     said = words(page.language if page else None)
-    release = torch_version.partition("+")[0]
+    release = _recorded_release(notes, torch_version)
     releases = notes["releases"]
-    # another patch of a recorded minor release (2.5.0 where 2.5.1 is recorded) reads as that one
-    same_minor = [r for r in releases if _key(r)[:2] == _key(release)[:2]]
-    if release not in releases and same_minor:
-        release = same_minor[-1]
     covered = said["covered"].format(first=releases[0], last=releases[-1])
     check = _find(notes, path, line, documented)
     example = (

@@ -13,7 +13,7 @@ import torch
 
 from autograd_notes import BehaviourDrift
 from autograd_notes._download_page import DownloadPage, page_in, running_page
-from autograd_notes._drift import Location, caller_location
+from autograd_notes._drift import STRICT_VARIABLE, Location, caller_location, expected_on_this_release
 from autograd_notes._reader_words import words
 from autograd_notes._release_notes import NOTES, pinned_release, read_notes
 from autograd_notes._typed_json import SchemaError
@@ -193,3 +193,72 @@ def test_the_shipped_notes_are_read_as_their_types_and_a_damaged_file_is_refused
         read_notes(short)
     with pytest.raises(SchemaError, match="pinned: must be a string"):
         read_notes(json.dumps({**notes, "pinned": 2}))
+
+
+# -- a download on a release the site records: it says what is expected there, and goes on ---------
+
+
+@pytest.mark.parametrize("language", sorted(LEADS))
+def test_a_download_goes_on_past_what_its_release_is_recorded_to_do(
+    language: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script, page = _download(tmp_path, language)
+    check = _differing_check()
+    location = Location("plot_non_leaf_grad.py", check["line"] + 3, str(script))
+    monkeypatch.delenv(STRICT_VARIABLE, raising=False)
+    monkeypatch.setattr(torch, "__version__", "2.4.1+cpu")  # recorded: the message differs here
+    assert expected_on_this_release(location, check["documented"], "UserWarning: another text")
+    said = capsys.readouterr().out
+    lead, recorded = LEADS[language]
+    assert said.startswith(lead)
+    assert f"({words(language)['mark_words']})" in said or f"（{words(language)['mark_words']}）" in said
+    assert recorded in said
+    assert f"{page}#across-pytorch-releases" in said
+    assert said.rstrip().endswith(words(language)["goes_on"].format(variable=STRICT_VARIABLE).strip())
+
+
+def test_what_no_record_explains_still_stops_a_download(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script, _page = _download(tmp_path, "en")
+    check = _differing_check()
+    location = Location("plot_non_leaf_grad.py", check["line"] + 3, str(script))
+    monkeypatch.delenv(STRICT_VARIABLE, raising=False)
+    # the release the page documents is recorded holding here: a difference there is unexplained
+    monkeypatch.setattr(torch, "__version__", f"{pinned_release()}+cpu")
+    assert not expected_on_this_release(location, check["documented"], "UserWarning: another text")
+    # a release the site has never recorded
+    monkeypatch.setattr(torch, "__version__", "2.3.0+cpu")
+    assert not expected_on_this_release(location, check["documented"], "UserWarning: another text")
+    # another check of the example, one no record marks
+    monkeypatch.setattr(torch, "__version__", "2.4.1+cpu")
+    assert not expected_on_this_release(location, "something else", "UserWarning: another text")
+    # strict, as asked
+    monkeypatch.setenv(STRICT_VARIABLE, "1")
+    assert not expected_on_this_release(location, check["documented"], "UserWarning: another text")
+    # not a download: the gallery script the site builds stops at every difference
+    monkeypatch.delenv(STRICT_VARIABLE)
+    gallery = Location("plot_non_leaf_grad.py", check["line"], str(tmp_path / "gallery_copy.py"))
+    (tmp_path / "gallery_copy.py").write_text("print()\n", encoding="utf-8")
+    assert not expected_on_this_release(gallery, check["documented"], "UserWarning: another text")
+    assert capsys.readouterr().out == ""
+
+
+def test_a_check_that_goes_on_is_still_reported_and_printed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """check() in a download, on a release recorded doing otherwise: it prints and goes on, no exception."""
+    from autograd_notes import check as check_value
+
+    script = tmp_path / "plot_non_leaf_grad.py"
+    page = f"{SITE}ru/examples/{NON_LEAF.removesuffix('.py')}.html"
+    script.write_text(f"# {page}\n", encoding="utf-8")
+    monkeypatch.delenv(STRICT_VARIABLE, raising=False)
+    monkeypatch.setattr("autograd_notes._drift.recorded_difference", lambda *args: True)
+    monkeypatch.setattr(
+        "autograd_notes._values.caller_location", lambda: Location("plot_non_leaf_grad.py", 9, str(script))
+    )
+    check_value(2, 3, label="value")  # no BehaviourDrift
+    said = capsys.readouterr().out
+    assert said.startswith("value: 2\n")
+    assert words("ru")["goes_on"].format(variable=STRICT_VARIABLE).strip() in said
