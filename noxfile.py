@@ -540,6 +540,13 @@ def benchmark(session: nox.Session) -> None:
     session.run("python", "benchmarks/build_speed.py", *session.posargs)
 
 
+@nox.session(name="benchmark-errors")
+def benchmark_errors(session: nox.Session) -> None:
+    """How often the paste box finds the page for errors users posted (tests/site/error_holdout.json)."""
+    _install(session, "docs")
+    session.run("python", "benchmarks/error_search_quality.py", *session.posargs)
+
+
 @nox.session(name="benchmark-tests")
 def benchmark_tests(session: nox.Session) -> None:
     """Measure the test suite against a clean build, and the inner loop (-m "not build")."""

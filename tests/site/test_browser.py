@@ -754,10 +754,17 @@ def test_a_pasted_error_lists_the_example_that_explains_it_first(
             assert all(re.fullmatch(cell_link, cell) for cell in cells), cells
         assert wrong == []
     screenshot(page, f"{language}-paste-your-error")
-    # unrelated words list nothing, and say so
+    # each result shows the recorded message it matched, the words the paste shares marked
+    textarea.fill(ERROR_SEARCH_CASES["pastes"][0]["paste"])
+    matched = box.locator("ol.error-search-list > li").first.locator("p.error-search-matched")
+    assert matched.locator("mark").count() >= 3
+    assert "gradient" in matched.inner_text()
+    # unrelated words list nothing, say so, and lead to the index of every documented message
     textarea.fill("the weather in Lisbon is mild in November")
     assert box.locator("ol.error-search-list").count() == 0
     assert box.locator("p.error-search-status").inner_text() == box.get_attribute("data-none")
+    index = box.locator("p.error-search-index a")
+    assert (index.get_attribute("href") or "").endswith("errors.html")
     assert problems.clear() == []
 
 

@@ -60,8 +60,15 @@ class ErrorSearchDirective(SphinxDirective):
         return [ErrorSearchBox()]
 
 
-def _box_html() -> str:
-    """The box, in the build's language: its strings for the script as ``data-`` attributes."""
+ERRORS_DOC = "errors"
+"""The error-message index, where a message no page explains sends the reader."""
+
+
+def _box_html(index_uri: str) -> str:
+    """The box, in the build's language: its strings for the script as ``data-`` attributes.
+
+    ``index_uri`` is the error-message index's address from the site's root.
+    """
     label = _("Paste your error: a message or a whole traceback")
     hint = _(
         "Your shapes, numbers and names may differ from the examples': the words that do not vary "
@@ -70,7 +77,12 @@ def _box_html() -> str:
     button = _("Find the pages that explain it")
     strings = {
         "data-found": _("Pages that explain it, best first:"),
-        "data-none": _("No example explains this message. Paste the line that names the error type too."),
+        "data-none": _(
+            "No page explains this error. If you pasted part of it, paste the line that names the "
+            "error type too."
+        ),
+        "data-index": _("Every error the examples document: the error-message index"),
+        "data-index-uri": index_uri,
         "data-cell": _("cell {number}"),
     }
     attributes = " ".join(f'{name}="{html.escape(value)}"' for name, value in strings.items())
@@ -87,7 +99,7 @@ def _box_html() -> str:
 
 
 def _visit_box(translator: Any, node: ErrorSearchBox) -> None:
-    translator.body.append(_box_html())
+    translator.body.append(_box_html(translator.builder.get_target_uri(ERRORS_DOC)))
     raise nodes.SkipNode
 
 
@@ -118,6 +130,8 @@ class SearchPlace(TypedDict):
 class SearchMessage(TypedDict):
     """A recorded message, normalised as the script normalises a pasted one, and where it is explained."""
 
+    text: str
+    """The message as recorded (its first lines, shortened), shown under a result it ranked."""
     type: str
     tokens: list[str]
     details: list[str]
@@ -132,6 +146,16 @@ class SearchData(TypedDict):
     weights: dict[str, float]
     pages: list[SearchPage]
     messages: list[SearchMessage]
+
+
+_SHOWN = 240
+"""The most characters of a recorded message shown under a result."""
+
+
+def _shown(text: str) -> str:
+    """A recorded message as a result shows it: one line, at most :data:`_SHOWN` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= _SHOWN else line[: _SHOWN - 1].rstrip() + "…"
 
 
 def search_data(app: Sphinx) -> SearchData:
@@ -158,6 +182,7 @@ def search_data(app: Sphinx) -> SearchData:
             normalised.append(message.normalised)
             messages.append(
                 SearchMessage(
+                    text=_shown(text),
                     type=message.normalised.type,
                     tokens=list(message.normalised.tokens),
                     details=list(message.normalised.details),

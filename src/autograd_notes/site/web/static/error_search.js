@@ -12,7 +12,7 @@
 
   var DETAIL_WEIGHT = 0.2;
   var TYPE_BONUS = 0.1;
-  var MIN_SCORE = 0.2;
+  var MIN_SCORE = 0.4;
   var NEAR_BEST = 0.6;
   var MAX_PAGES = 6;
   var SEARCH_BOOST = 0.5; // the lowest score at which the site search puts the examples first
@@ -159,6 +159,7 @@
         var match = best.get(page.doc);
         if (match === undefined || score > match.score) {
           match = { doc: page.doc, uri: page.uri, title: page.title, score: score, cells: [], ties: 0 };
+          match.text = recorded.text;
           best.set(page.doc, match);
         }
         if (score === match.score) {
@@ -195,6 +196,26 @@
     return a;
   }
 
+  // The recorded message a page matched, its words that the pasted message has too marked: a reader
+  // judges a result by the message, not by a title. Recorded text is data: it is set as text only.
+  function matched(recorded, pasted) {
+    var words = new Set(normalise(pasted).tokens);
+    var line = document.createElement("p");
+    line.className = "error-search-matched";
+    var code = document.createElement("code");
+    (recorded.match(/[A-Za-z0-9_]+|[^A-Za-z0-9_]+/g) || []).forEach(function (piece) {
+      if (words.has(piece.toLowerCase())) {
+        var mark = document.createElement("mark");
+        mark.textContent = piece;
+        code.appendChild(mark);
+      } else {
+        code.appendChild(document.createTextNode(piece));
+      }
+    });
+    line.appendChild(code);
+    return line;
+  }
+
   function show(form, text) {
     var results = form.querySelector(".error-search-results");
     results.replaceChildren();
@@ -207,6 +228,11 @@
     status.textContent = matches.length ? form.dataset.found : form.dataset.none;
     results.appendChild(status);
     if (!matches.length) {
+      // nothing weak in its place: where every documented message is listed
+      var index = document.createElement("p");
+      index.className = "error-search-index";
+      index.appendChild(link(root + form.dataset.indexUri, form.dataset.index));
+      results.appendChild(index);
       return;
     }
     var list = document.createElement("ol");
@@ -220,6 +246,9 @@
         anchor.className = "error-search-cell";
         item.appendChild(anchor);
       });
+      if (match.text) {
+        item.appendChild(matched(match.text, text));
+      }
       list.appendChild(item);
     });
     results.appendChild(list);
