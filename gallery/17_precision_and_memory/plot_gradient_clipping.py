@@ -264,8 +264,8 @@ for handle in handles:
 # ``backward()``, not to what the optimizer reads, and no norm is bounded
 # at all. On a non-leaf tensor, such a hook also changes every gradient
 # further back in the graph. For a limit on the size of the step, clip the
-# accumulated ``.grad`` with ``clip_grad_norm_`` once per step. The
-# :ref:`mental_model` page shows the ``AccumulateGrad`` node that writes a
+# accumulated ``.grad`` with ``clip_grad_norm_`` once per step.
+# :ref:`mental_model` shows the ``AccumulateGrad`` node that writes a
 # leaf's ``.grad``; a hook on the leaf runs just before it, at every
 # ``backward()``.
 #

@@ -75,7 +75,11 @@ def summarise(timeline: ExampleTimeline) -> Summary:
     worded = [
         change
         for change in release_changes([timeline])
-        if change.before.holds and change.after.holds and change.before.text != change.after.text
+        if change.before.holds
+        and change.after.holds
+        and change.before.text != change.after.text
+        # an extra warning makes the check's outcome differ, though it holds: the table marks it ✗
+        and not {change.before.mark, change.after.mark} & {Mark.OUTCOME, Mark.MISSING}
     ]
     wording = None
     if worded:

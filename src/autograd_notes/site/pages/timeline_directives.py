@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from docutils import nodes
+from sphinx.environment import BuildEnvironment
 from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
@@ -17,6 +18,7 @@ from ...records.history.changelog import Sentence, shorten
 from ...records.history.changelog import change_sentence as decided_sentence
 from ...records.history.releases import version_key
 from ...records.history.timeline_changes import ChangeEntry, changelog_entries, release_changes
+from ..i18n.page_catalog import translate_from
 from ..upstream.gallery_conf import gallery_folders
 from ..web.html_nodes import HtmlList
 from ..web.links import (
@@ -78,7 +80,7 @@ class ReleaseTimelineDirective(SphinxDirective):
             timeline,
             example_first_lines(self.env, example),
             timeline_page=timeline_page,
-            headings=example_cell_headings(self.env, example),
+            headings=_headings(self.env, example),
             language=self.env.config.language or "en",
         )
         return untranslatable([section])
@@ -127,7 +129,7 @@ class TimelineChangelogDirective(SphinxDirective):
             change = entry.change
             docname = gallery_docname(self.env, change.example)
             first_lines = example_first_lines(self.env, change.example)
-            headings = example_cell_headings(self.env, change.example)
+            headings = _headings(self.env, change.example)
             number = cell_number(first_lines, change.check.line) if first_lines else 0
             heading = headings[number - 1] if 0 < number <= len(headings) else ""
             what = _entry_key(entry)
@@ -170,17 +172,28 @@ class TimelineChangelogDirective(SphinxDirective):
         entries = HtmlList(classes=["tl-changelog"], support_smartquotes=False)
         for entry, places in changes.values():
             links: list[nodes.Node] = []
+            # one page named once, with each of its cells: "Sharded gradients, cell 1 (...), cell 4"
+            by_page: dict[str, list[tuple[int, str]]] = {}
             for docname, number, heading in places:
+                by_page.setdefault(docname, []).append((number, heading))
+            for docname, cells in by_page.items():
                 if links:
                     links.append(nodes.Text(" · "))
-                cell = _("cell {number}").format(number=number)
-                links += [page_link(docname, cell_anchor(number)), nodes.Text(f", {cell}")]
-                if heading:
-                    links += [nodes.Text(" ("), *heading_nodes(heading), nodes.Text(")")]
+                links.append(page_link(docname, cell_anchor(cells[0][0])))
+                for number, heading in cells:
+                    cell = _("cell {number}").format(number=number)
+                    links.append(nodes.Text(f", {cell}"))
+                    if heading:
+                        links += [nodes.Text(" ("), *heading_nodes(heading), nodes.Text(")")]
             where = compose(_("On {pages}."), pages=nodes.inline("", "", *links))
             what = nodes.paragraph("", "", *change_sentence(entry))
             entries += nodes.list_item("", what, nodes.paragraph("", "", *where, classes=["tl-places"]))
         return entries
+
+
+def _headings(env: BuildEnvironment, example: str) -> list[str]:
+    """The title of the section each code cell of an example is in, in the build's language."""
+    return translate_from(env, gallery_docname(env, example), example_cell_headings(env, example))
 
 
 def _entry_key(entry: ChangeEntry) -> tuple[object, ...]:

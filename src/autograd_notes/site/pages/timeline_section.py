@@ -214,7 +214,11 @@ def timeline_nodes(
         )
         for group in _alike(checks):
             details.append(_difference(group, headings, number, link, names, timeline.pinned))
-    header = [_cell(_("Cell")), _cell(_("Checks")), *group_header(groups, timeline.pinned)]
+    header = [
+        _cell(_("Cell")),
+        _cell(_("Checks"), classes=["tl-count"]),
+        *group_header(groups, timeline.pinned),
+    ]
     table = _table(["tl-table"], header, rows, widths=[10, 6, *(5 for _group in groups)])
     differences: list[nodes.Node] = []
     missing = _missing_runs([check for checks in cells.values() for check in checks])
@@ -300,7 +304,8 @@ def changed_note(timeline: ExampleTimeline) -> nodes.Element | None:
     section = _("Across PyTorch releases")
     sentence = compose(
         what + " " + _("What changed: {link}."),
-        release=newest,
+        # the release the title names (where the change began), not a later one that kept it
+        release=began,
         count=str(len(differing)),
         pinned=timeline.pinned,
         check=named,

@@ -59,6 +59,10 @@ def summary_sentence(timeline: ExampleTimeline, language: str = "en") -> list[no
         before = (
             _("before it, part of it is not available")
             if summary.before == Mark.MISSING
+            else _("in {release}, the release before it, its one check differs")
+            if len(failing) == len(checks) == 1
+            else _("in {release}, the release before it, one of {total} checks differs")
+            if len(failing) == 1
             else _("in {release}, the release before it, {count} of {total} checks differ")
         )
         clause = before.format(release=previous, count=len(failing), total=len(checks))
@@ -69,28 +73,24 @@ def summary_sentence(timeline: ExampleTimeline, language: str = "en") -> list[no
         held = [r for r in recorded if r not in summary.failing]
         sentence = compose(
             _("Holds as documented in {held}; not in {failing}."),
-            held=_ranges(recorded, held) or "–",
-            failing=_ranges(recorded, summary.failing),
+            held=_ranges(recorded, held, language) or "–",
+            failing=_ranges(recorded, summary.failing, language),
         )
     if summary.wording is not None:
         release, names, count = summary.wording
         words = (
-            _(
-                "In {release}, {count} checked messages are worded otherwise, and the checks "
-                "still hold: {names}."
-            )
+            _("In {release}, {count} checks still hold, but what they print is worded otherwise: {names}.")
             if len(names) > 1
-            else _(
-                "In {release}, one checked message is worded otherwise, and the check still holds: {names}."
-            )
+            else _("In {release}, one check still holds, but what it prints is worded otherwise: {names}.")
         )
         shown = list_of([_code(name) if name else _("a message") for name in names], language)
-        sentence += [nodes.Text(" "), *compose(words, release=release, count=str(count), names=shown)]
+        between = "" if language.startswith("zh") else " "  # Chinese sets no space after its full stop
+        sentence += [nodes.Text(between), *compose(words, release=release, count=str(count), names=shown)]
     return sentence
 
 
-def _ranges(releases: list[str], chosen: list[str]) -> str:
-    """The chosen releases as ranges of consecutive ones: ``2.4.1–2.8.0, 2.13.0``."""
+def _ranges(releases: list[str], chosen: list[str], language: str = "en") -> str:
+    """The chosen releases as ranges of consecutive ones: ``2.4.1–2.8.0, 2.13.0`` (Chinese: ``、``)."""
     spans: list[list[str]] = []
     for index, release in enumerate(releases):
         if release not in chosen:
@@ -99,7 +99,7 @@ def _ranges(releases: list[str], chosen: list[str]) -> str:
             spans[-1].append(release)
         else:
             spans.append([release])
-    return ", ".join(_span(span) for span in spans)
+    return ("、" if language.startswith("zh") else ", ").join(_span(span) for span in spans)
 
 
 def held_sentence(timeline: ExampleTimeline) -> str:
@@ -177,13 +177,14 @@ _STOPS = ".。!?！？"
 def _one_stop(sentence: list[nodes.Node]) -> list[nodes.Node]:
     """``sentence`` without its own full stop where the operand before it already ends with one.
 
-    A recorded message often ends a sentence of its own ("… at version 1."):
-    the template's stop after it would read as "1..".
+    A recorded message often ends a sentence of its own ("… at version 1."),
+    or is shortened with an ellipsis: the template's stop after it would read
+    as "1.." or "….".
     """
     if len(sentence) < 2 or not isinstance(sentence[-1], nodes.Text):
         return sentence
     stop, before = sentence[-1].astext().strip(), sentence[-2].astext().rstrip()
-    if stop and stop in _STOPS and before[-1:] in _STOPS:
+    if stop and stop in _STOPS and before[-1:] in _STOPS + "…":
         return sentence[:-1]
     return sentence
 
