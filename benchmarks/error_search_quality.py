@@ -1,6 +1,7 @@
 """How well the "paste your error" matcher finds the page that explains an error users really posted.
 
-Run with ``nox -s benchmark-errors`` (or ``python benchmarks/error_search_quality.py`` in the test environment).
+Run with ``nox -s benchmark-errors``, or ``python benchmarks/error_search_quality.py`` in the tests'
+environment.
 It reads ``tests/site/error_holdout.json``: errors pasted in public GitHub issue threads, each with the
 page that explains it (or none), kept out of the records and the tests' cases. It prints, for the
 matcher of :mod:`autograd_notes.site.errors.match` on the committed records:

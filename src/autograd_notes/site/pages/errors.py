@@ -140,8 +140,12 @@ class ErrorIndexDirective(SphinxDirective):
         first, *others = family.variants
         entry += self._variant(first)
         if others:
-            label = _("{count} more texts of this message, with other shapes, numbers or names").format(
-                count=len(others)
+            label = (
+                _("One more text of this message, with other shapes, numbers or names")
+                if len(others) == 1
+                else _("{count} more texts of this message, with other shapes, numbers or names").format(
+                    count=len(others)
+                )
             )
             entry += HtmlBlock(
                 "",
