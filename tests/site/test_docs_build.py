@@ -245,7 +245,8 @@ def test_error_index_lists_every_documented_message_with_links(site: Build) -> N
     for entry in folded:
         details = entry.find("details", "error-more-variants")
         count = len(details.find_all(class_="error-variant"))
-        assert details.find("summary").text().startswith(f"{count} more texts of this message")
+        said = "One more text of this message" if count == 1 else f"{count} more texts of this message"
+        assert details.find("summary").text().startswith(said)
 
 
 def test_tracebacks_on_example_pages_link_to_their_index_entry(site: Build) -> None:
