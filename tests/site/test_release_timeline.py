@@ -8,6 +8,7 @@ example), is read in every language.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -29,10 +30,12 @@ from docutils import nodes
 from sphinx.addnodes import pending_xref
 
 from autograd_notes.records.format.record_format import FORMAT
+from autograd_notes.records.history import timeline_summary
 from autograd_notes.records.history.changelog import FOLLOWS, SENTENCES
 from autograd_notes.records.history.releases import pinned_torch, version_key
 from autograd_notes.records.history.timeline import example_timeline
 from autograd_notes.site.i18n.catalogs import translations
+from autograd_notes.site.pages import timeline_sentences
 from autograd_notes.site.pages.timeline_section import SECTION_ID, changed_note, timeline_nodes
 from autograd_notes.site.pages.timeline_sentences import (
     follows_template,
@@ -190,7 +193,7 @@ def test_the_changed_note_names_the_release_where_the_change_began(html: NodeWri
     assert changed_note(example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", same)) is None
 
 
-def test_summary_sentences() -> None:
+def test_summary_sentences(monkeypatch: pytest.MonkeyPatch) -> None:
     same = example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", {"2.12.1": TODAY})
     assert (
         sentence(summary_sentence(same)) == "Holds as documented in every recorded release, 2.12.1 to 2.13.0."
@@ -205,6 +208,14 @@ def test_summary_sentences() -> None:
         "Holds as documented in every recorded release, 2.12.1 to 2.13.0. In 2.13.0, one check still holds, "
         "but what it prints is worded otherwise: `RuntimeError`."
     )
+    # two checks of one type reworded: counted as two, the type named once
+    summary = timeline_summary.summarise(renamed)
+    twice = dataclasses.replace(summary, wording=("2.13.0", ("RuntimeError",), 2))
+    monkeypatch.setattr(timeline_sentences, "summarise", lambda timeline: twice)
+    assert sentence(summary_sentence(renamed)).endswith(
+        "In 2.13.0, 2 checks still hold, but what they print is worded otherwise: `RuntimeError`."
+    )
+    monkeypatch.undo()
     broken = example_timeline(
         "05_x/plot_fixture.py",
         TODAY,

@@ -80,7 +80,7 @@ def summary_sentence(timeline: ExampleTimeline, language: str = "en") -> list[no
         release, names, count = summary.wording
         words = (
             _("In {release}, {count} checks still hold, but what they print is worded otherwise: {names}.")
-            if len(names) > 1
+            if count > 1
             else _("In {release}, one check still holds, but what it prints is worded otherwise: {names}.")
         )
         shown = list_of([_code(name) if name else _("a message") for name in names], language)
