@@ -106,7 +106,7 @@ class TimelineMatrixDirective(SphinxDirective):
             )
             marks = {r: timeline.mark(r) if r in timeline.releases else Mark.NO_RECORD for r in releases}
             rows.append([_cell(page_link(docname, SECTION_ID)), *_mark_cells(marks, names)])
-        header = [_cell(_("Example")), *_header(releases, pinned, linked=True)]
+        header = [_cell(_("Example")), *_header([[release] for release in releases], pinned, linked=True)]
         table = _table(["tl-table", "tl-matrix"], header, rows, widths=[30, *(5 for _release in releases)])
         # the GPU runners and releases that have records, a line each under the CPU's matrix
         result = [legend(), table, *gpu_runner_notes(self.env)]

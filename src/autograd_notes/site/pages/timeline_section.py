@@ -21,7 +21,7 @@ from ..web.links import cell_label, cell_number, label_link
 from ..web.nodes import compose, doc_reference
 from .timeline_legends import _CLASSES, SYMBOLS, diff_legend, legend, mark_names
 from .timeline_sentences import _code, _diff_nodes, _kind_name, _span, heading_nodes, summary_sentence
-from .timeline_tables import _cell, _mark_cells, _table, group_header, release_groups
+from .timeline_tables import _cell, _header, _mark_cells, _table, release_groups
 
 __all__ = [
     "SECTION_ID",
@@ -217,7 +217,7 @@ def timeline_nodes(
     header = [
         _cell(_("Cell")),
         _cell(_("Checks"), classes=["tl-count"]),
-        *group_header(groups, timeline.pinned),
+        *_header(groups, timeline.pinned),
     ]
     table = _table(["tl-table"], header, rows, widths=[10, 6, *(5 for _group in groups)])
     differences: list[nodes.Node] = []

@@ -53,30 +53,6 @@ def changes_anchor(release: str) -> str:
     return f"changes-{release.replace('.', '-')}"
 
 
-def _header(releases: list[str], pinned: str, *, linked: bool = False) -> list[nodes.entry]:
-    """The releases' column heads: ``2.13``, today's marked so in words.
-
-    ``linked``: each a link to its "What changed in" section of the same page
-    (the timeline page).
-    """
-    heads = []
-    for release in releases:
-        short = "{}.{}".format(*version_key(release)[:2])
-        name: nodes.Node = nodes.Text(short)
-        if linked:
-            name = nodes.reference(short, short, refid=changes_anchor(release))
-        lines = [nodes.paragraph("", "", name)]
-        classes = ["tl-release"]
-        if release == pinned:
-            today = _("today")
-            lines.append(
-                nodes.paragraph("", "", HtmlInline(today, today, tag="span", classes=["tl-today-word"]))
-            )
-            classes.append("tl-today")
-        heads.append(nodes.entry("", *lines, classes=classes))
-    return heads
-
-
 def release_groups(releases: Sequence[str], rows: Sequence[dict[str, Mark]]) -> list[list[str]]:
     """The releases in runs of neighbours that every row marks alike: one column of the table each.
 
@@ -102,11 +78,20 @@ def group_name(group: Sequence[str]) -> str:
     return _minor(group[0]) if len(group) == 1 else f"{_minor(group[0])}–{_minor(group[-1])}"
 
 
-def group_header(groups: Sequence[Sequence[str]], pinned: str) -> list[nodes.entry]:
-    """The heads of grouped release columns; the one holding today's release says so (``today: 2.13``)."""
+def _header(groups: Sequence[Sequence[str]], pinned: str, *, linked: bool = False) -> list[nodes.entry]:
+    """The heads of release columns, each one release or a run of them (``2.13``, ``2.4–2.6``).
+
+    The column holding today's release says so in words (``today``, or
+    ``today: 2.13`` under a run). ``linked``: a one-release head links to its
+    "What changed in" section of the same page (the timeline page).
+    """
     heads = []
     for group in groups:
-        lines = [nodes.paragraph("", group_name(group))]
+        short = group_name(group)
+        name: nodes.Node = nodes.Text(short)
+        if linked and len(group) == 1:
+            name = nodes.reference(short, short, refid=changes_anchor(group[0]))
+        lines = [nodes.paragraph("", "", name)]
         classes = ["tl-release"]
         if pinned in group:
             today = _("today") if len(group) == 1 else _("today: {release}").format(release=_minor(pinned))
