@@ -83,16 +83,20 @@ def drift_message(drift: BehaviourDrift, page: DownloadPage | None) -> str:
             f"  PyTorch {drift.torch_version}: this example was written for a PyTorch "
             "that behaves as documented; yours behaves differently."
         )
+    return "\n".join(_explained(page, drift.torch_version, drift.location, drift.documented, drift.observed))
+
+
+def _explained(
+    page: DownloadPage, torch_version: str, location: Location, documented: str, observed: str
+) -> list[str]:
+    """A download's first lines of a difference, in its page's language: where, documented, observed."""
     said = words(page.language)
     pinned = pinned_release() or "?"
-    lead = said["lead"].format(torch=drift.torch_version, pinned=pinned, location=drift.location)
-    return "\n".join(
-        [
-            lead,
-            said["documented"].format(documented=drift.documented),
-            said["observed"].format(observed=drift.observed),
-        ]
-    )
+    return [
+        said["lead"].format(torch=torch_version, pinned=pinned, location=location),
+        said["documented"].format(documented=documented),
+        said["observed"].format(observed=observed),
+    ]
 
 
 def expected_on_this_release(location: Location, documented: str, observed: str) -> bool:
@@ -115,14 +119,10 @@ def expected_on_this_release(location: Location, documented: str, observed: str)
         return False
     if not recorded_difference(location.path, location.line, documented, torch.__version__):
         return False
-    said = words(page.language)
-    pinned = pinned_release() or "?"
     lines = [
-        said["lead"].format(torch=torch.__version__, pinned=pinned, location=location),
-        said["documented"].format(documented=documented),
-        said["observed"].format(observed=observed),
+        *_explained(page, torch.__version__, location, documented, observed),
         recorded_note(location.path, location.line, documented, torch.__version__, page),
-        said["goes_on"].format(variable=STRICT_VARIABLE),
+        words(page.language)["goes_on"].format(variable=STRICT_VARIABLE),
     ]
     print("\n".join(lines), flush=True)
     return True

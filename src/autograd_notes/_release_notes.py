@@ -160,8 +160,15 @@ def recorded_difference(path: str, line: int, documented: str, torch_version: st
     check = _find(notes, path, line, documented)
     if check is None or release not in notes["releases"]:
         return False
-    run = next((r for r in check["releases"] if _key(r["first"]) <= _key(release) <= _key(r["last"])), None)
+    run = _run_at(check, release)
     return run is not None and run["mark"] != "same"
+
+
+def _run_at(check: NoteCheck, release: str) -> ReleaseRun | None:
+    """The run of recorded releases of ``check`` that ``release`` is in, None if none is."""
+    return next(
+        (run for run in check["releases"] if _key(run["first"]) <= _key(release) <= _key(run["last"])), None
+    )
 
 
 def _recorded_release(notes: ReleaseNotes, torch_version: str) -> str:
@@ -201,12 +208,10 @@ def recorded_note(
         return said["not_recorded"].format(release=release, covered=covered, page=link)
     if check is None:
         return said["check_elsewhere"].format(release=release, page=link)
-    for run in check["releases"]:
-        if _key(run["first"]) <= _key(release) <= _key(run["last"]):
-            if run["mark"] == "same":
-                return said["holds"].format(release=release, page=link)
-            mark = said.get(_MARK_WORDS.get(run["mark"], ""), run["mark"])
-            return said["recorded"].format(
-                release=release, mark=mark, text=run["text"], covered=covered, page=link
-            )
-    return said["no_record"].format(release=release, page=link)
+    run = _run_at(check, release)
+    if run is None:
+        return said["no_record"].format(release=release, page=link)
+    if run["mark"] == "same":
+        return said["holds"].format(release=release, page=link)
+    mark = said.get(_MARK_WORDS.get(run["mark"], ""), run["mark"])
+    return said["recorded"].format(release=release, mark=mark, text=run["text"], covered=covered, page=link)
