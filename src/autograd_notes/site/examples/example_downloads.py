@@ -15,7 +15,7 @@ from sphinx.application import Sphinx
 from sphinx.locale import _
 from sphinx.util import logging
 
-from ..i18n.catalogs import translations
+from ..i18n.page_catalog import page_catalog
 from ..upstream.gallery_conf import gallery_folders
 from ..web.sitemap import page_address
 from .downloads import ReaderText, translate_downloads
@@ -50,10 +50,9 @@ def _write_downloads(app: Sphinx, exception: Exception | None) -> None:
         return
     language = app.config.language or "en"
     galleries = [(gallery.source, gallery.prefix) for gallery in gallery_folders(app.config, app.srcdir)]
-    locale = Path(app.srcdir, app.config.locale_dirs[0], language, "LC_MESSAGES")
 
     def catalog_for(docname: str) -> dict[str, str]:
-        return translations(locale / f"{docname}.po") if language != "en" else {}
+        return page_catalog(app.srcdir, app.config, docname)[1]
 
     def address_of(docname: str) -> str:
         return page_address(app.config.autograd_notes_site_url, language, f"{docname}.html")
