@@ -198,8 +198,7 @@
 
   // The recorded message a page matched, its words that the pasted message has too marked: a reader
   // judges a result by the message, not by a title. Recorded text is data: it is set as text only.
-  function matched(recorded, pasted) {
-    var words = new Set(normalise(pasted).tokens);
+  function matched(recorded, words) {
     var line = document.createElement("p");
     line.className = "error-search-matched";
     var code = document.createElement("code");
@@ -235,6 +234,7 @@
       results.appendChild(index);
       return;
     }
+    var words = new Set(normalise(text).tokens); // the paste's words, marked in each result
     var list = document.createElement("ol");
     list.className = "error-search-list";
     matches.forEach(function (match) {
@@ -247,7 +247,7 @@
         item.appendChild(anchor);
       });
       if (match.text) {
-        item.appendChild(matched(match.text, text));
+        item.appendChild(matched(match.text, words));
       }
       list.appendChild(item);
     });
