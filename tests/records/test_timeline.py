@@ -36,7 +36,7 @@ from autograd_notes.records.history.releases import (
 )
 from autograd_notes.records.history.timeline import check_text, example_timeline, load_timelines, worst
 from autograd_notes.records.history.timeline_changes import changelog_entries, release_changes
-from autograd_notes.records.history.timeline_summary import first_change, summarise, worded_name
+from autograd_notes.records.history.timeline_summary import summarise, worded_name
 
 SAME, BUILD, WORDS, OUTCOME = Mark.SAME, Mark.BUILD, Mark.WORDS, Mark.OUTCOME
 MISSING, NO_RECORD = Mark.MISSING, Mark.NO_RECORD
@@ -299,12 +299,6 @@ def test_a_worded_message_is_named_by_its_label_its_outcome_or_its_class() -> No
     assert worded_name("", "UserWarning", "UserWarning: The .grad attribute") == "UserWarning"
     assert worded_name("", "", "RuntimeError: one of the variables") == "RuntimeError"
     assert worded_name("", "", "tensor(0.)") == ""
-
-
-def test_first_change() -> None:
-    assert first_change("a b c d", "a x c d") == ("b", "x")
-    assert first_change("a b", "a b c") == ("", "c")
-    assert first_change("same", "same") == ("", "")
 
 
 def test_load_timelines_from_a_records_folder(tmp_path: Path) -> None:

@@ -11,7 +11,6 @@ read as garbled ("`…` → `(×2)`").
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 
@@ -19,18 +18,9 @@ from ..format.status import Mark
 from .timeline import ExampleTimeline
 from .timeline_changes import release_changes
 
-__all__ = ["Summary", "first_change", "summarise", "worded_name"]
+__all__ = ["Summary", "summarise", "worded_name"]
 
 _CLASS_NAME = re.compile(r"^([A-Z]\w*(?:Error|Warning|Exception|Exit|Interrupt))\b")
-
-
-def first_change(old: str, new: str) -> tuple[str, str]:
-    """The first words that differ between two texts: ``("AddBackward0,", "Add,")``."""
-    a, b = old.split(), new.split()
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        if tag != "equal":
-            return " ".join(a[i1:i2]), " ".join(b[j1:j2])
-    return "", ""
 
 
 def worded_name(label: str, outcome: str, text: str) -> str:
