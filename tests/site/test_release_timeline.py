@@ -153,11 +153,12 @@ def test_the_table_marks_each_release_and_shows_the_difference_on_demand(html: N
         '<span class="tl-cell-number">cell 2</span> · line 15 · expected error · '
     ) in page
     # the links are references Sphinx resolves, and warns about when their target is missing:
-    # the row's and the details' to the cell's label, one to the timeline page
+    # the row's and the details' to the cell's label (the details by its number: their summary names
+    # the row), one to the timeline page
     refs = [(ref["reftype"], ref["reftarget"], ref.astext()) for ref in body.findall(pending_xref)]
     assert refs == [
         ("ref", cell_label("05_x/plot_fixture.py", 2), "An x.add_ edit"),
-        ("ref", cell_label("05_x/plot_fixture.py", 2), "An x.add_ edit"),
+        ("ref", cell_label("05_x/plot_fixture.py", 2), "Go to cell 2"),
         ("doc", "/timeline", "Behaviour across PyTorch releases"),
     ]
     assert "⟦" not in body.astext()
@@ -182,7 +183,7 @@ def test_the_changed_note_names_the_release_where_the_change_began(html: NodeWri
     assert note is not None
     assert "Changed in 2.14" in html.write(note)
     # the sentence names the same release as the title: where the change began, not the newest
-    assert "In PyTorch 2.14.1, one check of this page does otherwise than in 2.13.0" in html.write(note)
+    assert "In PyTorch 2.14.1, one check of this page differs from 2.13.0" in html.write(note)
     # changed again in 2.15: the note says 2.15
     again = {**kept, "2.15.0": record("2.15.0", error("output 0 of AddAgain <is> at version 1"))}
     note = changed_note(example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", again))
@@ -225,6 +226,21 @@ def test_summary_sentences(monkeypatch: pytest.MonkeyPatch) -> None:
     assert (
         sentence(summary_sentence(broken))
         == "Holds as documented since 2.12.1; in 2.9.1, the release before it, its one check differs."
+    )
+
+    # the release before counts every check the page lists as differing: one reworded as well as one
+    # that failed (a review counted 2 in the sentence and 3 in the list)
+    def both(first: dict[str, Any], second: dict[str, Any], torch: str) -> dict[str, Any]:
+        made = record(torch, first)
+        made["cells"][1]["events"].append({**second, "line": 16, "documented": "RuntimeError matching 'x'"})
+        return made
+
+    today = both(error("output 0 of Add <is> at version 1"), error("x"), "2.13.0+cpu")
+    mixed = both({**error("other", holds=False), "raised": "ValueError"}, error("x, worded"), "2.9.1")
+    two = example_timeline("05_x/plot_fixture.py", today, "2.13.0", {"2.9.1": mixed, "2.12.1": today})
+    assert sentence(summary_sentence(two)) == (
+        "Holds as documented since 2.12.1; in 2.9.1, the release before it, 2 of 2 checks differ. "
+        "In 2.12.1, one check still holds, but what it prints is worded otherwise: `RuntimeError`."
     )
     alone = example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", {})
     assert (

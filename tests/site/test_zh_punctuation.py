@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from _html import read_page
+from _site import Site
 
 from autograd_notes.site.i18n.catalogs import read_catalog
 from autograd_notes.site.i18n.rst_markup import inline_markup_problems
@@ -57,3 +60,21 @@ def test_emphasis_right_after_a_chinese_character_is_no_emphasis(tmp_path: Path)
     assert "missing ['*emphasis*']" in problem
     kept = catalog_of(tmp_path, english, "但 ``w`` 是一次乘法的\\ *结果*，而不是")
     assert inline_markup_problems(read_catalog(kept)) == []
+
+
+# a full-width stop, a space, then Chinese: two sentences translated apart and joined as English joins them
+_SPACE_AFTER_STOP = re.compile(r"[。！？：；]\s+(?=[\u4e00-\u9fff])")
+
+
+def test_no_page_sets_a_space_after_a_chinese_full_stop(whole_site: Site) -> None:
+    """Sentences the site joins (runner summaries, the "Changed in" note, timeline summaries), paragraph by
+    paragraph (two paragraphs' texts are joined by a space)."""
+    faults = []
+    for path in sorted((whole_site.html / "zh_CN").rglob("*.html")):
+        for paragraph in read_page(path.parent, path.name).article.find_all("p"):
+            text = paragraph.text()
+            faults += [
+                f"{path.relative_to(whole_site.html)}: …{text[max(0, m.start() - 20) : m.end() + 10]}…"
+                for m in _SPACE_AFTER_STOP.finditer(text)
+            ]
+    assert not faults, "\n".join(faults[:20])

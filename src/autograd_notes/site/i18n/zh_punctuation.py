@@ -21,12 +21,22 @@ import re
 
 from babel.messages.catalog import Catalog
 
-__all__ = ["punctuation_problems"]
+__all__ = ["join_sentences", "punctuation_problems", "sentence_gap"]
 
 # what may hold ASCII quotes of its own: literals, roles' targets, HTML tags
 _CODE = re.compile(r"``.+?``|`[^`]*`|<[^>]+>")
 _ASCII_QUOTES = re.compile(r'"[^"\n]{1,300}?"')
 _SPACE_BEFORE_FULL_WIDTH = re.compile(r"(?<!\\) +(?=[（“，。：；！？、）」』”])")
+
+
+def sentence_gap(language: str) -> str:
+    """What separates two sentences in ``language``: nothing after Chinese full-width stops, else a space."""
+    return "" if language.startswith("zh") else " "
+
+
+def join_sentences(sentences: list[str], language: str) -> str:
+    """Sentences, each translated on its own, as one paragraph of ``language``."""
+    return sentence_gap(language).join(sentences)
 
 
 def punctuation_problems(catalog: Catalog) -> list[str]:

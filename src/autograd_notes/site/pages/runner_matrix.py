@@ -16,15 +16,15 @@ from sphinx.locale import _
 
 from ...records.drift.compare import Difference, output_difference_reason
 from ...records.format.record import record_path
-from ...records.format.record_format import Record
 from ...records.format.status import RecordMatch
-from ...records.history.releases import version_key
 from ...records.history.runners import BUILD, Baseline, RunnerRecord, RunnerRelease, record_outputs
+from ..i18n.zh_punctuation import join_sentences
 from ..upstream.gallery_rst import code_cells
 from ..web.html_nodes import HtmlBlock, HtmlCode, HtmlInline, HtmlLine, HtmlList
 from ..web.links import title_link
 from ..web.nodes import Cell, compose, list_of, make_table, untranslatable
 from .runner_base import CodeCellOutput, RunnerDirective
+from .runner_facts import builds_note, facts_table
 from .runner_status import RecordStatus, record_status
 from .runner_words import (
     coverage_sentence,
@@ -114,8 +114,9 @@ class RunnerMatrixDirective(RunnerDirective):
         )
         notes = [nodes.paragraph("", within_release_note())] if columns else []
         all_runs = [run for *_page, runs in examples for run in runs]
-        facts = self._facts(all_runs, len(pages))
-        builds = self._builds_note(all_runs)
+        language = self.config.language or "en"
+        facts = facts_table(all_runs, len(pages), self.this_runner, self._own_name(), language)
+        builds = builds_note(all_runs)
         # with this build's runner alone and nothing that differs, the matrix would be one column of
         # "same": the summary line says it, and each example's page shows its own record
         matrix = [self._legend(), table] if columns or drift_sections else []
@@ -145,7 +146,7 @@ class RunnerMatrixDirective(RunnerDirective):
             )
         coverage = [coverage_sentence(self.this_runner, own, total)]
         coverage += [release_coverage_sentence(c.device, c.release, counts[c], total) for c in counts]
-        return " ".join([verdict, *coverage])
+        return join_sentences([verdict, *coverage], self.config.language or "en")
 
     def _section_cell(self, marks: list[tuple[str, str, nodes.Node]]) -> nodes.Node:
         """A section's examples on one runner: how many of each mark, each example and its mark on demand."""
@@ -182,49 +183,6 @@ class RunnerMatrixDirective(RunnerDirective):
     def _column_name(self, column: RunnerRelease) -> str:
         """``CUDA runner · 2.11.0``: a runner and the PyTorch release of its records."""
         return f"{runner_name(column.device)} · {column.release}"
-
-    def _facts(self, runs: list[RunnerRecord], total: int) -> nodes.Node:
-        """One row per runner and release that has records: PyTorch, machine, dates and count, said once."""
-        language = self.config.language or "en"
-        rows: list[list[Cell]] = []
-        by_runner: dict[RunnerRelease, list[Record]] = {}
-        for run in runs:
-            by_runner.setdefault(run.runner, []).append(run.record)
-        own = [runner for runner in by_runner if runner.pinned and runner.device == self.this_runner]
-        for runner in [*own, *(runner for runner in sorted(by_runner) if runner not in own)]:
-            records = by_runner[runner]
-            torches = sorted({record["runner"]["torch"] for record in records})
-            machines = sorted({record["runner"]["device_name"] for record in records})
-            dates = sorted({record["recorded"] for record in records})
-            when = (
-                dates[0] if len(dates) == 1 else _("{first} to {last}").format(first=dates[0], last=dates[-1])
-            )
-            rows.append(
-                [
-                    self._own_name() if runner in own else runner_name(runner.device),
-                    nodes.paragraph("", "", *list_of(torches, language)),
-                    nodes.paragraph("", "", *list_of(machines, language)),
-                    when,
-                    _("{count} of {total}").format(count=len(records), total=total),
-                ]
-            )
-        if not own:
-            rows.insert(0, [self._own_name(), "—", "—", "—", "—"])
-        header = [_("Runner"), "PyTorch", _("Machine"), _("Recorded"), _("Examples")]
-        return make_table(rows, header=header, widths=[3, 2, 3, 3, 2], classes=["runner-facts"])
-
-    def _builds_note(self, runs: list[RunnerRecord]) -> list[nodes.Node]:
-        """One sentence where a CPU runner ran a CUDA build of PyTorch: what the index serves, on the CPU."""
-        on_cpu = {run.record["runner"]["torch"] for run in runs if run.runner.device == "cpu"}
-        cuda_builds = sorted((t for t in on_cpu if "+cu" in t), key=lambda t: version_key(t.split("+")[0]))
-        if not cuda_builds:
-            return []
-        text = _(
-            "A CPU runner installs each release as the package index serves it, which for most releases "
-            "is a CUDA build ({builds}): the examples still run on the CPU, and a CUDA build's own "
-            "messages may word a few things otherwise."
-        ).format(builds=f"{cuda_builds[0]} … {cuda_builds[-1]}" if len(cuda_builds) > 1 else cuda_builds[0])
-        return [nodes.paragraph("", text, classes=["runner-builds-note"])]
 
     def _legend(self) -> nodes.Node:
         legend = nodes.bullet_list(classes=["runner-legend"])

@@ -20,6 +20,7 @@ from ...records.drift.compare import output_difference_reason, record_cell
 from ...records.format.record_format import Record
 from ...records.history.runners import BUILD, Baseline, RunnerRecord
 from ..examples.repeated_warnings import fold_repeated_warnings
+from ..i18n.zh_punctuation import join_sentences
 from ..web.html_nodes import RadioTab
 from ..web.links import cell_anchor, cell_label
 from ..web.nodes import untranslatable
@@ -192,13 +193,14 @@ class RunnerOutputsDirective(RunnerDirective):
             panel = nodes.container(classes=["runner-tab-panel"])
             panel += _output_block(lines) if lines else nodes.paragraph("", _("(no output)"))
             container += panel
-        why = " ".join(
+        why = join_sentences(
             sorted(
                 {
                     reason_sentence(output_difference_reason(comparison.reference, comparison.output))
                     for comparison in differing
                 }
-            )
+            ),
+            self.config.language or "en",
         )
         container += nodes.paragraph(
             "", _("Why the runners differ: {why}").format(why=why), classes=["runner-why"]

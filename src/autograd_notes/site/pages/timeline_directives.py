@@ -55,7 +55,7 @@ class ReleaseChangedDirective(SphinxDirective):
         """Return the note, or nothing where the newest release does as the page documents."""
         note_records(self.env, self.arguments[0])
         timeline = site_records(self.env).timelines.get(self.arguments[0])
-        note = changed_note(timeline) if timeline is not None else None
+        note = changed_note(timeline, self.env.config.language or "en") if timeline is not None else None
         return untranslatable([note]) if note is not None else []
 
 

@@ -8,7 +8,7 @@ recorded release does otherwise than the page documents.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from docutils import nodes
 from sphinx.locale import _
@@ -16,6 +16,7 @@ from sphinx.locale import _
 from ...records.format.status import Mark
 from ...records.history.releases import version_key
 from ...records.history.timeline import CheckTimeline, ExampleTimeline, Observation, observation_runs, worst
+from ..i18n.zh_punctuation import sentence_gap
 from ..web.html_nodes import HtmlBlock, HtmlInline, HtmlLine, HtmlList, HtmlPre
 from ..web.links import cell_label, cell_number, label_link
 from ..web.nodes import compose, doc_reference
@@ -102,7 +103,7 @@ def _difference(
     group: tuple[list[CheckTimeline], Runs],
     headings: Sequence[str],
     number: int,
-    link: Callable[[int, list[nodes.Node]], list[nodes.Node]],
+    example: str,
     names: dict[Mark, str],
     pinned: str,
 ) -> nodes.Element:
@@ -134,8 +135,10 @@ def _difference(
         nodes.Text(f" · {what}"),
         tag="summary",
     )
+    # the row's name is the summary's: what it opens links to the cell by its number alone
+    go = _("Go to cell {number}").format(number=number)
     to_cell = nodes.paragraph(
-        "", "", *link(number, _row_name(headings, number, checks)), classes=["tl-check-cell"]
+        "", "", label_link(cell_label(example, number), nodes.Text(go)), classes=["tl-check-cell"]
     )
     return HtmlBlock("", summary, to_cell, _observations(runs, pinned), tag="details", classes=["tl-check"])
 
@@ -213,7 +216,7 @@ def timeline_nodes(
             ]
         )
         for group in _alike(checks):
-            details.append(_difference(group, headings, number, link, names, timeline.pinned))
+            details.append(_difference(group, headings, number, timeline.example, names, timeline.pinned))
     header = [
         _cell(_("Cell")),
         _cell(_("Checks"), classes=["tl-count"]),
@@ -265,7 +268,7 @@ def _began(check: CheckTimeline, newest: str, pinned: str) -> str:
     return newest
 
 
-def changed_note(timeline: ExampleTimeline) -> nodes.Element | None:
+def changed_note(timeline: ExampleTimeline, language: str = "en") -> nodes.Element | None:
     """The note "Changed in 2.14", where the newest recorded release is newer than today's and differs.
 
     A note for the top of the example's page, linking its "Across PyTorch
@@ -290,12 +293,12 @@ def changed_note(timeline: ExampleTimeline) -> nodes.Element | None:
     title = _("Changed in {version}").format(version=minor)
     what = (
         _(
-            "In PyTorch {release}, one check of this page does otherwise than in {pinned}, "
+            "In PyTorch {release}, one check of this page differs from {pinned}, "
             "the release the page documents: {check}."
         )
         if len(differing) == 1
         else _(
-            "In PyTorch {release}, {count} checks of this page do otherwise than in {pinned}, "
+            "In PyTorch {release}, {count} checks of this page differ from {pinned}, "
             "the release the page documents."
         )
     )
@@ -303,7 +306,7 @@ def changed_note(timeline: ExampleTimeline) -> nodes.Element | None:
     named = _code(check.label) if check.label else nodes.Text(_kind_name(check.kind))
     section = _("Across PyTorch releases")
     sentence = compose(
-        what + " " + _("What changed: {link}."),
+        what + sentence_gap(language) + _("What changed: {link}."),
         # the release the title names (where the change began), not a later one that kept it
         release=began,
         count=str(len(differing)),

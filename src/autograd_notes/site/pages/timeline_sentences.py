@@ -18,6 +18,7 @@ from ...records.history.changelog import change_sentence as decided_sentence
 from ...records.history.timeline import ExampleTimeline
 from ...records.history.timeline_changes import ChangeEntry
 from ...records.history.timeline_summary import summarise
+from ..i18n.zh_punctuation import sentence_gap
 from ..web.html_nodes import HtmlCode, HtmlInline
 from ..web.nodes import compose, list_of
 
@@ -40,6 +41,10 @@ def _span(releases: list[str]) -> str:
     return releases[0] if len(releases) == 1 else f"{releases[0]}–{releases[-1]}"
 
 
+_AS_TODAY = (Mark.SAME, Mark.BUILD, Mark.NO_RECORD)
+"""The marks of a check that the page's list of differences leaves out."""
+
+
 def summary_sentence(timeline: ExampleTimeline, language: str = "en") -> list[nodes.Node]:
     """The one-sentence summary, in the build's language (``language``): text, and names as code."""
     summary = summarise(timeline)
@@ -55,7 +60,8 @@ def summary_sentence(timeline: ExampleTimeline, language: str = "en") -> list[no
     elif summary.holds_since is not None:
         previous = recorded[recorded.index(summary.holds_since) - 1]
         checks = [check for row in timeline.rows for check in row.checks]
-        failing = [check for check in checks if check.releases[previous].mark in (Mark.OUTCOME, Mark.MISSING)]
+        # every check that differs there, worded otherwise too: the page lists each of them
+        failing = [check for check in checks if check.releases[previous].mark not in _AS_TODAY]
         before = (
             _("before it, part of it is not available")
             if summary.before == Mark.MISSING
@@ -84,8 +90,8 @@ def summary_sentence(timeline: ExampleTimeline, language: str = "en") -> list[no
             else _("In {release}, one check still holds, but what it prints is worded otherwise: {names}.")
         )
         shown = list_of([_code(name) if name else _("a message") for name in names], language)
-        between = "" if language.startswith("zh") else " "  # Chinese sets no space after its full stop
-        sentence += [nodes.Text(between), *compose(words, release=release, count=str(count), names=shown)]
+        worded = compose(words, release=release, count=str(count), names=shown)
+        sentence += [nodes.Text(sentence_gap(language)), *worded]
     return sentence
 
 

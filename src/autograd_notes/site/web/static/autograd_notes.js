@@ -146,6 +146,29 @@
   window.addEventListener("resize", later);
 })();
 
+// A timeline table that fits its column needs no scrolling box of its own:
+// its box then lets the page scroll it (class tl-fits), so that its header
+// row, sticky, stays in view over a long table (the timeline page's 59 rows).
+// A box that scrolls sideways keeps its header at its own top: a sticky
+// element sticks to the nearest box that scrolls.
+(function () {
+  function update() {
+    document.querySelectorAll("article .tl-scroll").forEach(function (box) {
+      var table = box.querySelector("table");
+      box.classList.remove("tl-fits");
+      if (table !== null && table.getBoundingClientRect().width <= box.clientWidth + 1) {
+        box.classList.add("tl-fits");
+      }
+    });
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", update);
+  } else {
+    update();
+  }
+  window.addEventListener("resize", update);
+})();
+
 // The runner popups (a mark's details on the runners page and on example
 // pages, a section's examples in the runners matrix) open over the rows
 // beside them. Escape closes the one that is open, from its mark or from
