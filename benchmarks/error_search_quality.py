@@ -4,7 +4,7 @@ Run with ``nox -s benchmark-errors``, or ``python benchmarks/error_search_qualit
 environment.
 It reads ``tests/site/error_holdout.json``: errors pasted in public GitHub issue threads, each with the
 page that explains it (or none), kept out of the records and the tests' cases. It prints, for the
-matcher of :mod:`autograd_notes.site.errors.match` on the committed records:
+matcher of :mod:`autograd_notes._explain.match` on the committed records:
 
 * of the errors a page explains: how many get that page first (or tied first with pages that record
   the same message), how many in the top three, how many not at all;
@@ -39,8 +39,9 @@ class Quality:
 
 def measure() -> Quality:
     """Rank every hold-out error against the committed records."""
+    from autograd_notes._explain.match import Message, normalise, rank, token_weights
     from autograd_notes.records.history.runners import load_runner_records
-    from autograd_notes.site.errors.match import Message, normalise, rank, recorded_messages, token_weights
+    from autograd_notes.site.errors.families import recorded_messages
 
     texts = recorded_messages(load_runner_records(ROOT / "records"))
     messages = [

@@ -12,7 +12,10 @@ Each documented behaviour is checked while the example runs:
   ``.data``, copies) with their versions and ``grad_fn``;
 * :func:`draw_series`, :func:`draw_spread` and :func:`draw_matrix` draw
   values over steps, a spread of results and a small matrix;
-* :func:`runner_device` is the device the example runs on.
+* :func:`runner_device` is the device the example runs on;
+* :func:`explain_errors` (a script) and ``%load_ext autograd_notes``
+  (IPython, Jupyter) add, under an autograd error's traceback, the page of
+  the site that explains it.
 
 When PyTorch no longer behaves as documented, :class:`BehaviourDrift` is
 raised, saying where, what was documented and what happened.
@@ -28,6 +31,7 @@ if TYPE_CHECKING:
     from ._device import DEVICE_VARIABLE, runner_device
     from ._drift import BehaviourDrift
     from ._expect import expect_error, expect_warning
+    from ._explain.hooks import explain_errors, load_ipython_extension, unload_ipython_extension
     from ._graph.drawing import draw_graph
     from ._graph.model import AutogradGraph
     from ._graph.reading import autograd_graph
@@ -57,6 +61,9 @@ _MODULES = {
     "state_table": "_state",
     "draw_tensors": "_tensors_picture",
     "check": "_values",
+    "explain_errors": "_explain.hooks",
+    "load_ipython_extension": "_explain.hooks",
+    "unload_ipython_extension": "_explain.hooks",
     "format_value": "_values",
 }
 
@@ -87,9 +94,12 @@ __all__ = [
     "draw_tensors",
     "expect_error",
     "expect_warning",
+    "explain_errors",
     "format_value",
+    "load_ipython_extension",
     "runner_device",
     "runner_info",
     "show_state",
     "state_table",
+    "unload_ipython_extension",
 ]

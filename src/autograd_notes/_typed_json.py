@@ -95,7 +95,7 @@ def check_typed(value: object, kind: Any, where: str = "") -> None:
     """Raise :class:`SchemaError` unless ``value`` (parsed JSON) has the type ``kind``.
 
     ``kind`` is a type as the records are annotated with: a TypedDict, a
-    ``Literal``, ``list[X]``, a union (``X | None``), ``str``, ``int``,
+    ``Literal``, ``list[X]``, ``dict[str, X]``, a union (``X | None``), ``str``, ``int``,
     ``float`` (an int too; finite), ``bool`` or ``None``. Strings and lists
     longer than :data:`MAX_STRING` and :data:`MAX_ITEMS` are refused.
     """
@@ -116,6 +116,15 @@ def check_typed(value: object, kind: Any, where: str = "") -> None:
         (item_kind,) = get_args(kind)
         for index, item in enumerate(value):
             check_typed(item, item_kind, _join(where, index))
+    elif origin is dict:
+        if not isinstance(value, dict):
+            raise SchemaError(where, f"must be an object, not {_type_name(value)}")
+        if len(value) > MAX_ITEMS:
+            raise SchemaError(where, f"has {len(value)} keys, more than {MAX_ITEMS}")
+        _key_kind, item_kind = get_args(kind)
+        for key, item in value.items():
+            check_typed(key, str, _join(where, "(key)"))
+            check_typed(item, item_kind, _join(where, key))
     elif kind is str:
         if not isinstance(value, str):
             raise SchemaError(where, f"must be a string, not {_type_name(value)}")

@@ -16,20 +16,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _site import LANGUAGES, Site
 
-from autograd_notes.records.history.runners import load_runner_records
-from autograd_notes.site.errors import match as error_match
-from autograd_notes.site.errors.match import (
+from autograd_notes._explain import match as error_match
+from autograd_notes._explain.index import shipped_index
+from autograd_notes._explain.match import (
     Message,
     Normalised,
     error_message,
     normalise,
     rank,
-    recorded_messages,
     similarity,
     token_weights,
     unknown_weight,
 )
+from autograd_notes.records.history.runners import load_runner_records
+from autograd_notes.site.errors.families import recorded_messages
 
 # its module-scoped fixtures build once, in one worker
 pytestmark = pytest.mark.xdist_group("test_error_search")
@@ -145,3 +147,27 @@ def test_errors_users_posted_find_their_page_and_unrelated_ones_find_none() -> N
     assert quality.unrelated >= 12
     assert quality.first >= 46
     assert quality.false_leads <= 4
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_package_ships_the_data_the_box_ranks(whole_site: Site, language: str) -> None:
+    """``explain`` and the box rank the same messages, weights and places; the pages titled alike."""
+    script = (whole_site.html / language / "_static" / "error_search_data.js").read_text(encoding="utf-8")
+    box = json.loads(script.removeprefix("window.AUTOGRAD_NOTES_ERRORS = ").rstrip().removesuffix(";"))
+    index = shipped_index()
+    assert index is not None
+    assert box["weights"] == index["weights"]
+    assert box["unknown"] == index["unknown"]
+
+    def places(pages: list[str], message: dict[str, Any]) -> tuple[object, ...]:
+        where = sorted((pages[place["page"]], tuple(place["cells"])) for place in message["places"])
+        return (message["text"], message["type"], tuple(message["tokens"]), tuple(message["details"]), *where)
+
+    box_pages = [page["doc"] for page in box["pages"]]
+    shipped_pages = [page["path"].removesuffix(".html") for page in index["pages"]]
+    assert sorted(places(box_pages, m) for m in box["messages"]) == sorted(
+        places(shipped_pages, m)
+        for m in index["messages"]  # type: ignore[arg-type]
+    )
+    titles = {page["doc"]: page["title"] for page in box["pages"]}
+    assert {page["path"].removesuffix(".html"): page["titles"][language] for page in index["pages"]} == titles

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from _html import read_page
 from _site import LANGUAGES, ROOT, Site
 from _venvs import NOT_OURS, venv_on
 from nbclient import NotebookClient
@@ -251,6 +252,59 @@ def test_the_downloaded_notebook_runs_as_the_page_says(
         if output.output_type == "stream"
     )
     _same_outcomes(printed, _page_outputs(whole_site, language))
+
+
+NO_GRAD = "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_explain_runs_from_the_wheel_in_every_language(
+    installed: Path, whole_site: Site, language: str, tmp_path: Path
+) -> None:
+    """The first page ``explain`` names is a page of the built site, titled as that page is."""
+    result = _run(installed, "-m", "autograd_notes", "explain", "--language", language, NO_GRAD, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    title, address = (line.strip() for line in result.stdout.splitlines()[1:3])
+    path = address.split(f"/{language}/", 1)[1].split("#")[0]
+    page = read_page(whole_site.html / language, path)
+    assert title == f"1. {page.h1}"
+    assert page.article.by_id(address.split("#")[1]) is not None  # the cell it names
+    unrelated = _run(installed, "-m", "autograd_notes", "explain", "--language", language, "KeyError: 'x'")
+    assert unrelated.returncode == 1
+    assert unrelated.stdout.strip().endswith(f"/{language}/errors.html")
+
+
+def test_the_notebook_extension_adds_the_page_in_a_real_kernel(
+    installed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell("%load_ext autograd_notes"),
+        nbformat.v4.new_code_cell("import torch\n(torch.ones(2) * 2).sum().backward()"),
+        nbformat.v4.new_code_cell("{}['missing']"),
+        nbformat.v4.new_code_cell("%unload_ext autograd_notes"),
+        nbformat.v4.new_code_cell("(torch.ones(2) * 2).sum().backward()"),
+    ]
+    monkeypatch.setenv("JUPYTER_PATH", str(installed.parents[1] / "share" / "jupyter"))
+    monkeypatch.setenv("LANG", "ru_RU.UTF-8")
+    client = NotebookClient(
+        notebook,
+        kernel_name=KERNEL,
+        timeout=600,
+        allow_errors=True,
+        resources={"metadata": {"path": str(tmp_path)}},
+    )
+    client.execute()
+    outputs = [cell.outputs for cell in notebook.cells]
+    # the error as IPython shows it, unchanged, then the line, in the locale's language
+    error, line = outputs[1]
+    assert (error.output_type, error.ename) == ("error", "RuntimeError")
+    assert error.evalue == NO_GRAD.removeprefix("RuntimeError: ")
+    assert line.name == "stderr"
+    assert line.text.startswith("Autograd Notes объясняет эту ошибку: ")
+    assert "/ru/examples/" in line.text
+    assert [o.output_type for o in outputs[2]] == ["error"]  # no page explains a KeyError: nothing added
+    assert [o.output_type for o in outputs[4]] == ["error"]  # unloaded: as before
 
 
 def test_readme_says_how_to_install() -> None:

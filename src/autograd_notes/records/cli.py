@@ -1,4 +1,4 @@
-"""``python -m autograd_notes capture|drift|ingest|verify|changes``: record, report drift, merge archives.
+"""``python -m autograd_notes capture|drift|ingest|verify|changes|explain``: record, drift, merge, explain.
 
 Needs PyTorch, NumPy and matplotlib only (no Sphinx, no nox, no network), so
 it runs from a plain copy of the source tree (``PYTHONPATH=src``) on a bare
@@ -18,6 +18,7 @@ from pathlib import Path
 import torch
 
 from .._device import DEVICE_VARIABLE, device_available
+from .._explain.cli import explain_parser, run_explain
 from .capture.cells import capture_example
 from .capture.device_details import runner_metadata
 from .capture.isolated import DEFAULT_TIMEOUT_S
@@ -249,6 +250,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     changes.add_argument("releases", nargs="*", help="releases, e.g. 2.15.0 (default: all recorded)")
     add_verify_parser(commands)
+    explain_parser(commands)
     for command in (capture, drift, notes, merge, changes):
         command.add_argument("--root", type=Path, help="project folder (default: found from the current one)")
         command.add_argument("--records", type=Path, help="records folder (default: <root>/records)")
@@ -316,6 +318,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "verify":  # a reader's machine: the installed package only, no project
         return verify_command(args)
+    if args.command == "explain":
+        return run_explain(args)
     try:
         root = (args.root or find_root(Path.cwd())).resolve()
         records = (args.records or root / "records").resolve()

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..._events import Event
 from ...records.format.record_format import Record
+from ...records.history.runners import RunnerRecord
 
 __all__ = [
     "PLACEHOLDER",
@@ -36,6 +38,7 @@ __all__ = [
     "message_label",
     "message_summary",
     "message_type",
+    "recorded_messages",
 ]
 
 SUMMARY_LIMIT = 140
@@ -223,3 +226,18 @@ def group_by_type(families: list[Family]) -> list[ErrorType]:
         group = groups.setdefault((family.kind, family.type), ErrorType(family.kind, family.type))
         group.families.append(family)
     return list(groups.values())
+
+
+def recorded_messages(runs: Mapping[str, Iterable[RunnerRecord]]) -> dict[str, dict[str, set[int]]]:
+    """Every exact message of ``runs`` (example -> its records, every runner and release).
+
+    Text -> example -> the source lines of the checks that saw it.
+    """
+    found: dict[str, dict[str, set[int]]] = {}
+    for example, records in sorted(runs.items()):
+        for run in records:
+            for cell in run.record["cells"]:
+                for event in cell["events"]:
+                    for _kind, text in event_messages(event):
+                        found.setdefault(text, {}).setdefault(example, set()).add(int(event["line"]))
+    return dict(sorted(found.items()))

@@ -9,7 +9,7 @@
 * Once an HTML build has read its pages, :data:`DATA_FILE` (``_static``) holds every
   message any record documents (every runner and every release, so that the
   wording of each release is known), normalised as
-  :mod:`.error_match` says, with each token's weight and, per message, the
+  :mod:`autograd_notes._explain.match` says, with each token's weight and, per message, the
   pages (titled in the build's language) and cells that raise it. Built from
   the records at build time, it is read offline: nothing loads from another
   host.
@@ -33,13 +33,22 @@ from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import clean_astext
 
-from ..errors.match import Message, normalise, recorded_messages, token_weights, unknown_weight
+from ..._explain.match import Message, normalise, token_weights, unknown_weight
+from ..errors.families import recorded_messages
 from ..upstream.gallery_conf import gallery_folders
 from ..upstream.gallery_rst import code_cells
 from ..web.links import cell_number
 from .record_store import site_records
 
-__all__ = ["DATA_FILE", "SCRIPT", "ErrorSearchBox", "ErrorSearchDirective", "search_data", "setup"]
+__all__ = [
+    "DATA_FILE",
+    "SCRIPT",
+    "ErrorSearchBox",
+    "ErrorSearchDirective",
+    "search_data",
+    "setup",
+    "shown_message",
+]
 
 DATA_FILE = "error_search_data.js"
 """The messages, written into ``_static`` as ``window.AUTOGRAD_NOTES_ERRORS = {...};``."""
@@ -152,14 +161,14 @@ _SHOWN = 240
 """The most characters of a recorded message shown under a result."""
 
 
-def _shown(text: str) -> str:
+def shown_message(text: str) -> str:
     """A recorded message as a result shows it: one line, at most :data:`_SHOWN` characters."""
     line = " ".join(text.split())
     return line if len(line) <= _SHOWN else line[: _SHOWN - 1].rstrip() + "…"
 
 
 def search_data(app: Sphinx) -> SearchData:
-    """What the box searches: pages, recorded messages and token weights (see :mod:`..errors.match`)."""
+    """What the box searches: pages, messages and token weights (:mod:`autograd_notes._explain.match`)."""
     env = app.env
     gallery = gallery_folders(app.config, app.srcdir)[0]
     pages: list[SearchPage] = []
@@ -182,7 +191,7 @@ def search_data(app: Sphinx) -> SearchData:
             normalised.append(message.normalised)
             messages.append(
                 SearchMessage(
-                    text=_shown(text),
+                    text=shown_message(text),
                     type=message.normalised.type,
                     tokens=list(message.normalised.tokens),
                     details=list(message.normalised.details),

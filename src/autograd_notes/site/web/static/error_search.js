@@ -4,7 +4,7 @@
 // the other results. Offline: the messages come from error_search_data.js,
 // written from the records when the site was built.
 //
-// The algorithm is autograd_notes.site.errors.match's, line for line (its
+// The algorithm is autograd_notes._explain.match's, line for line (its
 // docstring explains it); tests/site/error_search_cases.json holds the cases
 // both must agree on.
 (function () {

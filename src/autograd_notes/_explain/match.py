@@ -2,10 +2,12 @@
 
 Readers arrive with their own error: a message or a whole traceback, from
 their release of PyTorch, about their tensors. The "paste your error" box
-(:mod:`.error_search`, ``static/error_search.js``) finds the example pages
-that explain it, in the browser, with the same algorithm as this module (the
-JavaScript is a line-by-line port; ``tests/site/error_search_cases.json``
-holds the cases both must agree on). Pure functions: no Sphinx.
+(:mod:`autograd_notes.site.pages.error_box`, ``static/error_search.js``)
+finds the example pages that explain it, in the browser, and ``python -m
+autograd_notes explain`` (:mod:`autograd_notes._explain`) in a terminal, with this module's
+algorithm (the JavaScript is a line-by-line port;
+``tests/site/error_search_cases.json`` holds the cases both must agree on).
+Pure functions of the standard library: no Sphinx, no PyTorch.
 
 The algorithm:
 
@@ -51,9 +53,6 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ...records.history.runners import RunnerRecord
-from .families import event_messages
-
 __all__ = [
     "DETAIL_WEIGHT",
     "MAX_PAGES",
@@ -66,7 +65,6 @@ __all__ = [
     "error_message",
     "normalise",
     "rank",
-    "recorded_messages",
     "similarity",
     "token_weights",
     "unknown_weight",
@@ -266,18 +264,3 @@ def rank(text: str, messages: Sequence[Message], weights: Mapping[str, float]) -
     found = sorted(best.values(), key=lambda m: (-m.score, -m.ties, m.page))
     lowest = max(MIN_SCORE, found[0].score * NEAR_BEST) if found else MIN_SCORE
     return [m for m in found if m.score >= lowest][:MAX_PAGES]
-
-
-def recorded_messages(runs: Mapping[str, Iterable[RunnerRecord]]) -> dict[str, dict[str, set[int]]]:
-    """Every exact message of ``runs`` (example -> its records, every runner and release).
-
-    Text -> example -> the source lines of the checks that saw it.
-    """
-    found: dict[str, dict[str, set[int]]] = {}
-    for example, records in sorted(runs.items()):
-        for run in records:
-            for cell in run.record["cells"]:
-                for event in cell["events"]:
-                    for _kind, text in event_messages(event):
-                        found.setdefault(text, {}).setdefault(example, set()).add(int(event["line"]))
-    return dict(sorted(found.items()))
