@@ -19,7 +19,6 @@ import pytest
 from _site import LANGUAGES, Site
 
 from autograd_notes._explain import match as error_match
-from autograd_notes._explain.index import shipped_index
 from autograd_notes._explain.match import (
     Message,
     Normalised,
@@ -31,6 +30,7 @@ from autograd_notes._explain.match import (
     unknown_weight,
 )
 from autograd_notes.records.history.runners import load_runner_records
+from autograd_notes.site.build.error_index import build_index
 from autograd_notes.site.errors.families import recorded_messages
 
 # its module-scoped fixtures build once, in one worker
@@ -151,11 +151,15 @@ def test_errors_users_posted_find_their_page_and_unrelated_ones_find_none() -> N
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_package_ships_the_data_the_box_ranks(whole_site: Site, language: str) -> None:
-    """``explain`` and the box rank the same messages, weights and places; the pages titled alike."""
+    """``explain`` and the box rank the same messages, weights and places; the pages titled alike.
+
+    The index is written as the package's is, from the built copy's records (which hold the test's
+    synthetic records too): the package's own is checked against the project's records in
+    ``tests/helpers/test_explain.py``.
+    """
     script = (whole_site.html / language / "_static" / "error_search_data.js").read_text(encoding="utf-8")
     box = json.loads(script.removeprefix("window.AUTOGRAD_NOTES_ERRORS = ").rstrip().removesuffix(";"))
-    index = shipped_index()
-    assert index is not None
+    index = build_index(whole_site.project)
     assert box["weights"] == index["weights"]
     assert box["unknown"] == index["unknown"]
 

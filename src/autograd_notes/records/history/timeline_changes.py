@@ -84,8 +84,10 @@ def release_changes(timelines: list[ExampleTimeline]) -> list[Change]:
                     before, after = check.releases[previous], check.releases[release]
                     if Mark.NO_RECORD in (before.mark, after.mark):
                         continue
-                    if {before.mark, after.mark} == {Mark.SAME, Mark.BUILD}:
-                        continue  # from the pinned CPU build to a CUDA build: the build's, not a release's
+                    if {before.mark, after.mark} <= {Mark.SAME, Mark.BUILD}:
+                        # from the pinned CPU build to a CUDA build, or between two builds' own words
+                        # for what today's release does too: the builds', not a release's
+                        continue
                     if (before.mark, before.text) != (after.mark, after.text):
                         changes.append(
                             Change(timeline.example, release, previous, check, before, after, row.first_line)

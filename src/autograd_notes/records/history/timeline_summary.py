@@ -49,9 +49,10 @@ class Summary:
     """The mark of the release before ``holds_since`` (``OUTCOME`` or ``MISSING``), ``None`` if none."""
     failing: list[str]
     """The recorded releases where some check does not hold."""
-    wording: tuple[str, tuple[str, ...], int] | None
-    """The most recent release whose words changed while the checks held, what it words otherwise (each
-    name once, :func:`worded_name`, in the page's order) and how many checks."""
+    wording: tuple[tuple[str, ...], tuple[str, ...], int] | None
+    """Of the most recent change of words while the checks held: the releases where those checks print
+    other words than today (oldest first), what they word otherwise (each name once,
+    :func:`worded_name`, in the page's order) and how many checks."""
 
 
 def summarise(timeline: ExampleTimeline) -> Summary:
@@ -77,5 +78,12 @@ def summarise(timeline: ExampleTimeline) -> Summary:
         names = [
             worded_name(change.check.label, change.after.outcome, change.after.text or "") for change in last
         ]
-        wording = (last[0].release, tuple(dict.fromkeys(names)), len(last))
+        # where those checks print other words than today: the releases the table marks ≈ for them
+        # (the release of the change is where the words became today's, or stopped being so)
+        reworded = tuple(
+            release
+            for release in recorded
+            if any(change.check.releases[release].mark == Mark.WORDS for change in last)
+        )
+        wording = (reworded or (last[0].release,), tuple(dict.fromkeys(names)), len(last))
     return Summary(recorded[0], recorded[-1], since, before, failing, wording)

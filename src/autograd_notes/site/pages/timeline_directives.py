@@ -99,17 +99,19 @@ class TimelineMatrixDirective(SphinxDirective):
         pinned = next(iter(timelines.values())).pinned
         names = mark_names()
         rows = []
+        shown: set[Mark] = set()
         for example, timeline in timelines.items():
             docname = gallery_docname(self.env, example)
             self.env.note_dependency(
                 str(gallery_folders(self.env.config, self.env.srcdir)[0].source / example)
             )
             marks = {r: timeline.mark(r) if r in timeline.releases else Mark.NO_RECORD for r in releases}
+            shown.update(marks.values())
             rows.append([_cell(page_link(docname, SECTION_ID)), *_mark_cells(marks, names)])
         header = [_cell(_("Example")), *_header([[release] for release in releases], pinned, linked=True)]
         table = _table(["tl-table", "tl-matrix"], header, rows, widths=[30, *(5 for _release in releases)])
         # the GPU runners and releases that have records, a line each under the CPU's matrix
-        result = [legend(), table, *gpu_runner_notes(self.env)]
+        result = [legend(shown), table, *gpu_runner_notes(self.env)]
         for node in result:
             node["support_smartquotes"] = False
         return untranslatable(result)
@@ -176,15 +178,18 @@ class TimelineChangelogDirective(SphinxDirective):
             by_page: dict[str, list[tuple[int, str]]] = {}
             for docname, number, heading in places:
                 by_page.setdefault(docname, []).append((number, heading))
+            # Chinese sets its own comma and brackets, with no space around them
+            chinese = (self.env.config.language or "en").startswith("zh")
+            comma, opening, closing = ("，", "（", "）") if chinese else (", ", " (", ")")
             for docname, cells in by_page.items():
                 if links:
                     links.append(nodes.Text(" · "))
                 links.append(page_link(docname, cell_anchor(cells[0][0])))
                 for number, heading in cells:
                     cell = _("cell {number}").format(number=number)
-                    links.append(nodes.Text(f", {cell}"))
+                    links.append(nodes.Text(f"{comma}{cell}"))
                     if heading:
-                        links += [nodes.Text(" ("), *heading_nodes(heading), nodes.Text(")")]
+                        links += [nodes.Text(opening), *heading_nodes(heading), nodes.Text(closing)]
             where = compose(_("On {pages}."), pages=nodes.inline("", "", *links))
             what = nodes.paragraph("", "", *change_sentence(entry))
             entries += nodes.list_item("", what, nodes.paragraph("", "", *where, classes=["tl-places"]))

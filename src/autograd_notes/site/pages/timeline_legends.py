@@ -8,6 +8,8 @@ inserted).
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from docutils import nodes
 from sphinx.locale import _
 
@@ -44,7 +46,7 @@ def mark_names() -> dict[Mark, str]:
     """Each mark's name in this build's language."""
     return {
         Mark.SAME: _("same as today"),
-        Mark.BUILD: _("differs by build only: today's release does the same in that build"),
+        Mark.BUILD: _("differs by build only: today's release prints the same when built the same way"),
         Mark.WORDS: _("message differs"),
         Mark.OUTCOME: _("different outcome"),
         Mark.MISSING: _("not available in this release"),
@@ -52,11 +54,13 @@ def mark_names() -> dict[Mark, str]:
     }
 
 
-def legend() -> nodes.Element:
-    """The marks and what they mean, as a list."""
+def legend(shown: Collection[Mark] | None = None) -> nodes.Element:
+    """The marks and what they mean, as a list: those a table ``shown`` (default: every mark)."""
     names = mark_names()
     items = HtmlList(classes=["tl-legend"])
     for mark in Mark:
+        if shown is not None and mark not in shown:
+            continue
         symbol = nodes.inline(SYMBOLS[mark], SYMBOLS[mark], classes=["tl-mark", f"tl-{_CLASSES[mark]}"])
         items += nodes.list_item("", nodes.paragraph("", "", symbol, nodes.Text(f" {names[mark]}")))
     return items

@@ -8,7 +8,7 @@ recorded release does otherwise than the page documents.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from docutils import nodes
 from sphinx.locale import _
@@ -69,21 +69,38 @@ def _observations(runs: Runs, pinned: str) -> nodes.Element:
     return items
 
 
+def _missing(seen: Observation) -> bool:
+    """Whether the example stopped before the check at what the release lacks."""
+    return seen.mark == Mark.MISSING
+
+
+def _not_reached(seen: Observation) -> bool:
+    """Whether the example stopped before the check at an error, the check's outcome unseen."""
+    return seen.mark == Mark.OUTCOME and seen.text is None
+
+
 def _differing_runs(check: CheckTimeline) -> Runs:
-    """A check's runs of releases, those where the example stopped at a missing API left out.
+    """A check's runs of releases, those where the example stopped before the check left out.
 
     ``[]`` where what is left is the same as today everywhere: nothing to show for the check.
     """
-    runs = [(releases, seen) for releases, seen in observation_runs(check) if seen.mark != Mark.MISSING]
+    runs = [
+        (releases, seen)
+        for releases, seen in observation_runs(check)
+        if not _missing(seen) and not _not_reached(seen)
+    ]
     return runs if any(seen.mark not in (Mark.SAME, Mark.NO_RECORD) for _r, seen in runs) else []
 
 
-def _missing_runs(checks: Sequence[CheckTimeline]) -> Runs:
-    """Each distinct run of releases that stopped at a missing API, over every check: said once per page."""
+def _stopping_runs(checks: Sequence[CheckTimeline], stopped: Callable[[Observation], bool]) -> Runs:
+    """Each distinct run of releases where the example stopped (as ``stopped`` says), over every check.
+
+    Said once per page, not once per check it kept from running.
+    """
     found: dict[tuple[tuple[str, ...], str], tuple[list[str], Observation]] = {}
     for check in checks:
         for releases, seen in observation_runs(check):
-            if seen.mark == Mark.MISSING:
+            if stopped(seen):
                 found.setdefault((tuple(releases), seen.reason), (releases, seen))
     return sorted(found.values(), key=lambda run: version_key(run[0][0]))
 
@@ -178,8 +195,8 @@ def timeline_nodes(
             "Each row is a code cell of this page that checks something (an expected error or "
             "warning, a value); each column a PyTorch release (the latest patch of its minor "
             "release, run on a CPU), or several releases in a row that behave alike. {pinned} is "
-            "the release the page documents; the others ran as the build the registry serves, "
-            "which may word a build-specific message otherwise."
+            "the release the page documents. The other releases ran as the package index serves "
+            "them, most as a CUDA build on the CPU, where a few messages read otherwise (◇)."
         ),
         pinned=_code(timeline.pinned),
     )
@@ -224,8 +241,9 @@ def timeline_nodes(
     ]
     table = _table(["tl-table"], header, rows, widths=[10, 6, *(5 for _group in groups)])
     differences: list[nodes.Node] = []
-    missing = _missing_runs([check for checks in cells.values() for check in checks])
-    if details or missing:
+    every = [check for checks in cells.values() for check in checks]
+    missing, stopped = _stopping_runs(every, _missing), _stopping_runs(every, _not_reached)
+    if details or missing or stopped:
         differences = [nodes.paragraph("", _("Every difference, check by check"), classes=["tl-heading"])]
     if missing:
         said = _(
@@ -233,9 +251,15 @@ def timeline_nodes(
             "this holds for every check of the page:"
         )
         differences += [nodes.paragraph("", said), _observations(missing, timeline.pinned)]
+    if stopped:
+        said = _(
+            "In these releases the example stops at an error before it reaches some of its checks; "
+            "the table marks those checks ✗, and they are not listed again below:"
+        )
+        differences += [nodes.paragraph("", said), _observations(stopped, timeline.pinned)]
     if details:
         differences += [diff_legend(), *details]
-    if not details and not missing and timeline.rows:
+    if not details and not missing and not stopped and timeline.rows:
         differences = [
             nodes.paragraph("", _("No check differs in any recorded release."), classes=["tl-none"])
         ]
@@ -248,7 +272,7 @@ def timeline_nodes(
         "",
         nodes.paragraph("", "", *summary_sentence(timeline, language), classes=["tl-summary"]),
         nodes.paragraph("", "", *intro),
-        legend(),
+        legend({row_marks[number][group[0]] for number in cells for group in groups}),
         table,
         *differences,
         *end,

@@ -83,7 +83,8 @@ def summary_sentence(timeline: ExampleTimeline, language: str = "en") -> list[no
             failing=_ranges(recorded, summary.failing, language),
         )
     if summary.wording is not None:
-        release, names, count = summary.wording
+        reworded, names, count = summary.wording
+        release = _ranges(recorded, list(reworded), language)
         words = (
             _("In {release}, {count} checks still hold, but what they print is worded otherwise: {names}.")
             if count > 1
