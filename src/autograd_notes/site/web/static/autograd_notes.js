@@ -114,6 +114,8 @@
   }
   function update() {
     document.querySelectorAll(BOXES).forEach(function (box) {
+      // a box with nothing to scroll draws no scroll shadow either (autograd_notes.css)
+      box.classList.toggle("autograd-still", !scrolls(box));
       var added = box.hasAttribute("data-scroll-stop");
       if (!added && box.hasAttribute("tabindex")) {
         return; // focusable on its own
