@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-__all__ = ["display_path", "project_root"]
+__all__ = ["display_path", "notebook_cell", "project_root"]
 
 _ROOT_MARKERS = ("pyproject.toml", ".git")
 
@@ -46,3 +46,20 @@ def display_path(filename: str) -> str:
     if root is not None:
         return path.resolve().relative_to(root).as_posix()
     return path.name
+
+
+def notebook_cell(filename: str) -> str | None:
+    """The notebook cell a Jupyter kernel ran ``filename`` from, as IPython names it: ``In[5]``.
+
+    ``None`` for a file that is no cell, or a cell of a kernel that does not
+    say which it was (``display_path`` then names it ``<cell>``).
+    """
+    if not any(part.startswith("ipykernel_") for part in Path(filename).parts):
+        return None
+    import sys
+
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    names = getattr(getattr(shell, "compile", None), "_filename_map", None)
+    count = names.get(filename) if isinstance(names, dict) else None
+    return f"In[{count}]" if isinstance(count, int) else None

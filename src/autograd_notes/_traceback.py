@@ -10,7 +10,7 @@ from types import TracebackType
 
 from ._download_page import running_page
 from ._normalise import normalise_message
-from ._paths import display_path
+from ._paths import display_path, notebook_cell
 from ._reader_words import words
 
 __all__ = ["format_clean_traceback", "is_internal_file"]
@@ -71,7 +71,9 @@ def format_clean_traceback(exc: BaseException, tb: TracebackType | None = None) 
             internal.append(_module_name(frame.filename, frame.name))
             continue
         flush_internal()
-        lines.append(f'  File "{display_path(frame.filename)}", line {frame.lineno}, in {frame.name}')
+        cell = notebook_cell(frame.filename)
+        place = f"Cell {cell}" if cell else f'File "{display_path(frame.filename)}"'  # IPython's own words
+        lines.append(f"  {place}, line {frame.lineno}, in {frame.name}")
         source = frame.line or linecache.getline(frame.filename, frame.lineno or 0).strip()
         if source:
             lines.append(f"    {source}")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from autograd_notes._paths import display_path, project_root
+from autograd_notes._paths import display_path, notebook_cell, project_root
 
 
 @pytest.fixture(autouse=True)
@@ -98,3 +100,13 @@ def test_site_packages_inside_a_project_is_the_import_path(project: Path) -> Non
 
 def test_this_file_is_shown_relative_to_this_project() -> None:
     assert display_path(__file__) == "tests/helpers/test_paths.py"
+
+
+def test_a_notebook_cell_is_named_as_ipython_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    shell = SimpleNamespace(compile=SimpleNamespace(_filename_map={"/tmp/ipykernel_7/123.py": 5}))
+    monkeypatch.setitem(sys.modules, "IPython", SimpleNamespace(get_ipython=lambda: shell))
+    assert notebook_cell("/tmp/ipykernel_7/123.py") == "In[5]"
+    assert notebook_cell("/tmp/ipykernel_7/999.py") is None  # a cell the kernel did not name: "<cell>"
+    assert notebook_cell("/home/reader/plot_x.py") is None
+    monkeypatch.setitem(sys.modules, "IPython", SimpleNamespace(get_ipython=lambda: None))
+    assert notebook_cell("/tmp/ipykernel_7/123.py") is None

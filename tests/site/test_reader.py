@@ -58,6 +58,8 @@ MISSING = "This example imports {modules}; not installed here: {missing}. Instal
 KERNEL = "autograd-notes-reader"
 # what a reader's environment must not get from installing the helper package
 SITE_ONLY = {"sphinx", "sphinx-gallery", "myst-nb", "jieba", "furo", "docutils", "babel"}
+# a frame of a notebook's cell, as IPython names it, and the line of the cell it quotes
+CELL_FRAME = re.compile(r"^\s*Cell In\[(\d+)\], line (\d+), in \S+\n    (.*)$", re.M)
 # a checked value ("label: value") or an expected error or warning ("RuntimeError: ...")
 OUTCOME = re.compile(r"^(?:[A-Za-z_][\w.\[\]]*: \S.*|\w+(?:Error|Warning|Exception): .*)$")
 
@@ -252,6 +254,15 @@ def test_the_downloaded_notebook_runs_as_the_page_says(
         if output.output_type == "stream"
     )
     _same_outcomes(printed, _page_outputs(whole_site, language))
+    # a traceback names its cell as IPython does, and its line is that cell's line it quotes
+    frames = CELL_FRAME.findall(printed)
+    assert frames, printed[:2000]
+    assert "<cell>" not in printed
+    sources = {
+        cell.execution_count: cell.source.splitlines() for cell in notebook.cells if cell.cell_type == "code"
+    }
+    for count, line, quoted in frames:
+        assert sources[int(count)][int(line) - 1].strip() == quoted.strip()
 
 
 NO_GRAD = "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"

@@ -57,6 +57,7 @@ EXTENSIONS = (
     "autograd_notes.site.i18n.catalog_check",
     "autograd_notes.site.i18n.language_links",
     "autograd_notes.site.examples.example_downloads",
+    "autograd_notes.site.examples.traceback_lines",
     "autograd_notes.site.i18n.search",
     "autograd_notes.site.pages.error_box",
     "autograd_notes.site.pages.runner_directives",

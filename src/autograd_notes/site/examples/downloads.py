@@ -47,6 +47,7 @@ from .script_translation import docstring_end, translate_script
 
 __all__ = [
     "ReaderText",
+    "download_line_map",
     "download_script",
     "drop_escaped_spaces",
     "guard_imports",
@@ -205,6 +206,28 @@ def download_script(text: str, reader: ReaderText, address: str) -> str:
     header = "\n".join(script_header(reader, address))
     script = raw_docstring(link_script_references(text, reader.links))
     return f"{header}\n{guard_imports(script, reader)}"
+
+
+def download_line_map(source: str, catalog: dict[str, str]) -> dict[int, int]:
+    """Each code line of a gallery script (from 1) and its line in the download ``catalog`` translates it to.
+
+    A download adds its header and the guard of its imports, and its
+    translated text cells take as many lines as their language needs; its
+    code lines are the script's, unchanged, in order. They are matched line
+    for line (:class:`difflib.SequenceMatcher`), so that a page can number a
+    traceback's frames as its reader's download does.
+    """
+    import difflib
+
+    plain = ReaderText(command="", page="{address}", needs="", missing="{modules} {missing}", notebook="")
+    download = download_script(translate_script(source, catalog), plain, "").splitlines()
+    lines = source.splitlines()
+    matcher = difflib.SequenceMatcher(None, lines, download, autojunk=False)
+    found: dict[int, int] = {}
+    for block in matcher.get_matching_blocks():
+        for offset in range(block.size):
+            found[block.a + offset + 1] = block.b + offset + 1
+    return found
 
 
 def install_cell(reader: ReaderText, address: str) -> str:
