@@ -100,4 +100,4 @@ show_state(w=w, scaled=scaled, total=total)
 # - The warning the document quotes has drifted: it says "If you indeed want
 #   the gradient for a non-leaf Tensor", today's PyTorch says "If you indeed
 #   want the .grad field to be populated for a non-leaf Tensor". The check
-#   above matches today's wording, so the next rewording will be noticed.
+#   above matches today's wording; the table at the end shows older ones.

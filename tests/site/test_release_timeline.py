@@ -206,15 +206,15 @@ def test_summary_sentences(monkeypatch: pytest.MonkeyPatch) -> None:
         {"2.12.1": record("2.12.1", error("output 0 of AddBackward0 <is> at version 1"))},
     )
     assert sentence(summary_sentence(renamed)) == (
-        "Holds as documented in every recorded release, 2.12.1 to 2.13.0. In 2.12.1, one check still holds, "
-        "but what it prints is worded otherwise: `RuntimeError`."
+        "Holds as documented in every recorded release, 2.12.1 to 2.13.0. One check still holds, "
+        "but prints other words in 2.12.1: `RuntimeError`."
     )
     # two checks of one type reworded: counted as two, the type named once
     summary = timeline_summary.summarise(renamed)
     twice = dataclasses.replace(summary, wording=(("2.12.1",), ("RuntimeError",), 2))
     monkeypatch.setattr(timeline_sentences, "summarise", lambda timeline: twice)
     assert sentence(summary_sentence(renamed)).endswith(
-        "In 2.12.1, 2 checks still hold, but what they print is worded otherwise: `RuntimeError`."
+        "2 checks still hold, but print other words in 2.12.1: `RuntimeError`."
     )
     monkeypatch.undo()
     broken = example_timeline(
@@ -240,7 +240,7 @@ def test_summary_sentences(monkeypatch: pytest.MonkeyPatch) -> None:
     two = example_timeline("05_x/plot_fixture.py", today, "2.13.0", {"2.9.1": mixed, "2.12.1": today})
     assert sentence(summary_sentence(two)) == (
         "Holds as documented since 2.12.1; in 2.9.1, the release before it, 2 of 2 checks differ. "
-        "In 2.9.1, one check still holds, but what it prints is worded otherwise: `RuntimeError`."
+        "One check still holds, but prints other words in 2.9.1: `RuntimeError`."
     )
     alone = example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", {})
     assert (

@@ -81,7 +81,7 @@ def matrix_header(page: Page) -> list[str]:
 def test_the_runners_box_lists_the_gpu_runner_with_its_machine_and_release(with_gpu: Path) -> None:
     lines = summary_lines(read_page(with_gpu, page_of(SYNTHETIC_CUDA_EXAMPLE)))
     assert len(lines) == 2
-    assert lines[0].startswith("CPU runner: torch 2.13.0")
+    assert lines[0].startswith("CPU runner: recorded ")
     assert lines[1].startswith(f"CUDA runner: torch {RELEASE}+cu130, {MACHINE}, recorded ")
     assert f"It printed otherwise than the CPU with PyTorch {RELEASE} in " in lines[1]
     assert "no record yet" not in " ".join(lines)

@@ -1,9 +1,9 @@
 """The facts of an example's one-sentence timeline summary, before they are put in words.
 
-:func:`summarise` reads an example's timeline (:mod:`.timeline`) and its
-changes (:mod:`.timeline_changes`): the releases recorded, since when every
-check holds as documented, where some does not, and the most recent change
-of words: which checked messages a release words otherwise (:func:`worded_name`),
+:func:`summarise` reads an example's timeline (:mod:`.timeline`): the
+releases recorded, since when every check holds as documented, where some
+does not, and the checks that hold in other words than today's somewhere
+(the table's ≈): in which releases, and what they are (:func:`worded_name`),
 each named once. The words themselves are the changelog's and the page's list
 of differences to show, as a word diff; a summary quoting a fragment of them
 read as garbled ("`…` → `(×2)`").
@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 from ..format.status import Mark
 from .timeline import ExampleTimeline
-from .timeline_changes import release_changes
 
 __all__ = ["Summary", "summarise", "worded_name"]
 
@@ -50,9 +49,9 @@ class Summary:
     failing: list[str]
     """The recorded releases where some check does not hold."""
     wording: tuple[tuple[str, ...], tuple[str, ...], int] | None
-    """Of the most recent change of words while the checks held: the releases where those checks print
-    other words than today (oldest first), what they word otherwise (each name once,
-    :func:`worded_name`, in the page's order) and how many checks."""
+    """Of the checks the table marks ≈ (they hold, in other words than today's) in some release: those
+    releases (oldest first), what the checks word otherwise (each name once, :func:`worded_name`, in the
+    page's order) and how many checks."""
 
 
 def summarise(timeline: ExampleTimeline) -> Summary:
@@ -63,27 +62,24 @@ def summarise(timeline: ExampleTimeline) -> Summary:
     if since is not None and recorded.index(since) > 0:
         before = timeline.mark(recorded[recorded.index(since) - 1])
     failing = [r for r in recorded if not timeline.holds_in(r)]
+    # every check the table marks ≈ somewhere: it holds there, in other words than today's
     worded = [
-        change
-        for change in release_changes([timeline])
-        if change.before.holds
-        and change.after.holds
-        and change.before.text != change.after.text
-        # an extra warning makes the check's outcome differ, though it holds: the table marks it ✗
-        and not {change.before.mark, change.after.mark} & {Mark.OUTCOME, Mark.MISSING}
+        check
+        for row in timeline.rows
+        for check in row.checks
+        if any(check.releases[release].mark == Mark.WORDS for release in recorded)
     ]
     wording = None
     if worded:
-        last = [change for change in worded if change.release == worded[-1].release]
+        today = [check.releases[timeline.pinned] for check in worded]
         names = [
-            worded_name(change.check.label, change.after.outcome, change.after.text or "") for change in last
+            worded_name(check.label, seen.outcome, seen.text or check.today)
+            for check, seen in zip(worded, today, strict=True)
         ]
-        # where those checks print other words than today: the releases the table marks ≈ for them
-        # (the release of the change is where the words became today's, or stopped being so)
         reworded = tuple(
             release
             for release in recorded
-            if any(change.check.releases[release].mark == Mark.WORDS for change in last)
+            if any(check.releases[release].mark == Mark.WORDS for check in worded)
         )
-        wording = (reworded or (last[0].release,), tuple(dict.fromkeys(names)), len(last))
+        wording = (reworded, tuple(dict.fromkeys(names)), len(worded))
     return Summary(recorded[0], recorded[-1], since, before, failing, wording)

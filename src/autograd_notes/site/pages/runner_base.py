@@ -98,9 +98,20 @@ class RunnerDirective(SphinxDirective):
             subtype="record",
         )
 
-    def describe(self, record: Record) -> str:
-        """A record in this build's language: its PyTorch, machine, date and running time."""
+    def describe(self, record: Record, *, known: bool = False) -> str:
+        """A record in this build's language: its PyTorch, machine, date and running time.
+
+        ``known``: the PyTorch and machine were said just before (this build's
+        own), so only the date and running time are.
+        """
         runner = record["runner"]
+        if known:
+            if "seconds" in record:
+                return _("recorded {date}, ran in {duration}").format(
+                    date=record["recorded"],
+                    duration=running_time(record["seconds"], self.config.language or "en"),
+                )
+            return _("recorded {date}").format(date=record["recorded"])
         if "seconds" in record:
             return _("torch {torch}, {device}, recorded {date}, ran in {duration}").format(
                 torch=runner["torch"],

@@ -66,13 +66,21 @@ class RunnerSummaryDirective(RunnerDirective):
             return _("{runner}: no record yet; no such runner has captured this example.").format(
                 runner=runner_name(runner)
             )
+        info = runner_info()
+        # the note's first sentence named this build's PyTorch and machine: said once
+        known = (record["runner"]["torch"], record["runner"]["device_name"]) == (
+            info.torch_version,
+            info.device_name,
+        )
         changed = compare_live(self.page_cells(), record)
         if changed:
             return _(
                 "{runner}: {record}. This build differs from it in {count} cell(s): see the drift report."
-            ).format(runner=runner_name(runner), record=self.describe(record), count=len(changed))
+            ).format(
+                runner=runner_name(runner), record=self.describe(record, known=known), count=len(changed)
+            )
         return _("{runner}: {record}. This build printed the same.").format(
-            runner=runner_name(runner), record=self.describe(record)
+            runner=runner_name(runner), record=self.describe(record, known=known)
         )
 
     def _other_line(self, run: RunnerRecord, against: Baseline) -> str:

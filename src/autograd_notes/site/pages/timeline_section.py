@@ -195,8 +195,7 @@ def timeline_nodes(
             "Each row is a code cell of this page that checks something (an expected error or "
             "warning, a value); each column a PyTorch release (the latest patch of its minor "
             "release, run on a CPU), or several releases in a row that behave alike. {pinned} is "
-            "the release the page documents. The other releases ran as the package index serves "
-            "them, most as a CUDA build on the CPU, where a few messages read otherwise (◇)."
+            "the release the page documents."
         ),
         pinned=_code(timeline.pinned),
     )
@@ -222,6 +221,15 @@ def timeline_nodes(
         for number, checks in cells.items()
     }
     groups = release_groups(releases, list(row_marks.values()))
+    shown = {row_marks[number][group[0]] for number in cells for group in groups}
+    # why a release's build may word a message otherwise, where the table shows it (◇)
+    builds: list[nodes.Node] = []
+    if Mark.BUILD in shown:
+        said = _(
+            "The other releases ran as the package index serves them, most as a CUDA build on the "
+            "CPU, where a few messages read otherwise (◇)."
+        )
+        builds = [nodes.Text(sentence_gap(language) + said)]
     for number, checks in cells.items():
         name = _row_name(headings, number, checks)
         marks = {_span(group): row_marks[number][group[0]] for group in groups}
@@ -271,8 +279,8 @@ def timeline_nodes(
     return HtmlBlock(
         "",
         nodes.paragraph("", "", *summary_sentence(timeline, language), classes=["tl-summary"]),
-        nodes.paragraph("", "", *intro),
-        legend({row_marks[number][group[0]] for number in cells for group in groups}),
+        nodes.paragraph("", "", *intro, *builds),
+        legend(shown),
         table,
         *differences,
         *end,

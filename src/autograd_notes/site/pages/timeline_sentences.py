@@ -86,9 +86,9 @@ def summary_sentence(timeline: ExampleTimeline, language: str = "en") -> list[no
         reworded, names, count = summary.wording
         release = _ranges(recorded, list(reworded), language)
         words = (
-            _("In {release}, {count} checks still hold, but what they print is worded otherwise: {names}.")
+            _("{count} checks still hold, but print other words in {release}: {names}.")
             if count > 1
-            else _("In {release}, one check still holds, but what it prints is worded otherwise: {names}.")
+            else _("One check still holds, but prints other words in {release}: {names}.")
         )
         shown = list_of([_code(name) if name else _("a message") for name in names], language)
         worded = compose(words, release=release, count=str(count), names=shown)
