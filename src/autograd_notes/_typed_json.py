@@ -130,6 +130,12 @@ def check_typed(value: object, kind: Any, where: str = "") -> None:
             raise SchemaError(where, f"must be a string, not {_type_name(value)}")
         if len(value) > MAX_STRING:
             raise SchemaError(where, f"is a string of {len(value)} characters, more than {MAX_STRING}")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as error:  # what validation accepts, writing must accept
+            raise SchemaError(
+                where, f"holds a character UTF-8 cannot encode ({value[error.start]!r}, a lone surrogate)"
+            ) from None
     elif kind is bool:
         if not isinstance(value, bool):
             raise SchemaError(where, f"must be true or false, not {_type_name(value)}")

@@ -59,6 +59,28 @@ from pathlib import Path
 Path(os.environ["SLEEPER_PID"]).write_text(str(os.getpid()))
 time.sleep(600)
 '''
+FAILS = '''"""
+Fails
+=====
+
+A cell raises what no expect_error expects.
+"""
+
+# %%
+import torch
+
+from autograd_notes import check
+
+check(torch.ones(2).sum(), 2.0, label="total")
+
+# %%
+torch.ones(2).backward()
+'''
+NO_NETWORK = (
+    '"""\nNo network\n==========\n\nNo loopback.\n"""\n\n# %%\n'
+    'raise RuntimeError("[enforce fail at ../gloo/transport/tcp/device.cc:83] Unable to find interface for: '
+    '[127.0.0.1]")\n'
+)
 PROGRESS = re.compile(r"^\[(\d)/(\d)\] (\S+)  \d+\.\d s  (.+)$")
 
 
@@ -67,7 +89,14 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "project"
     (root / "gallery" / "01_x").mkdir(parents=True)
     (root / "pyproject.toml").write_text('[project]\nname = "fixture"\n', encoding="utf-8")
-    for name, script in (("plot_fast", FAST), ("plot_crash", CRASH), ("plot_sleep", SLEEP)):
+    scripts = (
+        ("plot_fast", FAST),
+        ("plot_crash", CRASH),
+        ("plot_sleep", SLEEP),
+        ("plot_fails", FAILS),
+        ("plot_no_network", NO_NETWORK),
+    )
+    for name, script in scripts:
         (root / "gallery" / "01_x" / f"{name}.py").write_text(script, encoding="utf-8")
     monkeypatch.setenv("SLEEPER_PID", str(tmp_path / "sleeper.pid"))
     for variable in (DEVICE_VARIABLE, TIMEOUT_VARIABLE, "REQUIRE_CUDA"):
@@ -183,3 +212,42 @@ def test_a_bad_timeout_is_a_usage_error(
         main(["capture", "--root", str(project), "--timeout", value])
     assert stop.value.code == 2
     assert "--timeout" in capsys.readouterr().err
+
+
+def test_a_failed_cell_with_no_record_is_reported_not_recorded(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The first capture of an example whose cell fails: no record says what that runner does."""
+    archive = tmp_path / "out" / "cpu.tar.gz"
+    status = main(["capture", "--root", str(project), "--archive", str(archive), "plot_fails", "plot_fast"])
+    out, err = capsys.readouterr()
+    assert status == 1, out + err
+    assert progress(out) == [("01_x/plot_fails.py", "failed"), ("01_x/plot_fast.py", "recorded")]
+    lines = out.splitlines()
+    at = lines.index(next(line for line in lines if "plot_fails.py" in line and line.startswith("[")))
+    assert lines[at + 1].startswith("    cell 3 (lines 15-16): RuntimeError: element 0 of tensors does not")
+    assert not (project / "records" / "cpu" / "01_x" / "plot_fails.json").exists()
+    # the archive carries it, for ingest to refuse unless told otherwise
+    _manifest, names = archive_content(archive)
+    assert "records/cpu/01_x/plot_fails.json" in names
+    ingested = main(["ingest", str(archive), "--root", str(project)])
+    out, err = capsys.readouterr()
+    assert ingested == 2
+    assert "cpu/01_x/plot_fails.json: cell 3 (lines 15-16): RuntimeError: element 0" in err
+    assert "--accept-failures" in err
+    assert not (project / "records" / "cpu" / "01_x" / "plot_fails.json").exists()
+    assert main(["ingest", str(archive), "--root", str(project), "--accept-failures"]) == 0
+    written = load_record(project / "records" / "cpu" / "01_x" / "plot_fails.json")
+    assert written is not None
+    assert written["failures_accepted"] is True
+
+
+def test_a_machine_that_cannot_start_a_process_group_records_it_as_not_available(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(["capture", "--root", str(project), "--isolate", "plot_no_network"])
+    out, err = capsys.readouterr()
+    assert status == 0, out + err
+    record = load_record(project / "records" / "cpu" / "01_x" / "plot_no_network.json")
+    assert record is not None
+    assert [cell["status"] for cell in record["cells"]] == ["ran", "unavailable"]

@@ -417,3 +417,54 @@ def test_every_committed_record_passes_the_schema() -> None:
         folder = path.relative_to(ROOT / "records").parts
         example = "/".join(folder[-2:]).removesuffix(".json") + ".py"
         check_record(json.loads(path.read_text(encoding="utf-8")), example, known)
+
+
+# -- records are never lost -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("field", ["device_name", "output"])
+def test_a_string_utf8_cannot_hold_is_refused_and_the_committed_record_kept(
+    project: Path, ingest: Ingest, tmp_path: Path, field: str
+) -> None:
+    """A lone surrogate, escaped in the JSON, passed validation and then emptied the committed file."""
+    ingest(good_archive(tmp_path / "first.tar.gz"))
+    before = (project / "records" / PLACE).read_bytes()
+    spoilt = committed_record()
+    if field == "device_name":
+        spoilt["runner"]["device_name"] = "x86_\ud800"
+    else:
+        spoilt["cells"][1]["output"].append("\ud800")
+    data = json.dumps(spoilt).encode()  # "\ud800" escaped, as an archive from outside may hold it
+    archive = raw_archive(
+        tmp_path / "surrogate.tar.gz", [manifest_member([MEMBER]), (info(MEMBER, len(data)), data)]
+    )
+    status, _out, err = ingest(archive, "--accept")
+    assert_refused(status, err, archive, MEMBER, "a lone surrogate")
+    assert (project / "records" / PLACE).read_bytes() == before
+    assert not list((project / "records").rglob("*.tmp"))
+
+
+def test_a_failed_write_leaves_every_record_as_it_was(tmp_path: Path) -> None:
+    from autograd_notes.records.format.record import write_record, write_records
+
+    first, second = tmp_path / "cpu" / "a.json", tmp_path / "cpu" / "b.json"
+    write_record(first, committed_record())
+    before = first.read_bytes()
+    spoilt = committed_record()
+    spoilt["cells"][0]["output"] = ["\udc80"]  # what no validator let through, written anyway
+    with pytest.raises(UnicodeEncodeError):
+        write_records([(first, committed_record()), (second, spoilt)])
+    assert first.read_bytes() == before
+    assert not second.exists()
+    assert sorted(p.name for p in (tmp_path / "cpu").iterdir()) == ["a.json"]
+
+
+def test_a_temporary_file_a_killed_run_left_goes_with_the_next_write(tmp_path: Path) -> None:
+    from autograd_notes.records.format.record import write_record
+
+    path = tmp_path / "cpu" / "a.json"
+    path.parent.mkdir(parents=True)
+    (path.parent / ".a.json.4242.tmp").write_text("{", encoding="utf-8")  # half written, then killed
+    write_record(path, committed_record())
+    assert sorted(p.name for p in path.parent.iterdir()) == ["a.json"]
+    assert load_record(path) == committed_record()

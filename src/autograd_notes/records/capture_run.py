@@ -13,6 +13,7 @@ time is printed at the end.
 
 from __future__ import annotations
 
+import textwrap
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from .capture.isolated import capture_isolated
 from .drift.compare import compare_records
 from .drift.report import ExampleResult
 from .exchange.archive import ARCHIVE_FORMAT, Manifest, RunResult, write_archive
+from .format.failures import new_failures
 from .format.record import load_record, record_path, write_record
 from .format.record_format import Record, Runner
 from .format.status import DriftStatus
@@ -38,6 +40,11 @@ def compare_captured(
     result = ExampleResult(example, runner, DriftStatus.SAME, now=new["runner"])
     if old is None:
         result.status = DriftStatus.RECORDED if (write_missing or accept) else DriftStatus.NO_RECORD
+        failed = new_failures(new, None)
+        if failed and not accept:
+            # a first record of what failed would be shown as what this runner does: say so, write nothing
+            result.status = DriftStatus.FAILED
+            result.note = "\n".join(str(failure) for failure in failed)
         if result.status == DriftStatus.RECORDED:
             write_record(path, new)
         return result
@@ -112,6 +119,8 @@ def run_captures(
         _progress(index, len(examples), example, seconds, result.status.value)
         if result.status in (DriftStatus.TIMED_OUT, DriftStatus.NO_RESULT):
             print(f"    {why.splitlines()[0] if why else 'no record was made'}", flush=True)
+        if result.status == DriftStatus.FAILED:
+            print(textwrap.indent(result.note, "    "), flush=True)
         if where.archive is not None:
             manifest = Manifest(
                 format=ARCHIVE_FORMAT,

@@ -234,6 +234,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     merge.add_argument("archive", type=Path, help="the archive, e.g. autograd-notes-2.11.0-cuda.tar.gz")
     merge.add_argument("--accept", action="store_true", help="replace committed records that differ")
+    merge.add_argument(
+        "--accept-failures",
+        action="store_true",
+        help="also write records with a cell that failed with an exception no record has (marked so)",
+    )
     notes = commands.add_parser(
         "release-notes",
         help="write what each release is recorded to do into the package (src/autograd_notes/"
@@ -284,10 +289,12 @@ def _printable(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-def ingest_archive(root: Path, records: Path, archive: Path, *, accept: bool) -> int:
+def ingest_archive(
+    root: Path, records: Path, archive: Path, *, accept: bool, accept_failures: bool = False
+) -> int:
     """``ingest``: merge ``archive`` into ``records``, print what was done; the exit status."""
     try:
-        manifest, merged = ingest(archive, root, records, accept=accept)
+        manifest, merged = ingest(archive, root, records, accept=accept, accept_failures=accept_failures)
     except (ArchiveError, RecordError) as error:
         print(f"error: {_printable(str(error))}", file=sys.stderr)
         return 2
@@ -326,7 +333,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "release-notes":
             return release_notes(root, records, check=args.check)
         if args.command == "ingest":
-            return ingest_archive(root, records, args.archive, accept=args.accept)
+            return ingest_archive(
+                root, records, args.archive, accept=args.accept, accept_failures=args.accept_failures
+            )
         if args.command == "changes":
             print("\n".join(release_change_lines(records, args.releases or recorded_releases(records))))
             return 0

@@ -32,7 +32,7 @@ from typing import Any
 from ..._events import Event, recording
 from ..._normalise import normalise_message
 from ..._traceback import format_clean_traceback
-from ..format.missing_api import is_missing_api
+from ..format.missing_api import is_missing_api, is_missing_network
 from ..format.record_format import FORMAT, CellRecord, CellStatus, Record, UnexpectedWarning
 from ..format.script_cells import Cell, split_cells
 from .device_details import runner_metadata
@@ -61,7 +61,8 @@ class CellResult:
     """The warnings no ``expect_warning`` caught, each once, in order."""
     status: CellStatus = "ran"
     """``ran``; ``failed`` (an undocumented exception); ``unavailable`` (it failed because an
-    API does not exist in this PyTorch, :func:`is_missing_api`); ``not run`` (after either)."""
+    API does not exist in this PyTorch, :func:`is_missing_api`, or the machine cannot start a process
+    group, :func:`is_missing_network`); ``not run`` (after either)."""
 
     def as_record(self) -> CellRecord:
         """Return the cell as stored in a record file (``unexpected`` only where it warned so)."""
@@ -176,7 +177,9 @@ def run_cells(script: Path, root: Path) -> list[CellResult]:
                             error, error.__traceback__.tb_next if error.__traceback__ else None
                         )
                     )
-                    missing = is_missing_api(type(error).__name__, str(error))
+                    name, message = type(error).__name__, str(error)
+                    # what this release or this machine lacks is no failure of the example
+                    missing = is_missing_api(name, message) or is_missing_network(name, message)
                     result.status = "unavailable" if missing else "failed"
             printed.append((cell.first, len(stream.getvalue())))
             check_output(script.name, printed)  # before the output is kept

@@ -74,10 +74,11 @@ class ExampleResult:
     recorded: str | None = None
     differences: list[Difference] = field(default_factory=list)
     note: str = ""
-    """Why no record was made (:attr:`DriftStatus.TIMED_OUT`, :attr:`DriftStatus.NO_RESULT`)."""
+    """Why no record was made (:attr:`DriftStatus.TIMED_OUT`, :attr:`DriftStatus.NO_RESULT`,
+    :attr:`DriftStatus.FAILED`)."""
 
 
-UNRECORDED = (DriftStatus.TIMED_OUT, DriftStatus.NO_RESULT)
+UNRECORDED = (DriftStatus.TIMED_OUT, DriftStatus.NO_RESULT, DriftStatus.FAILED)
 """The statuses of an example whose run made no record."""
 
 

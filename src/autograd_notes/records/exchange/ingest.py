@@ -37,7 +37,8 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO, cast
 
 from ..drift.compare import same_behaviour
-from ..format.record import load_record, write_record
+from ..format.failures import new_failures
+from ..format.record import load_record, write_records
 from ..format.record_format import Record
 from ..format.schema import SchemaError, check_record, check_typed, gallery_cells
 from ..format.status import Merge
@@ -236,10 +237,34 @@ def _checked_manifest(manifest: object, records: dict[str, Record], shown: str) 
     return checked
 
 
-def ingest(archive: Path, root: Path, records_dir: Path, *, accept: bool) -> tuple[Manifest, list[Merged]]:
-    """Check ``archive`` whole (:func:`read_archive`), then merge its records into ``records_dir``."""
+def ingest(
+    archive: Path, root: Path, records_dir: Path, *, accept: bool, accept_failures: bool = False
+) -> tuple[Manifest, list[Merged]]:
+    """Check ``archive`` whole (:func:`read_archive`), then merge its records into ``records_dir``.
+
+    A record whose cell failed with an exception its committed record (if
+    any) does not have is no behaviour to keep: the archive is refused, the
+    failures listed, unless ``accept_failures``; a record written so says it
+    (``failures_accepted``).
+    """
     manifest, records = read_archive(archive, root)
+    failed = {
+        place: found
+        for place, record in sorted(records.items())
+        if (found := new_failures(record, load_record(records_dir / place)))
+    }
+    if failed and not accept_failures:
+        listed = "; ".join(f"{place}: {', '.join(map(str, found))}" for place, found in failed.items())
+        raise ArchiveError(
+            archive.name,
+            None,
+            f"{len(failed)} record(s) with a cell that failed with an exception no record has: {listed} "
+            "(read them; --accept-failures writes them, marked)",
+        )
+    for place in failed:
+        records[place] = {**records[place], "failures_accepted": True}
     merged: list[Merged] = []
+    writes = []
     for place, record in sorted(records.items()):
         path = records_dir / place
         old = load_record(path)
@@ -250,6 +275,8 @@ def ingest(archive: Path, root: Path, records_dir: Path, *, accept: bool) -> tup
         else:
             outcome = Merge.REPLACED if accept else Merge.KEPT
         if outcome in (Merge.ADDED, Merge.REPLACED):
-            write_record(path, record)
+            writes.append((path, record))
         merged.append(Merged(place, outcome))
+    # every record encoded and staged before the first is put in place: all of the archive or none
+    write_records(writes)
     return manifest, merged

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["is_missing_api"]
+__all__ = ["is_missing_api", "is_missing_network"]
 
 _MISSING = re.compile(r"unexpected keyword argument|has no attribute|[Uu]nknown attribute|cannot import name")
 # what a value of Python's own types lacks is the example's code meeting another value
@@ -32,3 +32,23 @@ def is_missing_api(exception: str, message: str) -> bool:
     if exception == "AttributeError" and _PLAIN_OBJECT.match(message):
         return False
     return exception in ("AttributeError", "TypeError") and _MISSING.search(message) is not None
+
+
+# what init_process_group raises on a machine whose loopback or sockets cannot serve a process group
+_NETWORK = re.compile(
+    r"Unable to find interface|connectFullMesh failed|Connection refused|[Aa]ddress already in use|"
+    r"client socket has failed to connect|Network is unreachable"
+)
+
+
+def is_missing_network(exception: str, message: str) -> bool:
+    """Whether an exception says the machine cannot start a process group (no usable loopback, sockets).
+
+    The distributed examples start one on the machine's loopback (``gloo``);
+    a machine without a network interface for it (a sandbox with the
+    loopback down) cannot run them at all: that is no behaviour of PyTorch's
+    to record as a failure.
+    """
+    return exception in ("DistNetworkError", "DistStoreError", "RuntimeError", "DistBackendError") and (
+        _NETWORK.search(message) is not None
+    )

@@ -12,13 +12,21 @@ not change with every build.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import cast
 
 from .record_format import FORMAT, RUNNERS, Record, RecordError
 from .schema import SchemaError, check_typed
 
-__all__ = ["load_all_records", "load_record", "record_path", "record_text", "write_record"]
+__all__ = [
+    "load_all_records",
+    "load_record",
+    "record_path",
+    "record_text",
+    "write_record",
+    "write_records",
+]
 
 
 def record_path(records: Path, runner: str, example: str) -> Path:
@@ -59,9 +67,46 @@ def record_text(record: Record) -> str:
 
 
 def write_record(path: Path, record: Record) -> None:
-    """Write ``record`` as stable, diff-friendly JSON."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(record_text(record), encoding="utf-8")
+    """Write ``record`` as stable, diff-friendly JSON, whole or not at all.
+
+    Encoded first, then written to a temporary file beside ``path`` and
+    renamed over it: a failure or a kill leaves the old file as it was, never
+    an empty or half-written one.
+    """
+    write_records([(path, record)])
+
+
+def _temporary(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+
+
+def write_records(records: list[tuple[Path, Record]]) -> None:
+    """Write several records, all or none as far as a failure before the renames goes.
+
+    Every record is encoded (a string UTF-8 cannot hold raises here, before
+    anything is written), then each is written to a temporary file in its
+    folder and flushed to disk; only then are they renamed into place, each
+    rename atomic. A temporary file a killed run left is removed by the next.
+    """
+    encoded = [(path, record_text(record).encode("utf-8")) for path, record in records]
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for path, data in encoded:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            for stale in path.parent.glob(f".{path.name}.*.tmp"):
+                stale.unlink(missing_ok=True)
+            temporary = _temporary(path)
+            staged.append((temporary, path))
+            with temporary.open("wb") as file:
+                file.write(data)
+                file.flush()
+                os.fsync(file.fileno())
+    except BaseException:
+        for temporary, _path in staged:
+            temporary.unlink(missing_ok=True)
+        raise
+    for temporary, path in staged:
+        temporary.replace(path)
 
 
 def load_all_records(records: Path) -> dict[str, dict[str, Record]]:

@@ -93,6 +93,9 @@ class CellRecord(_Unexpected):
 class _Timed(TypedDict, total=False):
     seconds: float
     """The running time, to a tenth of a second (records from before it lack it)."""
+    failures_accepted: bool
+    """``ingest --accept-failures`` wrote it: a cell failed with an exception the page does not
+    document, and a maintainer chose to keep that as what this runner does."""
 
 
 class Record(_Timed):

@@ -45,6 +45,9 @@ class DriftStatus(Word):
     """Its process ran past the per-example timeout and was ended: no record was made."""
     NO_RESULT = "no result"
     """Its process ended without a record (it crashed, or could not start the example)."""
+    FAILED = "failed"
+    """There was no record, and a cell of the capture failed with an exception the page does not
+    document: nothing was written, as that is no behaviour to keep (``--accept`` writes it)."""
 
 
 class Mark(Word):

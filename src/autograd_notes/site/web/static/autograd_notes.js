@@ -77,6 +77,13 @@
     a.className = "figure-full-size";
     img.parentNode.insertBefore(a, img);
     a.appendChild(img);
+    // its right edge fades while there is more to scroll to (autograd_notes.css)
+    function edge() {
+      a.classList.toggle("figure-at-end", a.scrollLeft + a.clientWidth >= a.scrollWidth - 1);
+    }
+    a.addEventListener("scroll", edge, { passive: true });
+    window.addEventListener("resize", edge);
+    edge();
   }
   function linkAll() {
     document.querySelectorAll("article img.sphx-glr-single-img, article img.sphx-glr-multi-img")
