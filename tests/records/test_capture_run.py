@@ -251,3 +251,41 @@ def test_a_machine_that_cannot_start_a_process_group_records_it_as_not_available
     record = load_record(project / "records" / "cpu" / "01_x" / "plot_no_network.json")
     assert record is not None
     assert [cell["status"] for cell in record["cells"]] == ["ran", "unavailable"]
+
+
+@pytest.mark.parametrize("value", ["nan", "0", "-1", "inf", "soon"])
+def test_a_bad_verify_timeout_is_a_usage_error(capsys: pytest.CaptureFixture[str], value: str) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["verify", "--timeout", value])
+    assert stop.value.code == 2
+    assert "--timeout" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("AUTOGRAD_NOTES_EXAMPLE_TIMEOUT", "abc"),
+        ("AUTOGRAD_NOTES_EXAMPLE_TIMEOUT", "-1"),
+        ("AUTOGRAD_NOTES_EXAMPLE_TIMEOUT", "nan"),
+        ("AUTOGRAD_NOTES_OUTPUT_LIMIT_KIB", "0"),
+        ("AUTOGRAD_NOTES_EXAMPLE_MEMORY", "lots"),
+    ],
+)
+@pytest.mark.parametrize("command", ["capture", "verify"])
+def test_a_bad_setting_is_one_line_and_exit_2_before_anything_runs(
+    project: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    variable: str,
+    value: str,
+    command: str,
+) -> None:
+    monkeypatch.setenv(variable, value)
+    monkeypatch.chdir(tmp_path)
+    where = ["--root", str(project)] if command == "capture" else ["--from", str(tmp_path)]
+    assert main([command, *where]) == 2
+    _out, err = capsys.readouterr()
+    assert err.splitlines() == [err.strip()]
+    assert err.startswith(f"error: {variable}={value!r}")
+    assert not (project / "records").exists()

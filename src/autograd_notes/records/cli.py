@@ -21,7 +21,7 @@ from .._device import DEVICE_VARIABLE, device_available
 from .._explain.cli import explain_parser, run_explain
 from .capture.cells import capture_example
 from .capture.device_details import runner_metadata
-from .capture.isolated import DEFAULT_TIMEOUT_S
+from .capture.isolated import DEFAULT_TIMEOUT_S, check_settings, positive_seconds
 from .capture.limits import OutputLimitError
 from .capture_run import Destination, compare_captured, run_captures
 from .drift.baseline import ACCEPT_PINNED, comparison_records, recorded_releases
@@ -166,14 +166,6 @@ def compare_example(
     return compare_captured(records, runner, example, new, write_missing=write_missing, accept=accept)
 
 
-def _seconds(text: str) -> float:
-    """``--timeout``'s value: a positive number of seconds."""
-    value = float(text)
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
-    return value
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograd_notes", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -219,7 +211,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     capture.add_argument(
         "--timeout",
-        type=_seconds,
+        type=positive_seconds,
         default=DEFAULT_TIMEOUT_S,
         metavar="SECONDS",
         help=f"how long one example's process may run (default: {DEFAULT_TIMEOUT_S:g})",
@@ -323,6 +315,12 @@ def ingest_archive(
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     args = _parser().parse_args(argv)
+    if args.command in ("capture", "drift", "verify"):
+        try:  # every variable a run obeys, before anything runs
+            check_settings()
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
     if args.command == "verify":  # a reader's machine: the installed package only, no project
         return verify_command(args)
     if args.command == "explain":

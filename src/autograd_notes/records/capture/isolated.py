@@ -14,8 +14,10 @@ Python, and this package on its path (a plain copy of the source tree with
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
+import math
 import os
 import signal
 import subprocess
@@ -27,12 +29,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from ..._device import DEVICE_VARIABLE
-from .reset import TIMEOUT_VARIABLE
+from .limits import output_limits
+from .reset import TIMEOUT_VARIABLE, example_memory_mib, example_timeout
 
 if TYPE_CHECKING:
     from ..format.record_format import Record
 
-__all__ = ["DEFAULT_TIMEOUT_S", "Isolated", "capture_isolated", "child_environment"]
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "Isolated",
+    "capture_isolated",
+    "check_settings",
+    "child_environment",
+    "positive_seconds",
+]
 
 DEFAULT_TIMEOUT_S = 120.0
 """Seconds one example may run in its process, PyTorch's import included."""
@@ -128,3 +138,21 @@ def _child(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(_child(sys.argv[1:]))
+
+
+def positive_seconds(text: str) -> float:
+    """A ``--timeout`` value: a positive, finite number of seconds (``argparse`` ``type=``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value < math.inf:  # nan is refused too: no comparison holds for it
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
+
+
+def check_settings() -> None:
+    """Read every variable a capture obeys, before anything runs: :class:`ValueError` names a bad one."""
+    example_timeout()
+    example_memory_mib()
+    output_limits()

@@ -35,7 +35,7 @@ import torch
 
 from ..._device import device_available
 from ..._release_notes import pinned_release, site_root
-from ..capture.isolated import DEFAULT_TIMEOUT_S, capture_isolated
+from ..capture.isolated import DEFAULT_TIMEOUT_S, capture_isolated, positive_seconds
 from ..format.record_format import DEVICES, RUNNERS, Record, Runner
 from ..format.status import DriftStatus, Word
 from ..history.releases import RELEASES, release_of
@@ -316,7 +316,7 @@ def add_verify_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
     )
     verify_parser.add_argument(
         "--timeout",
-        type=float,
+        type=positive_seconds,
         default=DEFAULT_TIMEOUT_S,
         metavar="SECONDS",
         help=f"how long one example's process may run (default: {DEFAULT_TIMEOUT_S:g})",
