@@ -289,3 +289,16 @@ def test_a_bad_setting_is_one_line_and_exit_2_before_anything_runs(
     assert err.splitlines() == [err.strip()]
     assert err.startswith(f"error: {variable}={value!r}")
     assert not (project / "records").exists()
+
+
+def test_names_from_outside_reach_the_terminal_escaped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "downloads\x1b]2;owned\x07\x1b[2J"
+    folder.mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert main(["verify", "--from", str(folder)]) == 2
+    out, _err = capsys.readouterr()
+    assert "\x1b" not in out
+    assert "\x07" not in out
+    assert "downloads\\x1b]2;owned\\x07\\x1b[2J" in out

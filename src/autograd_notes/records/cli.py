@@ -37,6 +37,7 @@ from .exchange.verify import add_verify_parser, verify_command
 from .format.record import record_path
 from .format.record_format import DEVICES, RUNNERS, RecordError
 from .format.status import DriftStatus, Merge
+from .format.terminal import printable
 from .history.changelog import release_change_lines
 from .history.notes import NOTES_FILE, build_notes, render_notes, site_address
 from .history.releases import PIN_FILE, pinned_torch, release_of, release_records
@@ -276,11 +277,6 @@ def release_notes(root: Path, records: Path, *, check: bool) -> int:
     return 0
 
 
-def _printable(text: str) -> str:
-    """Text from an archive as a terminal may show it: control characters escaped."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
 def ingest_archive(
     root: Path, records: Path, archive: Path, *, accept: bool, accept_failures: bool = False
 ) -> int:
@@ -288,18 +284,18 @@ def ingest_archive(
     try:
         manifest, merged = ingest(archive, root, records, accept=accept, accept_failures=accept_failures)
     except (ArchiveError, RecordError) as error:
-        print(f"error: {_printable(str(error))}", file=sys.stderr)
+        print(f"error: {printable(str(error))}", file=sys.stderr)
         return 2
     runner = manifest["runner"]
     print(
-        f"{archive.name}: PyTorch {_printable(runner['torch'])} on {_printable(runner['device'])} "
-        f"({_printable(runner['device_name'])}), {len(merged)} record(s)"
+        f"{archive.name}: PyTorch {printable(runner['torch'])} on {printable(runner['device'])} "
+        f"({printable(runner['device_name'])}), {len(merged)} record(s)"
     )
     for item in merged:
         print(f"{item.outcome}: {records.name}/{item.place}")
     for result in manifest["results"]:
         if result["status"] in (DriftStatus.TIMED_OUT, DriftStatus.NO_RESULT):
-            print(f"not recorded there: {_printable(result['example'])} ({_printable(result['status'])})")
+            print(f"not recorded there: {printable(result['example'])} ({printable(result['status'])})")
     counts = {outcome: sum(m.outcome == outcome for m in merged) for outcome in Merge}
     print(", ".join(f"{n} {outcome}" for outcome, n in counts.items() if n) or "no records")
     if counts[Merge.KEPT]:

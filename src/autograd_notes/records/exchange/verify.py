@@ -38,6 +38,7 @@ from ..._release_notes import pinned_release, site_root
 from ..capture.isolated import DEFAULT_TIMEOUT_S, capture_isolated, positive_seconds
 from ..format.record_format import DEVICES, RUNNERS, Record, Runner
 from ..format.status import DriftStatus, Word
+from ..format.terminal import printable
 from ..history.releases import RELEASES, release_of
 from .archive import ARCHIVE_FORMAT, Manifest, RunResult, write_archive
 from .downloaded import Download, DownloadError, find_downloads
@@ -191,7 +192,7 @@ def _run(download: Download, root: Path, device: str, timeout: float, paths: dic
 
 
 def _short(text: str) -> str:
-    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in " ".join(text.split()))
+    shown = printable(" ".join(text.split()))
     return shown if len(shown) <= _WIDTH else shown[: _WIDTH - 1] + "…"
 
 
@@ -267,9 +268,11 @@ def verify(
             item = _run(download, root, device, timeout, paths)
             ran.append(item)
             print(
-                f"[{index:>{width}}/{len(downloads)}] {download.example}"
-                f"{f' [{download.language}]' if download.translated else ''}  {item.seconds:.1f} s  "
-                f"{item.finding.verdict}",
+                printable(
+                    f"[{index:>{width}}/{len(downloads)}] {download.example}"
+                    f"{f' [{download.language}]' if download.translated else ''}  {item.seconds:.1f} s  "
+                    f"{item.finding.verdict}"
+                ),
                 flush=True,
             )
             if item.record is None:
@@ -351,7 +354,7 @@ def verify_command(args: argparse.Namespace) -> int:
         downloads = _selected(found.downloads, args.examples)
         device = choose_device(args.device)
     except DownloadError as error:
-        print(f"error: {error}", flush=True)
+        print(f"error: {printable(str(error))}", flush=True)
         return 2
     release = release_of(torch.__version__)
     archive = (args.archive or Path(archive_name(release, device))).absolute()
@@ -359,13 +362,15 @@ def verify_command(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     ran, runner = verify(downloads, device, args.timeout, archive)
     print()
-    print("\n".join(render_summary(ran, runner, time.perf_counter() - start)))
+    # names and addresses come from the downloads: a terminal shows them, never obeys them
+    print("\n".join(map(printable, render_summary(ran, runner, time.perf_counter() - start))))
     if found.left_out:
         print(f"{len(found.left_out)} download(s) left out, as copies of one that ran:")
-        print("\n".join(f"  {why}" for why in found.left_out))
+        print("\n".join(f"  {printable(why)}" for why in found.left_out))
     translated = [r for r in ran if r.download.translated]
     if translated:
-        english = translated[0].download.address.replace(f"/{translated[0].download.language}/", "/en/", 1)
+        first = translated[0].download
+        english = printable(first.address.replace(f"/{first.language}/", "/en/", 1))
         print(
             f"{len(translated)} translated download(s) were run but not archived: their text has other "
             f"lines than the gallery's scripts. The English downloads are archived (e.g. {english})."
