@@ -408,7 +408,7 @@ def test_chinese_runner_lines_use_chinese_punctuation(whole_site: Site) -> None:
     summary = page.article.find("div", "runner-summary")
     lines = [p.text() for p in summary.find_all("p")[1:]]
     assert lines[0].startswith("本页的输出是在构建站点时于 CPU 运行器上运行得到的：torch ")
-    assert lines[1].startswith("CPU 运行器：torch ")
+    assert lines[1].startswith("CPU 运行器：记录于 ")  # its PyTorch and machine: the line before
     assert lines[1].endswith("。本次构建的输出与之相同。")
     assert lines[2].startswith("CUDA 运行器：torch 2.13.0+cu130")
     for line in lines:
