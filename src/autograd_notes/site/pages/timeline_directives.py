@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+import re
+
 from docutils import nodes
 from sphinx.environment import BuildEnvironment
 from sphinx.locale import _
@@ -19,6 +21,7 @@ from ...records.history.changelog import change_sentence as decided_sentence
 from ...records.history.releases import version_key
 from ...records.history.timeline_changes import ChangeEntry, changelog_entries, release_changes
 from ..i18n.page_catalog import translate_from
+from ..i18n.zh_punctuation import sentence_gap
 from ..upstream.gallery_conf import gallery_folders
 from ..web.html_nodes import HtmlList
 from ..web.links import (
@@ -29,12 +32,12 @@ from ..web.links import (
     gallery_docname,
     page_link,
 )
-from ..web.nodes import compose, untranslatable
+from ..web.nodes import compose, list_of, untranslatable
 from .record_store import note_records, site_records
 from .runner_releases import gpu_runner_notes
 from .timeline_legends import legend, mark_names
 from .timeline_section import SECTION_ID, TIMELINE_DOC, changed_note, timeline_nodes
-from .timeline_sentences import change_sentence, heading_nodes
+from .timeline_sentences import _code, change_sentence, heading_nodes
 from .timeline_tables import _cell, _header, _mark_cells, _table, changes_anchor
 
 __all__ = [
@@ -127,6 +130,8 @@ class TimelineChangelogDirective(SphinxDirective):
         entries = changelog_entries(release_changes(list(timelines.values())))
         # release -> what changed (the same change in many cells is one entry) -> the change, its cells
         by_release: dict[str, dict[tuple[object, ...], tuple[ChangeEntry, list[tuple[str, int, str]]]]] = {}
+        # the operations an entry's alike changes renamed besides its own ("Add", "Pow", ...)
+        renamed: dict[tuple[str, tuple[object, ...]], list[str]] = {}
         for entry in entries:
             change = entry.change
             docname = gallery_docname(self.env, change.example)
@@ -136,6 +141,10 @@ class TimelineChangelogDirective(SphinxDirective):
             heading = headings[number - 1] if 0 < number <= len(headings) else ""
             what = _entry_key(entry)
             _first, places = by_release.setdefault(change.release, {}).setdefault(what, (entry, []))
+            operation = _renamed_operation(entry)
+            names = renamed.setdefault((change.release, what), [])
+            if operation and operation not in names:
+                names.append(operation)
             if (docname, number, heading) not in places:
                 places.append((docname, number, heading))
         order = sorted({r for t in timelines.values() for r in t.recorded}, key=version_key)
@@ -164,22 +173,27 @@ class TimelineChangelogDirective(SphinxDirective):
                     "", _("No documented check changed in this release."), classes=["tl-none"]
                 )
             else:
-                section += self._entries(by_release[release])
+                section += self._entries(
+                    by_release[release], {k[1]: v for k, v in renamed.items() if k[0] == release}
+                )
             result.append(section)
         return untranslatable(result)
 
     def _entries(
-        self, changes: dict[tuple[object, ...], tuple[ChangeEntry, list[tuple[str, int, str]]]]
+        self,
+        changes: dict[tuple[object, ...], tuple[ChangeEntry, list[tuple[str, int, str]]]],
+        renamed: dict[tuple[object, ...], list[str]],
     ) -> nodes.Element:
         entries = HtmlList(classes=["tl-changelog"], support_smartquotes=False)
-        for entry, places in changes.values():
+        language = self.env.config.language or "en"
+        for what, (entry, places) in changes.items():
             links: list[nodes.Node] = []
             # one page named once, with each of its cells: "Sharded gradients, cell 1 (...), cell 4"
             by_page: dict[str, list[tuple[int, str]]] = {}
             for docname, number, heading in places:
                 by_page.setdefault(docname, []).append((number, heading))
             # Chinese sets its own comma and brackets, with no space around them
-            chinese = (self.env.config.language or "en").startswith("zh")
+            chinese = language.startswith("zh")
             comma, opening, closing = ("，", "（", "）") if chinese else (", ", " (", ")")
             for docname, cells in by_page.items():
                 if links:
@@ -191,8 +205,14 @@ class TimelineChangelogDirective(SphinxDirective):
                     if heading:
                         links += [nodes.Text(opening), *heading_nodes(heading), nodes.Text(closing)]
             where = compose(_("On {pages}."), pages=nodes.inline("", "", *links))
-            what = nodes.paragraph("", "", *change_sentence(entry))
-            entries += nodes.list_item("", what, nodes.paragraph("", "", *where, classes=["tl-places"]))
+            sentence = change_sentence(entry)
+            others = renamed.get(what, [])[1:]
+            if others:  # the same rename of other operations, one entry: "Alike for Add, Pow."
+                named = nodes.inline("", "", *list_of([_code(name) for name in others], language))
+                alike = compose(_("Alike for {names}."), names=named)
+                sentence += [nodes.Text(sentence_gap(language)), *alike]
+            said = nodes.paragraph("", "", *sentence)
+            entries += nodes.list_item("", said, nodes.paragraph("", "", *where, classes=["tl-places"]))
         return entries
 
 
@@ -214,8 +234,30 @@ def _entry_key(entry: ChangeEntry) -> tuple[object, ...]:
     if found.sentence in (Sentence.STOPS, Sentence.RUNS):
         return (found.sentence, shorten(found.reason), *follows)
     label = found.label if kind == "value" else ""
-    diff = render_word_diff(found.diff)
-    return (kind, found.sentence, found.old, found.new, shorten(found.said), diff, label, *follows)
+    diff = _operations_as_one(render_word_diff(found.diff))
+    said = _operations_as_one(shorten(found.said))
+    return (kind, found.sentence, found.old, found.new, said, diff, label, *follows)
+
+
+# a node renamed by its operation ("[-AddBackward0,-]{+Add,+}"), and a number, in a rendered word diff
+_RENAMED = re.compile(r"\[-(\w+?)Backward\d*(,?)-\]\{\+\1\2\+\}")
+_NUMBER = re.compile(r"\b\d+\b")
+
+
+def _operations_as_one(text: str) -> str:
+    """A message with its renamed operation and its numbers as placeholders.
+
+    PyTorch 2.13 renamed every autograd node in its messages at once
+    (``AddBackward0`` became ``Add``): the changes of the messages of many
+    operations, at many versions and outputs, are one change.
+    """
+    return _NUMBER.sub("<n>", _RENAMED.sub(r"[-<op>Backward0\2-]{+<op>\2+}", text))
+
+
+def _renamed_operation(entry: ChangeEntry) -> str:
+    """The operation an entry's change renamed (``Add``), ``""`` for any other change."""
+    found = _RENAMED.search(render_word_diff(decided_sentence(entry).diff))
+    return found.group(1) if found else ""
 
 
 DIRECTIVES = {
