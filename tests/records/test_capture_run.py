@@ -132,7 +132,19 @@ def test_a_crash_is_reported_and_the_run_goes_on(
     project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     archive = tmp_path / "out" / "cpu.tar.gz"
-    status = main(["capture", "--root", str(project), "--archive", str(archive), "plot_crash", "plot_fast"])
+    status = main(
+        [
+            "capture",
+            "--root",
+            str(project),
+            "--jobs",
+            "1",
+            "--archive",
+            str(archive),
+            "plot_crash",
+            "plot_fast",
+        ]
+    )
     out, err = capsys.readouterr()
     assert status == 1, out + err
     assert progress(out) == [("01_x/plot_crash.py", "no result"), ("01_x/plot_fast.py", "recorded")]
@@ -140,7 +152,7 @@ def test_a_crash_is_reported_and_the_run_goes_on(
     assert lines[lines.index(next(line for line in lines if "plot_crash.py" in line)) + 1] == (
         "    its process ended without a record: exit status 3"
     )
-    assert re.search(r"^captured 2 example\(s\) on cpu in \d+\.\d s$", out, re.MULTILINE)
+    assert re.search(r"^captured 2 example\(s\) on cpu in \d+\.\d s \(\d at a time\)$", out, re.MULTILINE)
     assert "Not recorded (1): 01_x/plot_crash.py" in lines
     assert (project / "records" / "cpu" / "01_x" / "plot_fast.json").exists()
     assert not (project / "records" / "cpu" / "01_x" / "plot_crash.json").exists()
@@ -171,7 +183,7 @@ def test_an_example_past_its_timeout_is_ended(
 
 def test_a_run_cut_off_leaves_what_it_recorded(project: Path, tmp_path: Path, sleeper: Path) -> None:
     archive = tmp_path / "cpu.tar.gz"
-    command = [sys.executable, "-m", "autograd_notes", "capture", "--archive", str(archive)]
+    command = [sys.executable, "-m", "autograd_notes", "capture", "--jobs", "1", "--archive", str(archive)]
     run = subprocess.Popen(
         [*command, "plot_fast", "plot_sleep"],
         cwd=project,
@@ -222,7 +234,7 @@ def test_a_failed_cell_with_no_record_is_reported_not_recorded(
     status = main(["capture", "--root", str(project), "--archive", str(archive), "plot_fails", "plot_fast"])
     out, err = capsys.readouterr()
     assert status == 1, out + err
-    assert progress(out) == [("01_x/plot_fails.py", "failed"), ("01_x/plot_fast.py", "recorded")]
+    assert sorted(progress(out)) == [("01_x/plot_fails.py", "failed"), ("01_x/plot_fast.py", "recorded")]
     lines = out.splitlines()
     at = lines.index(next(line for line in lines if "plot_fails.py" in line and line.startswith("[")))
     assert lines[at + 1].startswith("    cell 3 (lines 15-16): RuntimeError: element 0 of tensors does not")
@@ -302,3 +314,25 @@ def test_names_from_outside_reach_the_terminal_escaped(
     assert "\x1b" not in out
     assert "\x07" not in out
     assert "downloads\\x1b]2;owned\\x07\\x1b[2J" in out
+
+
+def test_two_jobs_make_the_records_and_archive_one_job_makes(project: Path, tmp_path: Path) -> None:
+    """Side by side or one after another: the same records, and an archive of the same members in order."""
+
+    def captured(jobs: str) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
+        records, archive = tmp_path / f"records-{jobs}", tmp_path / f"{jobs}.tar.gz"
+        examples = ["plot_fast", "plot_fails", "plot_crash"]
+        command = ["capture", "--root", str(project), "--records", str(records), "--jobs", jobs]
+        main([*command, "--archive", str(archive), *examples])
+        manifest, names = archive_content(archive)
+        made = {p.name: load_record(p) for p in records.rglob("*.json")}
+        for record in made.values():
+            assert record is not None
+            record.pop("seconds", None)
+        return manifest, names, made
+
+    one, two = captured("1"), captured("2")
+    assert one[1] == two[1]  # the same members, in the same order
+    assert [r["example"] for r in one[0]["results"]] == [r["example"] for r in two[0]["results"]]
+    assert [r["status"] for r in one[0]["results"]] == [r["status"] for r in two[0]["results"]]
+    assert one[2] == two[2]

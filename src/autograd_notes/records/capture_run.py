@@ -4,7 +4,7 @@
 what ``capture`` / ``drift`` may write. :func:`run_captures` is what a
 machine that records many examples in one go runs (``capture`` with a GPU,
 ``--archive`` or ``--isolate``): each example in a fresh process
-(:mod:`.isolated`) with a timeout; after each, a line ``[ 3/49]
+(:mod:`.isolated`) with a timeout, ``--jobs`` of them side by side; after each, a line ``[ 3/49]
 05_inplace/plot_x.py  4.2 s  recorded``, its record written at once, and the
 archive (``--archive``) rewritten with every record so far: a run cut off at a
 machine's time limit leaves what it did, on disk and in the archive. The total
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import textwrap
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,42 +98,52 @@ def run_captures(
     *,
     timeout: float,
     accept: bool,
+    jobs: int = 1,
 ) -> list[ExampleResult]:
-    """Capture ``examples`` one by one on ``runner['device']``, each in its own process."""
+    """Capture ``examples`` on ``runner['device']``, each in its own process, ``jobs`` at a time.
+
+    A progress line comes as each example ends; its record is written then, and
+    the archive rewritten. Whatever ``jobs``, the records are the same and the
+    archive lists the examples in their order.
+    """
     device = runner["device"]
+    order = {example: index for index, example in enumerate(examples)}
     results: list[ExampleResult] = []
     archived: dict[str, Record] = {}
     ran: list[RunResult] = []
     start = time.perf_counter()
-    for index, example in enumerate(examples, start=1):
-        record, seconds, why = _isolated(root, example, device, timeout)
-        if record is None:
-            status = DriftStatus.TIMED_OUT if why.startswith("timed out") else DriftStatus.NO_RESULT
-            result = ExampleResult(example, device, status, now=runner, note=why)
-        else:
-            result = compare_captured(
-                where.records, where.runner, example, record, write_missing=True, accept=accept
-            )
-            archived[f"{where.place}/{Path(example).with_suffix('.json').as_posix()}"] = record
-        results.append(result)
-        ran.append(RunResult(example=example, status=result.status.value, seconds=round(seconds, 1)))
-        _progress(index, len(examples), example, seconds, result.status.value)
-        if result.status in (DriftStatus.TIMED_OUT, DriftStatus.NO_RESULT):
-            print(f"    {why.splitlines()[0] if why else 'no record was made'}", flush=True)
-        if result.status == DriftStatus.FAILED:
-            print(textwrap.indent(result.note, "    "), flush=True)
-        if where.archive is not None:
-            manifest = Manifest(
-                format=ARCHIVE_FORMAT,
-                release=release_of(runner["torch"]),
-                runner=runner,
-                members=[],
-                results=ran,
-            )
-            write_archive(where.archive, archived, manifest)
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        running = {pool.submit(_isolated, root, example, device, timeout): example for example in examples}
+        for done, future in enumerate(as_completed(running), start=1):
+            example = running[future]
+            record, seconds, why = future.result()
+            if record is None:
+                status = DriftStatus.TIMED_OUT if why.startswith("timed out") else DriftStatus.NO_RESULT
+                result = ExampleResult(example, device, status, now=runner, note=why)
+            else:
+                result = compare_captured(
+                    where.records, where.runner, example, record, write_missing=True, accept=accept
+                )
+                archived[f"{where.place}/{Path(example).with_suffix('.json').as_posix()}"] = record
+            results.append(result)
+            ran.append(RunResult(example=example, status=result.status.value, seconds=round(seconds, 1)))
+            _progress(done, len(examples), example, seconds, result.status.value)
+            if result.status in (DriftStatus.TIMED_OUT, DriftStatus.NO_RESULT):
+                print(f"    {why.splitlines()[0] if why else 'no record was made'}", flush=True)
+            if result.status == DriftStatus.FAILED:
+                print(textwrap.indent(result.note, "    "), flush=True)
+            if where.archive is not None:
+                manifest = Manifest(
+                    format=ARCHIVE_FORMAT,
+                    release=release_of(runner["torch"]),
+                    runner=runner,
+                    members=[],
+                    results=sorted(ran, key=lambda item: order[item["example"]]),
+                )
+                write_archive(where.archive, dict(sorted(archived.items())), manifest)
     total = time.perf_counter() - start
-    print(f"captured {len(examples)} example(s) on {device} in {total:.1f} s", flush=True)
-    return results
+    print(f"captured {len(examples)} example(s) on {device} in {total:.1f} s ({jobs} at a time)", flush=True)
+    return sorted(results, key=lambda result: order[result.example])
 
 
 def _isolated(root: Path, example: str, device: str, timeout: float) -> tuple[Record | None, float, str]:

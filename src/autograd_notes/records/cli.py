@@ -167,6 +167,17 @@ def compare_example(
     return compare_captured(records, runner, example, new, write_missing=write_missing, accept=accept)
 
 
+def _jobs(text: str) -> int:
+    """``--jobs``'s value: a whole number of processes, at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: at least one example runs at a time")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograd_notes", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -209,6 +220,14 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run each example in a fresh process, with a timeout and a progress line "
         "(always so on a GPU and with --archive)",
+    )
+    capture.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="examples run side by side, each in its own process (default: the machine's CPUs, "
+        f"{os.cpu_count() or 1} here); on one GPU they share it",
     )
     capture.add_argument(
         "--timeout",
@@ -359,7 +378,9 @@ def main(argv: list[str] | None = None) -> int:
                 runner = runner_metadata()
             place = (records / args.device).relative_to(records_root).as_posix()
             where = Destination(records, args.device, archive, place)
-            results = run_captures(root, examples, runner, where, timeout=args.timeout, accept=args.accept)
+            results = run_captures(
+                root, examples, runner, where, timeout=args.timeout, accept=args.accept, jobs=args.jobs
+            )
         else:
             results = [
                 compare_example(
