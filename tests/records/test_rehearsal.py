@@ -56,13 +56,18 @@ def readme_capture_command() -> str:
 def test_the_readme_recipe_is_one_command_with_an_archive() -> None:
     words = shlex.split(readme_capture_command())
     assert words[0] == "PYTHONPATH=src"
-    assert words[1:4] == ["python", "-m", "autograd_notes"]
-    assert words[4:7] == ["capture", "--device", "cuda"]
+    # under a time limit shorter than the machine's, with the python a stock machine has
+    assert words[1] == "timeout"
+    assert 0 < int(words[2]) < 600
+    assert words[3:6] == ["python3", "-m", "autograd_notes"]
+    assert words[6:9] == ["capture", "--device", "cuda"]
     assert "--release" in words
     archive = words[words.index("--archive") + 1]
+    # into the folder the machine brings back
+    assert archive.startswith("$OUT/")
     section = readme_section()
     # the same file is brought back and ingested, and the tree it runs in is the archive of HEAD
-    assert f"python -m autograd_notes ingest {archive}" in section
+    assert f"python -m autograd_notes ingest {archive.removeprefix('$OUT/')}" in section
     assert "git archive --format=tar.gz -o autograd-notes-src.tar.gz HEAD" in section
     assert "tar -xzf autograd-notes-src.tar.gz -C autograd-notes" in section
 
@@ -123,11 +128,11 @@ def test_the_gpu_recipe_runs_where_only_torch_numpy_and_matplotlib_are(
     assert probe.returncode != 0, "the project must not be installed in the rehearsal's environment"
 
     # step 2 of the recipe, as written, on the CPU, into a temporary records folder, two examples
-    words = shlex.split(readme_capture_command())
+    words = shlex.split(readme_capture_command().replace("$OUT", str(tmp_path / "out")))
     assignments = dict(word.split("=", 1) for word in words if re.match(r"^[A-Z_]+=", word))
     command = words[len(assignments) :]
-    assert command[0] == "python"
-    command[0] = str(python)
+    assert command[2] == "python3"
+    command[2] = str(python)
     command[command.index("--device") + 1] = "cpu"
     records = tmp_path / "records-here"
     command += ["--records", str(records), *EXAMPLES]
@@ -177,7 +182,7 @@ def test_the_gpu_recipe_runs_where_only_torch_numpy_and_matplotlib_are(
     # step 3: ingest into a copy of the project without those records
     for name in made:
         (scratch / name).unlink(missing_ok=True)
-    brought = shutil.copy(archive, tmp_path / archive_name)
+    brought = shutil.copy(archive, tmp_path / Path(archive_name).name)  # what the machine brings back
     ingest = subprocess.run(
         [sys.executable, "-m", "autograd_notes", "ingest", str(brought)],
         cwd=scratch,
