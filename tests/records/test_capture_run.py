@@ -336,3 +336,70 @@ def test_two_jobs_make_the_records_and_archive_one_job_makes(project: Path, tmp_
     assert [r["example"] for r in one[0]["results"]] == [r["example"] for r in two[0]["results"]]
     assert [r["status"] for r in one[0]["results"]] == [r["status"] for r in two[0]["results"]]
     assert one[2] == two[2]
+
+
+LEAVES = '''"""
+Leaves
+======
+
+Starts a process of its own session that holds its output, then ends.
+"""
+
+# %%
+import os
+import subprocess
+from pathlib import Path
+
+child = subprocess.Popen(["sleep", "600"], start_new_session=True)
+Path(os.environ["SLEEPER_PID"]).write_text(str(child.pid))
+print("started")
+'''
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().split(")")[-1].split()[0] == "Z")  # a zombie is gone
+
+
+def test_what_an_example_started_in_its_own_session_ends_with_it(
+    project: Path, sleeper: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A child with a session of its own, holding the example's output: the run neither waits nor leaks."""
+    (project / "gallery" / "01_x" / "plot_leaves.py").write_text(LEAVES, encoding="utf-8")
+    start = time.perf_counter()
+    status = main(["capture", "--root", str(project), "--isolate", "--timeout", "60", "plot_leaves"])
+    out, _ = capsys.readouterr()
+    assert time.perf_counter() - start < 50  # not the timeout: its output file is not waited for
+    assert status == 0, out
+    assert progress(out) == [("01_x/plot_leaves.py", "recorded")]
+    pid = int(sleeper.read_text())
+    deadline = time.monotonic() + 5
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(pid)
+
+
+def test_a_run_ended_by_sigterm_ends_its_examples_and_leaves_no_folder(
+    project: Path, tmp_path: Path, sleeper: Path
+) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    run = subprocess.Popen(
+        [sys.executable, "-m", "autograd_notes", "capture", "--isolate", "plot_sleep"],
+        cwd=project,
+        env={**os.environ, "TMPDIR": str(scratch)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while not sleeper.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert sleeper.exists()
+    run.send_signal(signal.SIGTERM)  # what `timeout` sends
+    assert run.wait(timeout=30) == 128 + signal.SIGTERM
+    assert not _alive(int(sleeper.read_text()))
+    assert list(scratch.iterdir()) == []

@@ -11,7 +11,9 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +23,7 @@ from .._device import DEVICE_VARIABLE, device_available
 from .._explain.cli import explain_parser, run_explain
 from .capture.cells import capture_example
 from .capture.device_details import runner_metadata
-from .capture.isolated import DEFAULT_TIMEOUT_S, check_settings, positive_seconds
+from .capture.isolated import DEFAULT_TIMEOUT_S, check_settings, end_all, positive_seconds
 from .capture.limits import OutputLimitError
 from .capture_run import Destination, compare_captured, run_captures
 from .drift.baseline import ACCEPT_PINNED, comparison_records, recorded_releases
@@ -165,6 +167,21 @@ def compare_example(
     with on_runner(runner):
         new = capture_example(root / "gallery", example, root)
     return compare_captured(records, runner, example, new, write_missing=write_missing, accept=accept)
+
+
+def _end_with_the_run() -> None:
+    """On SIGTERM (``timeout``, a machine's limit), end every example running and all it started.
+
+    Then the run exits as Ctrl-C makes it: its temporary folders removed,
+    what it recorded kept.
+    """
+
+    def terminated(signum: int, _frame: object) -> None:
+        end_all()
+        raise SystemExit(128 + signum)
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, terminated)
 
 
 def _jobs(text: str) -> int:
@@ -328,7 +345,17 @@ def ingest_archive(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; return the exit status."""
+    """Run the command line; return the exit status (SIGTERM's handler as it was, after it)."""
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        return _main(argv)
+    finally:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, before)
+
+
+def _main(argv: list[str] | None) -> int:
+    """The command line's work."""
     args = _parser().parse_args(argv)
     if args.command in ("capture", "drift", "verify"):
         try:  # every variable a run obeys, before anything runs
@@ -336,6 +363,7 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
+        _end_with_the_run()
     if args.command == "verify":  # a reader's machine: the installed package only, no project
         return verify_command(args)
     if args.command == "explain":

@@ -23,7 +23,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -37,10 +39,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
+    "RUN_VARIABLE",
     "Isolated",
     "capture_isolated",
     "check_settings",
     "child_environment",
+    "end_all",
     "positive_seconds",
 ]
 
@@ -85,59 +89,98 @@ def child_environment(device: str, timeout: float) -> dict[str, str]:
     return env
 
 
-def _end_group(process: subprocess.Popen[str]) -> None:
-    """Kill the child and whatever it started (a new session of its own), then reap it."""
+RUN_VARIABLE = "AUTOGRAD_NOTES_RUN"
+"""A mark in the environment of an example's process, which every process it starts inherits."""
+_RUNNING: dict[int, tuple[subprocess.Popen[bytes], str]] = {}
+"""The examples' processes running now (by pid), each with its mark."""
+_LOCK = threading.Lock()
+
+
+def _end_strays(mark: str) -> None:
+    """Kill every process whose environment holds ``mark``: what an example started, in any session.
+
+    A process group is not enough: a child may start a session of its own
+    (``start_new_session=True``, a daemon's double fork), and still inherits
+    the environment. Reads ``/proc``; elsewhere only the group is ended.
+    """
+    needle = f"{RUN_VARIABLE}={mark}".encode() + b"\0"
+    proc = Path("/proc")
+    if not proc.is_dir():  # pragma: no cover - not Linux
+        return
+    for entry in proc.iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environment = (entry / "environ").read_bytes()
+        except OSError:  # gone, or another user's
+            continue
+        if needle in environment or environment.endswith(needle[:-1]):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(int(entry.name), signal.SIGKILL)
+
+
+def _end_group(process: subprocess.Popen[bytes], mark: str) -> None:
+    """Kill the child, its group and every process it started, then reap it."""
     if hasattr(os, "killpg"):
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
     else:  # pragma: no cover - Windows
         process.kill()
-    process.communicate()
+    _end_strays(mark)
+    process.wait()
+
+
+def end_all() -> None:
+    """End every example's process running now, and all they started (a signal's handler calls it)."""
+    with _LOCK:
+        running = list(_RUNNING.values())
+    for process, mark in running:
+        _end_group(process, mark)
 
 
 def capture_isolated(root: Path, example: str, device: str, timeout: float) -> Isolated:
-    """Capture ``gallery/<example>`` on ``device`` in a fresh process that may run ``timeout`` seconds."""
+    """Capture ``gallery/<example>`` on ``device`` in a fresh process that may run ``timeout`` seconds.
+
+    The child's output goes to a file, not a pipe: a process it left behind
+    holding its output cannot keep the run waiting. When it ends, times out,
+    or the run is interrupted, everything it started ends with it.
+    """
     with tempfile.TemporaryDirectory(prefix="autograd-notes-") as scratch:
         out = Path(scratch) / "record.json"
+        log = Path(scratch) / "output.txt"
         command = [sys.executable, "-m", __name__, str(root), example, str(out)]
+        mark = uuid.uuid4().hex
+        env = {**child_environment(device, timeout), RUN_VARIABLE: mark}
         start = time.perf_counter()
-        process = subprocess.Popen(
-            command,
-            env=child_environment(device, timeout),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            errors="replace",
-            start_new_session=True,
-        )
+        with log.open("wb") as output_file:
+            process = subprocess.Popen(
+                command,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=output_file,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        with _LOCK:
+            _RUNNING[process.pid] = (process, mark)
         try:
-            output, _ = process.communicate(timeout=timeout)
+            process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            _end_group(process)
+            _end_group(process, mark)
             return Isolated(None, time.perf_counter() - start, timed_out=True)
         except BaseException:  # Ctrl-C: leave no example running behind
-            _end_group(process)
+            _end_group(process, mark)
             raise
+        finally:
+            with _LOCK:
+                _RUNNING.pop(process.pid, None)
         seconds = time.perf_counter() - start
+        _end_strays(mark)  # it ended: what it started ends too
+        output = log.read_text(encoding="utf-8", errors="replace")
         if process.returncode != 0 or not out.exists():
             tail = "\n".join(output.splitlines()[-_TAIL:])
             return Isolated(None, seconds, output=f"exit status {process.returncode}\n{tail}".strip())
         return Isolated(cast("Record", json.loads(out.read_text(encoding="utf-8"))), seconds)
-
-
-def _child(argv: list[str]) -> int:
-    """Capture one example and write its record to a file: the child's side."""
-    root, example, out = Path(argv[0]), argv[1], Path(argv[2])
-    from ..format.record import write_record
-    from .cells import capture_example
-
-    write_record(out, capture_example(root / "gallery", example, root))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(_child(sys.argv[1:]))
 
 
 def positive_seconds(text: str) -> float:
@@ -156,3 +199,17 @@ def check_settings() -> None:
     example_timeout()
     example_memory_mib()
     output_limits()
+
+
+def _child(argv: list[str]) -> int:
+    """Capture one example and write its record to a file: the child's side."""
+    root, example, out = Path(argv[0]), argv[1], Path(argv[2])
+    from ..format.record import write_record
+    from .cells import capture_example
+
+    write_record(out, capture_example(root / "gallery", example, root))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_child(sys.argv[1:]))
