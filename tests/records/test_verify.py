@@ -13,6 +13,7 @@ import copy
 import gzip
 import shutil
 import socket
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -235,3 +236,30 @@ def test_verify_names_the_download_line_and_page_where_a_check_differs(
     data = gzip.decompress(archive.read_bytes())
     assert b"plot_tensor_kinds.json" in data
     assert b"plot_retain_graph" not in data
+
+
+def _zip(path: Path, members: list[tuple[str, bytes]], method: int = zipfile.ZIP_DEFLATED) -> Path:
+    with zipfile.ZipFile(path, "w", method) as archive:
+        for name, data in members:
+            archive.writestr(name, data)
+    return path
+
+
+def test_a_zip_of_too_many_scripts_is_refused_before_any_is_read(tmp_path: Path) -> None:
+    """3,000 members of 1 MiB each drove verify to 3.3 GB: the count and the total are capped."""
+    many = _zip(tmp_path / "many.zip", [(f"plot_{n}.py", b"") for n in range(1001)])
+    with pytest.raises(DownloadError, match=r"1001 scripts, more than 1000"):
+        find_downloads(many)
+    big = _zip(tmp_path / "big.zip", [(f"plot_{n}.py", b"#" * (1 << 20)) for n in range(33)])
+    with pytest.raises(DownloadError, match=r"more than 32 MiB"):
+        find_downloads(big)
+
+
+def test_a_damaged_member_is_one_error_not_a_traceback(tmp_path: Path) -> None:
+    path = _zip(tmp_path / "crc.zip", [("plot_x.py", b"print(1)\n" * 50)], method=zipfile.ZIP_STORED)
+    data = bytearray(path.read_bytes())
+    at = data.index(b"print(1)")
+    data[at] = ord("q")  # its content no longer matches its CRC
+    path.write_bytes(bytes(data))
+    with pytest.raises(DownloadError, match=r"crc\.zip:plot_x\.py: cannot be read"):
+        find_downloads(path)

@@ -55,6 +55,10 @@ _GUARDS = (
         re.compile(r"    raise SystemExit\(.*\) from None"),
     ),
 )
+_MAX_SCRIPTS = 1000
+"""The most example scripts a zip of the site's may hold (it has one per example)."""
+_MAX_TOTAL = 32 * 2**20
+"""The most bytes its scripts may hold together."""
 _MAX_BYTES = 1 << 20
 """The largest script read (the biggest download is about 20 KiB)."""
 
@@ -139,15 +143,27 @@ def _read_zip(archive: Path) -> list[Download]:
     except zipfile.BadZipFile:
         raise DownloadError(f"{archive.name}: not a readable zip archive") from None
     with opened:
-        for info in opened.infolist():
-            member = PurePosixPath(info.filename)
-            if info.is_dir() or not (member.name.startswith("plot_") and member.suffix == ".py"):
-                continue
+        scripts = [
+            info
+            for info in opened.infolist()
+            if not info.is_dir()
+            and PurePosixPath(info.filename).name.startswith("plot_")
+            and PurePosixPath(info.filename).suffix == ".py"
+        ]
+        if len(scripts) > _MAX_SCRIPTS:
+            raise DownloadError(
+                f"{archive.name}: {len(scripts)} scripts, more than {_MAX_SCRIPTS}: not the site's"
+            )
+        if sum(info.file_size for info in scripts) > _MAX_TOTAL:  # as their headers say, before reading
+            raise DownloadError(f"{archive.name}: its scripts hold more than {_MAX_TOTAL // 2**20} MiB")
+        for info in scripts:
             if info.file_size > _MAX_BYTES:
                 raise DownloadError(f"{archive.name}:{info.filename}: {info.file_size} bytes, not a script")
-            downloads.append(
-                read_download(f"{archive.name}:{info.filename}", _text(opened.read(info), info.filename))
-            )
+            try:  # read as its header says (zipfile stops there), one member at a time
+                data = opened.read(info)
+            except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError, EOFError) as error:
+                raise DownloadError(f"{archive.name}:{info.filename}: cannot be read: {error}") from None
+            downloads.append(read_download(f"{archive.name}:{info.filename}", _text(data, info.filename)))
     return downloads
 
 
