@@ -23,7 +23,13 @@ from .._device import DEVICE_VARIABLE, device_available
 from .._explain.cli import explain_parser, run_explain
 from .capture.cells import capture_example
 from .capture.device_details import runner_metadata
-from .capture.isolated import DEFAULT_TIMEOUT_S, check_settings, end_all, positive_seconds
+from .capture.isolated import (
+    DEFAULT_TIMEOUT_S,
+    check_settings,
+    end_with_the_run,
+    positive_jobs,
+    positive_seconds,
+)
 from .capture.limits import OutputLimitError
 from .capture_run import Destination, compare_captured, run_captures
 from .drift.baseline import ACCEPT_PINNED, comparison_records, recorded_releases
@@ -34,12 +40,11 @@ from .drift.report import (
     render_json,
     render_text,
 )
-from .exchange.ingest import ArchiveError, ingest
+from .exchange.ingest import ingest_command
 from .exchange.verify import add_verify_parser, verify_command
 from .format.record import record_path
 from .format.record_format import DEVICES, RUNNERS, RecordError
-from .format.status import DriftStatus, Merge
-from .format.terminal import printable
+from .format.status import DriftStatus
 from .history.changelog import release_change_lines
 from .history.notes import NOTES_FILE, build_notes, render_notes, site_address
 from .history.releases import PIN_FILE, pinned_torch, release_of, release_records
@@ -169,32 +174,6 @@ def compare_example(
     return compare_captured(records, runner, example, new, write_missing=write_missing, accept=accept)
 
 
-def _end_with_the_run() -> None:
-    """On SIGTERM (``timeout``, a machine's limit), end every example running and all it started.
-
-    Then the run exits as Ctrl-C makes it: its temporary folders removed,
-    what it recorded kept.
-    """
-
-    def terminated(signum: int, _frame: object) -> None:
-        end_all()
-        raise SystemExit(128 + signum)
-
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, terminated)
-
-
-def _jobs(text: str) -> int:
-    """``--jobs``'s value: a whole number of processes, at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: at least one example runs at a time")
-    return value
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograd_notes", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -240,7 +219,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     capture.add_argument(
         "--jobs",
-        type=_jobs,
+        type=positive_jobs,
         default=os.cpu_count() or 1,
         metavar="N",
         help="examples run side by side, each in its own process (default: the machine's CPUs, "
@@ -313,37 +292,6 @@ def release_notes(root: Path, records: Path, *, check: bool) -> int:
     return 0
 
 
-def ingest_archive(
-    root: Path, records: Path, archive: Path, *, accept: bool, accept_failures: bool = False
-) -> int:
-    """``ingest``: merge ``archive`` into ``records``, print what was done; the exit status."""
-    try:
-        manifest, merged = ingest(archive, root, records, accept=accept, accept_failures=accept_failures)
-    except (ArchiveError, RecordError) as error:
-        print(f"error: {printable(str(error))}", file=sys.stderr)
-        return 2
-    runner = manifest["runner"]
-    print(
-        f"{archive.name}: PyTorch {printable(runner['torch'])} on {printable(runner['device'])} "
-        f"({printable(runner['device_name'])}), {len(merged)} record(s)"
-    )
-    for item in merged:
-        print(f"{item.outcome}: {records.name}/{item.place}")
-    for result in manifest["results"]:
-        if result["status"] in (DriftStatus.TIMED_OUT, DriftStatus.NO_RESULT):
-            print(f"not recorded there: {printable(result['example'])} ({printable(result['status'])})")
-    counts = {outcome: sum(m.outcome == outcome for m in merged) for outcome in Merge}
-    print(", ".join(f"{n} {outcome}" for outcome, n in counts.items() if n) or "no records")
-    if counts[Merge.KEPT]:
-        print(
-            "ingest: records that differ were kept; read the differences (python -m autograd_notes "
-            "drift), then pass --accept to replace them",
-            file=sys.stderr,
-        )
-        return 1
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status (SIGTERM's handler as it was, after it)."""
     before = signal.getsignal(signal.SIGTERM)
@@ -363,7 +311,7 @@ def _main(argv: list[str] | None) -> int:
         except ValueError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
-        _end_with_the_run()
+        end_with_the_run()
     if args.command == "verify":  # a reader's machine: the installed package only, no project
         return verify_command(args)
     if args.command == "explain":
@@ -374,7 +322,7 @@ def _main(argv: list[str] | None) -> int:
         if args.command == "release-notes":
             return release_notes(root, records, check=args.check)
         if args.command == "ingest":
-            return ingest_archive(
+            return ingest_command(
                 root, records, args.archive, accept=args.accept, accept_failures=args.accept_failures
             )
         if args.command == "changes":

@@ -45,6 +45,8 @@ __all__ = [
     "check_settings",
     "child_environment",
     "end_all",
+    "end_with_the_run",
+    "positive_jobs",
     "positive_seconds",
 ]
 
@@ -192,6 +194,32 @@ def positive_seconds(text: str) -> float:
     if not 0 < value < math.inf:  # nan is refused too: no comparison holds for it
         raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
     return value
+
+
+def positive_jobs(text: str) -> int:
+    """A ``--jobs`` value: a whole number of processes, at least 1 (``argparse`` ``type=``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: at least one example runs at a time")
+    return value
+
+
+def end_with_the_run() -> None:
+    """On SIGTERM (``timeout``, a machine's limit), end every example running and all it started.
+
+    Then the run exits as Ctrl-C makes it: its temporary folders removed,
+    what it recorded kept.
+    """
+
+    def terminated(signum: int, _frame: object) -> None:
+        end_all()
+        raise SystemExit(128 + signum)
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, terminated)
 
 
 def check_settings() -> None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 import tarfile
 from dataclasses import dataclass
 from io import RawIOBase
@@ -39,9 +40,10 @@ from typing import BinaryIO, cast
 from ..drift.compare import same_behaviour
 from ..format.failures import new_failures
 from ..format.record import load_record, write_records
-from ..format.record_format import Record
+from ..format.record_format import Record, RecordError
 from ..format.schema import SchemaError, check_record, check_typed, gallery_cells
-from ..format.status import Merge
+from ..format.status import DriftStatus, Merge
+from ..format.terminal import printable
 from ..history.releases import pinned_torch, release_of
 from .archive import (
     ARCHIVE_FORMAT,
@@ -54,7 +56,7 @@ from .archive import (
     member_place,
 )
 
-__all__ = ["ArchiveError", "Merged", "ingest", "read_archive"]
+__all__ = ["ArchiveError", "Merged", "ingest", "ingest_command", "read_archive"]
 
 
 @dataclass(frozen=True)
@@ -280,3 +282,34 @@ def ingest(
     # every record encoded and staged before the first is put in place: all of the archive or none
     write_records(writes)
     return manifest, merged
+
+
+def ingest_command(
+    root: Path, records: Path, archive: Path, *, accept: bool, accept_failures: bool = False
+) -> int:
+    """``ingest``: merge ``archive`` into ``records``, print what was done; the exit status."""
+    try:
+        manifest, merged = ingest(archive, root, records, accept=accept, accept_failures=accept_failures)
+    except (ArchiveError, RecordError) as error:
+        print(f"error: {printable(str(error))}", file=sys.stderr)
+        return 2
+    runner = manifest["runner"]
+    print(
+        f"{archive.name}: PyTorch {printable(runner['torch'])} on {printable(runner['device'])} "
+        f"({printable(runner['device_name'])}), {len(merged)} record(s)"
+    )
+    for item in merged:
+        print(f"{item.outcome}: {records.name}/{item.place}")
+    for result in manifest["results"]:
+        if result["status"] in (DriftStatus.TIMED_OUT, DriftStatus.NO_RESULT):
+            print(f"not recorded there: {printable(result['example'])} ({printable(result['status'])})")
+    counts = {outcome: sum(m.outcome == outcome for m in merged) for outcome in Merge}
+    print(", ".join(f"{n} {outcome}" for outcome, n in counts.items() if n) or "no records")
+    if counts[Merge.KEPT]:
+        print(
+            "ingest: records that differ were kept; read the differences (python -m autograd_notes "
+            "drift), then pass --accept to replace them",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
