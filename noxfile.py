@@ -605,7 +605,7 @@ def capture_cuda(session: nox.Session) -> None:
     does. A GPU machine that has its own PyTorch (any release from 2.4) and no
     network needs neither nox nor this session: CONTRIBUTING.md's "Record on a GPU
     machine" command runs there from a plain copy of the source tree
-    (``PYTHONPATH=src python -m autograd_notes capture --device cuda --release
+    (``PYTHONPATH=src timeout 540 python3 -m autograd_notes capture --device cuda --release
     --archive ...``), and tests/records/test_rehearsal.py runs it as written.
     """
     # constraints/torch.txt pins the version only: on a GPU machine pip takes PyPI's CUDA wheel of it.
