@@ -25,12 +25,16 @@ def test_a_frame_of_the_example_names_the_download_and_its_line() -> None:
         '  File "gallery/05_x/plot_a.py", line 12, in <module>\n    y.backward()\n'
         '  File "gallery/05_x/plot_other.py", line 12, in <module>\n'
         '  File "05_x/plot_a.py", line 40, in f\n'
-        "RuntimeError: boom"
+        "RuntimeError: boom\n"
+        "gallery/05_x/plot_a.py:12: UserWarning: careful\n"
+        "gallery/05_x/plot_other.py:12: UserWarning: elsewhere"
     )
     renumbered = renumber_frames(text, "05_x/plot_a.py", {12: 18, 40: 47})
     assert '  File "plot_a.py", line 18, in <module>\n    y.backward()' in renumbered
     assert 'File "gallery/05_x/plot_other.py", line 12' in renumbered  # another file, as it was
     assert 'File "plot_a.py", line 47, in f' in renumbered
+    assert "\nplot_a.py:18: UserWarning: careful" in renumbered  # a warning's place too
+    assert "gallery/05_x/plot_other.py:12: UserWarning: elsewhere" in renumbered
 
 
 def test_the_line_map_follows_the_header_the_guard_and_a_translation() -> None:
@@ -63,7 +67,7 @@ def test_every_frame_on_a_page_is_the_downloads_line(whole_site: Site, language:
         lines = download.read_text(encoding="utf-8").splitlines()
         for block in re.findall(r"<pre\b[^>]*>(.*?)</pre>", page, flags=re.S):
             text = html.unescape(re.sub(r"<[^>]+>", "", block))  # as it shows, its lines kept
-            if f'"gallery/{example}"' in text:
+            if f'"gallery/{example}"' in text or f"gallery/{example}:" in text:
                 faults.append(f"{example}: a frame names the gallery's script")
             for frame in FRAME.finditer(text):
                 if frame["file"] != name:

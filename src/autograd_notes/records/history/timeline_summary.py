@@ -62,13 +62,20 @@ def summarise(timeline: ExampleTimeline) -> Summary:
     if since is not None and recorded.index(since) > 0:
         before = timeline.mark(recorded[recorded.index(since) - 1])
     failing = [r for r in recorded if not timeline.holds_in(r)]
-    # every check the table marks ≈ somewhere: it holds there, in other words than today's
-    worded = [
-        check
-        for row in timeline.rows
-        for check in row.checks
-        if any(check.releases[release].mark == Mark.WORDS for release in recorded)
-    ]
+    # every check whose ≈ the table shows: it holds in other words than today's, in a release where
+    # nothing else in its cell differs more (a ✗ in the same cell is what the table shows there)
+    shown: dict[int, tuple[str, ...]] = {}
+    worded = []
+    for row in timeline.rows:
+        for check in row.checks:
+            releases = tuple(
+                release
+                for release in recorded
+                if check.releases[release].mark == Mark.WORDS and row.mark(release) == Mark.WORDS
+            )
+            if releases:
+                worded.append(check)
+                shown[id(check)] = releases
     wording = None
     if worded:
         today = [check.releases[timeline.pinned] for check in worded]
@@ -76,10 +83,6 @@ def summarise(timeline: ExampleTimeline) -> Summary:
             worded_name(check.label, seen.outcome, seen.text or check.today)
             for check, seen in zip(worded, today, strict=True)
         ]
-        reworded = tuple(
-            release
-            for release in recorded
-            if any(check.releases[release].mark == Mark.WORDS for check in worded)
-        )
+        reworded = tuple(release for release in recorded if any(release in shown[id(c)] for c in worded))
         wording = (reworded, tuple(dict.fromkeys(names)), len(worded))
     return Summary(recorded[0], recorded[-1], since, before, failing, wording)

@@ -28,15 +28,21 @@ __all__ = ["renumber_frames", "setup"]
 
 
 def renumber_frames(text: str, example: str, lines: dict[int, int]) -> str:
-    """``text`` with each frame of ``example`` (``section/plot_x.py``) naming the download and its line."""
+    """``text``, each frame and warning of ``example`` (``section/plot_x.py``) naming the download's line."""
     name = Path(example).name
     frame = re.compile(rf'File "(?:[^"\n]*/)?{re.escape(example)}", line (\d+)')
+    # a warning's place, as Python prints it: "gallery/05_x/plot_a.py:12: UserWarning: ..."
+    warned = re.compile(rf"(?<![\w/.-])(?:[\w.-]+/)*{re.escape(example)}:(\d+): ")
 
     def renumbered(found: re.Match[str]) -> str:
         line = int(found[1])
         return f'File "{name}", line {lines.get(line, line)}'
 
-    return frame.sub(renumbered, text)
+    def rewarned(found: re.Match[str]) -> str:
+        line = int(found[1])
+        return f"{name}:{lines.get(line, line)}: "
+
+    return warned.sub(rewarned, frame.sub(renumbered, text))
 
 
 @functools.lru_cache(maxsize=512)

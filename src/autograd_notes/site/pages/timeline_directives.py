@@ -199,8 +199,20 @@ class TimelineChangelogDirective(SphinxDirective):
                 if links:
                     links.append(nodes.Text(" · "))
                 links.append(page_link(docname, cell_anchor(cells[0][0])))
+                # the cells of one section named once: "cells 6, 7 and 8 (Differentiating twice)"
+                by_heading: dict[str, list[int]] = {}
                 for number, heading in cells:
-                    cell = _("cell {number}").format(number=number)
+                    by_heading.setdefault(heading, []).append(number)
+                for heading, numbers in by_heading.items():
+                    cell = (
+                        _("cell {number}").format(number=numbers[0])
+                        if len(numbers) == 1
+                        else _("cells {numbers}").format(
+                            numbers="".join(
+                                node.astext() for node in list_of([str(n) for n in numbers], language)
+                            )
+                        )
+                    )
                     links.append(nodes.Text(f"{comma}{cell}"))
                     if heading:
                         links += [nodes.Text(opening), *heading_nodes(heading), nodes.Text(closing)]
@@ -214,6 +226,14 @@ class TimelineChangelogDirective(SphinxDirective):
             said = nodes.paragraph("", "", *sentence)
             entries += nodes.list_item("", said, nodes.paragraph("", "", *where, classes=["tl-places"]))
         return entries
+
+
+def _cells(numbers: list[int], language: str) -> str:
+    """``cell 3``, or ``cells 6, 7 and 8`` as ``language`` joins a list."""
+    if len(numbers) == 1:
+        return _("cell {number}").format(number=numbers[0])
+    listed = "".join(node.astext() for node in list_of([str(number) for number in numbers], language))
+    return _("cells {numbers}").format(numbers=listed)
 
 
 def _headings(env: BuildEnvironment, example: str) -> list[str]:
