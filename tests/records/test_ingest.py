@@ -468,3 +468,38 @@ def test_a_temporary_file_a_killed_run_left_goes_with_the_next_write(tmp_path: P
     write_record(path, committed_record())
     assert sorted(p.name for p in path.parent.iterdir()) == ["a.json"]
     assert load_record(path) == committed_record()
+
+
+def test_json_nested_too_deep_or_a_huge_number_is_one_refusal(ingest: Ingest, tmp_path: Path) -> None:
+    deep = b"[" * 100_000 + b"]" * 100_000
+    huge = b'{"format": ' + b"9" * 1_000_000 + b"}"
+    for name, data in (("deep", deep), ("huge", huge)):
+        archive = raw_archive(
+            tmp_path / f"{name}.tar.gz", [manifest_member([MEMBER]), (info(MEMBER, len(data)), data)]
+        )
+        status, _out, err = ingest(archive)
+        assert status == 2, err
+        assert err.startswith(f"error: {archive.name}: member {MEMBER!r}: "), err
+        assert "Traceback" not in err
+
+
+def test_a_manifest_must_agree_with_its_records(project: Path, ingest: Ingest, tmp_path: Path) -> None:
+    record = committed_record()
+    manifest = manifest_of({PLACE: record})
+    manifest["runner"] = {**manifest["runner"], "torch": "2.99.0+cu128", "device": "cuda"}
+    manifest["members"] = [MEMBER]
+    data = json.dumps(manifest).encode()
+    archive = raw_archive(
+        tmp_path / "liar.tar.gz", [(info(MANIFEST, len(data)), data), record_member(record)]
+    )
+    status, _out, err = ingest(archive)
+    assert_refused(status, err, archive, MEMBER, "but the manifest says PyTorch 2.99.0+cu128 on cuda")
+    assert written(project) == []
+    elsewhere = manifest_of({PLACE: record})
+    elsewhere["members"] = [f"somewhere/{PLACE}"]
+    data = json.dumps(elsewhere).encode()
+    archive = raw_archive(
+        tmp_path / "prefix.tar.gz", [(info(MANIFEST, len(data)), data), record_member(record)]
+    )
+    status, _out, err = ingest(archive)
+    assert_refused(status, err, archive, MANIFEST, "lists a member outside records/")

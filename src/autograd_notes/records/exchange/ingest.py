@@ -136,6 +136,10 @@ def _json(data: bytes) -> object:
         raise SchemaError(
             "", f"not valid JSON: line {error.lineno} column {error.colno}: {error.msg}"
         ) from None
+    except RecursionError:
+        raise SchemaError("", "JSON nested deeper than Python reads: not a record") from None
+    except ValueError as error:  # an integer of more digits than Python converts
+        raise SchemaError("", f"not a record: {error}") from None
 
 
 def _check_place(record: Record, folder: str, device: str, pinned: str | None) -> None:
@@ -230,6 +234,16 @@ def _checked_manifest(manifest: object, records: dict[str, Record], shown: str) 
     checked = cast("Manifest", manifest)
     if checked["format"] != ARCHIVE_FORMAT:
         raise make(MANIFEST, f"archive format {checked['format']}, but this version reads {ARCHIVE_FORMAT}")
+    if any(not name.startswith("records/") for name in checked["members"]):
+        raise make(MANIFEST, "lists a member outside records/")
+    for place, record in sorted(records.items()):
+        made, said = record["runner"], checked["runner"]
+        if (made["torch"], made["device"]) != (said["torch"], said["device"]):
+            raise make(
+                f"records/{place}",
+                f"recorded with PyTorch {made['torch']} on {made['device']}, but the manifest says "
+                f"PyTorch {said['torch']} on {said['device']}",
+            )
     listed = {name.partition("/")[2] for name in checked["members"]}
     if listed != set(records) or len(listed) != len(checked["members"]):
         missing, extra = sorted(listed - set(records)), sorted(set(records) - listed)
