@@ -124,7 +124,7 @@ def test_the_table_marks_each_release_and_shows_the_difference_on_demand(html: N
     assert [re.sub(r"<(?!br>)[^>]+>", "", head) for head in heads] == [
         "2.4",
         "2.9",
-        "2.12–2.13<br>today: 2.13",
+        "2.12–2.13<br>documented: 2.13",
     ]
     assert "title=" not in page  # no tooltip: a mouse is not needed to learn what a mark means
     # each mark is a button (reached by keyboard) whose text says what it means
@@ -136,7 +136,7 @@ def test_the_table_marks_each_release_and_shows_the_difference_on_demand(html: N
     assert marks == [
         ("missing", "2.4.1: not available in this release"),
         ("words", "2.9.1: message differs"),
-        ("same", "2.12.1–2.13.0: same as today"),
+        ("same", "2.12.1–2.13.0: same as documented"),
     ]
     # the row is named by what it checks (its section's title), and by its cell's number
     row = re.search(r'<th scope="row">(.*?)</th>', page)

@@ -45,8 +45,10 @@ _CLASSES = {
 def mark_names() -> dict[Mark, str]:
     """Each mark's name in this build's language."""
     return {
-        Mark.SAME: _("same as today"),
-        Mark.BUILD: _("differs by build only: today's release prints the same when built the same way"),
+        Mark.SAME: _("same as documented"),
+        Mark.BUILD: _(
+            "differs by build only: the documented release prints the same when built the same way"
+        ),
         Mark.WORDS: _("message differs"),
         Mark.OUTCOME: _("different outcome"),
         Mark.MISSING: _("not available in this release"),

@@ -48,7 +48,7 @@ def _observations(runs: Runs, pinned: str) -> nodes.Element:
     names = mark_names()
     items = HtmlList(classes=["tl-observations"])
     for releases, seen in runs:
-        head = _span(releases) + (" " + _("(today)") if pinned in releases else "")
+        head = _span(releases) + (" " + _("(documented)") if pinned in releases else "")
         if seen.mark == Mark.SAME:
             text = seen.text or ""
             body = HtmlPre(text, text, classes=["tl-text"])

@@ -81,8 +81,8 @@ def group_name(group: Sequence[str]) -> str:
 def _header(groups: Sequence[Sequence[str]], pinned: str, *, linked: bool = False) -> list[nodes.entry]:
     """The heads of release columns, each one release or a run of them (``2.13``, ``2.4–2.6``).
 
-    The column holding today's release says so in words (``today``, or
-    ``today: 2.13`` under a run). ``linked``: a one-release head links to its
+    The column holding the release the page documents says so in words
+    (``documented``, or ``documented: 2.13`` under a run). ``linked``: a one-release head links to its
     "What changed in" section of the same page (the timeline page).
     """
     heads = []
@@ -94,7 +94,11 @@ def _header(groups: Sequence[Sequence[str]], pinned: str, *, linked: bool = Fals
         lines = [nodes.paragraph("", "", name)]
         classes = ["tl-release"]
         if pinned in group:
-            today = _("today") if len(group) == 1 else _("today: {release}").format(release=_minor(pinned))
+            today = (
+                _("documented")
+                if len(group) == 1
+                else _("documented: {release}").format(release=_minor(pinned))
+            )
             lines.append(
                 nodes.paragraph("", "", HtmlInline(today, today, tag="span", classes=["tl-today-word"]))
             )
