@@ -1,8 +1,8 @@
 """The few sentences the helpers say to the reader of a download, in each language of the site.
 
 A reader installs only this package, not the site's catalogs: so the drift
-message and the folded-frames line of a traceback carry their own
-translations here, one template per key and language (``str.format``
+message, the folded-frames line of a traceback and what ``explain`` and the
+error hooks say carry their own translations here, one template per key and language (``str.format``
 fields in braces). Every language has every key with the same fields
 (tests/helpers/test_reader_words.py); the folded-frames lines are the
 site's own (``docs/locale/<lang>/LC_MESSAGES/sphinx.po``), so a download
@@ -39,6 +39,11 @@ _EN: Final = {
     "mark_missing": "not available in this release",
     "goes_on": "  That is what the site records this release doing here: the example goes on "
     "({variable}=1 stops it here instead).",
+    "explained": "Autograd Notes explains this error: {title}: {url}",
+    "explain_found": "Pages of Autograd Notes that explain it, best first:",
+    "explain_matched": "(the message it matched: {message})",
+    "explain_none": "No page of Autograd Notes explains this error. "
+    "Every error the examples document: {page}",
 }
 
 _RU: Final = {
@@ -65,6 +70,11 @@ _RU: Final = {
     "mark_missing": "нет в этом выпуске",
     "goes_on": "  Именно это сайт записал для этого выпуска здесь: пример продолжается "
     "(с {variable}=1 он остановился бы здесь).",
+    "explained": "Autograd Notes объясняет эту ошибку: {title}: {url}",
+    "explain_found": "Страницы Autograd Notes, которые объясняют эту ошибку, от самой подходящей:",
+    "explain_matched": "(совпавшее сообщение: {message})",
+    "explain_none": "Ни одна страница Autograd Notes не объясняет эту ошибку. "
+    "Все ошибки, которые показывают примеры: {page}",
 }
 
 _ZH_CN: Final = {
@@ -87,6 +97,10 @@ _ZH_CN: Final = {
     "mark_outcome": "结果不同",
     "mark_missing": "此版本中不可用",
     "goes_on": "  本站记录的正是该版本在此处的行为：示例继续运行（设置 {variable}=1 则会在此停止）。",
+    "explained": "Autograd Notes 解释了这个错误：{title}：{url}",
+    "explain_found": "Autograd Notes 中解释此错误的页面（最相关的在前）：",
+    "explain_matched": "（匹配到的消息：{message}）",
+    "explain_none": "Autograd Notes 中没有解释此错误的页面。示例记录的所有错误：{page}",
 }
 
 _PT_BR: Final = {
@@ -114,6 +128,12 @@ _PT_BR: Final = {
     "mark_missing": "indisponível nesta versão",
     "goes_on": "  É isso que o site registra esta versão fazendo aqui: o exemplo continua "
     "({variable}=1 o faria parar aqui).",
+    "explained": "O Autograd Notes explica este erro: {title}: {url}",
+    "explain_found": "Páginas do Autograd Notes que explicam este erro, "
+    "da mais próxima para a menos próxima:",
+    "explain_matched": "(a mensagem correspondente: {message})",
+    "explain_none": "Nenhuma página do Autograd Notes explica este erro. "
+    "Todos os erros que os exemplos documentam: {page}",
 }
 
 _WORDS: Final = MappingProxyType({"en": _EN, "ru": _RU, "zh_CN": _ZH_CN, "pt_BR": _PT_BR})

@@ -16,33 +16,10 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from .._reader_words import words
 from .index import LANGUAGES, ErrorIndex, errors_page, explain, reader_language, shipped_index
 
 __all__ = ["explain_parser", "main", "run_explain"]
-
-_WORDS = {
-    "en": (
-        "Pages of Autograd Notes that explain it, best first:",
-        "(the message it matched: {message})",
-        "No page of Autograd Notes explains this error. Every error the examples document:",
-    ),
-    "ru": (
-        "Страницы Autograd Notes, которые объясняют эту ошибку, от самой подходящей:",
-        "(совпавшее сообщение: {message})",
-        "Ни одна страница Autograd Notes не объясняет эту ошибку. Все ошибки, которые показывают примеры:",
-    ),
-    "zh_CN": (
-        "Autograd Notes 中解释此错误的页面（最相关的在前）：",
-        "（匹配到的消息：{message}）",
-        "Autograd Notes 中没有解释此错误的页面。示例记录的所有错误：",
-    ),
-    "pt_BR": (
-        "Páginas do Autograd Notes que explicam este erro, da mais próxima para a menos próxima:",
-        "(a mensagem correspondente: {message})",
-        "Nenhuma página do Autograd Notes explica este erro. Todos os erros que os exemplos documentam:",
-    ),
-}
-"""What ``explain`` says around the pages, in each language of the site."""
 
 
 def explain_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -88,17 +65,17 @@ def run_explain(
         print("explain: this installation of autograd_notes has no error index", file=sys.stderr)
         return 2
     language = args.language or reader_language()
-    found, matched, none = _WORDS[language]
+    reader = words(language)
     pages = explain(text, language, index)
     if not pages:
-        print(f"{none} {errors_page(index, language)}", file=out)
+        print(reader["explain_none"].format(page=errors_page(index, language)), file=out)
         return 1
-    print(found, file=out)
+    print(reader["explain_found"], file=out)
     said = ""
     for number, page in enumerate(pages, 1):
         print(f"{number}. {page.title}\n   {page.url}\n   {page.why}", file=out)
         if page.message != said:  # pages that raise the same message: it is said once
-            print("   " + matched.format(message=page.message), file=out)
+            print("   " + reader["explain_matched"].format(message=page.message), file=out)
             said = page.message
     return 0
 

@@ -17,16 +17,10 @@ import sys
 from types import TracebackType
 from typing import Any
 
+from .._reader_words import words
 from .index import explain, reader_language
 
 __all__ = ["explain_errors", "explanation_line", "load_ipython_extension", "unload_ipython_extension"]
-
-_SAYS = {
-    "en": "Autograd Notes explains this error: {title}: {url}",
-    "ru": "Autograd Notes объясняет эту ошибку: {title}: {url}",
-    "zh_CN": "Autograd Notes 解释了这个错误：{title}：{url}",
-    "pt_BR": "O Autograd Notes explica este erro: {title}: {url}",
-}
 
 
 def explanation_line(error: BaseException, language: str | None = None) -> str | None:
@@ -39,7 +33,7 @@ def explanation_line(error: BaseException, language: str | None = None) -> str |
         return None
     if not pages:
         return None
-    return _SAYS.get(language, _SAYS["en"]).format(title=pages[0].title, url=pages[0].url)
+    return words(language)["explained"].format(title=pages[0].title, url=pages[0].url)
 
 
 def explain_errors(language: str | None = None) -> None:
