@@ -12,6 +12,8 @@ import gzip
 import io
 import json
 import shutil
+import subprocess
+import sys
 import tarfile
 import time
 from collections.abc import Callable
@@ -503,3 +505,31 @@ def test_a_manifest_must_agree_with_its_records(project: Path, ingest: Ingest, t
     )
     status, _out, err = ingest(archive)
     assert_refused(status, err, archive, MANIFEST, "lists a member outside records/")
+
+
+@pytest.mark.parametrize("pieces", [200_000, 1])
+def test_a_sparse_map_in_an_extended_header_is_refused_before_tarfile_builds_it(
+    project: Path, tmp_path: Path, pieces: int
+) -> None:
+    """A 58 KB archive whose pax header holds a GNU sparse map drove ingest to 3.1 GB; now it is
+    refused from its raw header, in a process held under 300 MB."""
+    # a pax record: "<length> <key>=<value>\n", its length counting itself
+    body = f" GNU.sparse.map={','.join(['0,1'] * pieces)}\n"
+    length = len(body) + len(str(len(body)))
+    record = f"{length + (len(str(length)) - len(str(len(body))))}{body}".encode()
+    pax = info("././@PaxHeader", len(record), tarfile.XHDTYPE)
+    archive = raw_archive(tmp_path / "sparse.tar.gz", [(pax, record), record_member(committed_record())])
+    probe = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (300 << 20, 300 << 20))\n"
+        "from autograd_notes.records.exchange.ingest import ArchiveError, read_archive\n"
+        "from pathlib import Path\n"
+        "try:\n"
+        f"    read_archive(Path({str(archive)!r}), Path({str(project)!r}))\n"
+        "except ArchiveError as error:\n"
+        "    print(error)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "an extended header of" in result.stdout or "a sparse file" in result.stdout, result.stdout
+    assert written(project) == []

@@ -103,6 +103,47 @@ class _Limited(RawIOBase):
         return len(data)
 
 
+_BLOCK = 512
+_PAX_LIMIT = 4096
+"""The largest extended (pax) header a member may have: a long name needs far less."""
+
+
+def _header_problem(stream: BinaryIO) -> str | None:
+    """Why the tar in ``stream`` may not be parsed, from its raw headers; ``None`` if it may.
+
+    :mod:`tarfile` reads an extended header whole and builds what it
+    describes (a sparse map of millions of pieces from a few kilobytes):
+    this pass reads only the headers, each extended one up to
+    :data:`_PAX_LIMIT` bytes, before :mod:`tarfile` sees any of them. Other
+    members (links, folders, a file too large) are refused by name once
+    :mod:`tarfile` has read their headers (:func:`_member_problem`).
+    """
+    while True:
+        header = stream.read(_BLOCK)
+        if len(header) < _BLOCK or header == bytes(_BLOCK):
+            return None
+        kind = header[156:157]
+        try:
+            size = int(header[124:136].rstrip(b"\0 ").decode("ascii") or "0", 8)
+        except ValueError:
+            return "a member header whose size is not a number"
+        if kind == b"S":
+            return "a sparse file: an archive holds plain files only"
+        if kind in (b"x", b"g", b"L", b"K") and size > _PAX_LIMIT:
+            return f"an extended header of {size} bytes, more than {_PAX_LIMIT}"
+        if size > MAX_RECORD_BYTES:
+            return None  # refused by name, from its header, when tarfile reads it (_member_problem)
+        data = stream.read(size) if kind in (b"x", b"g") else b""
+        if b"GNU.sparse" in data:
+            return "a sparse file: an archive holds plain files only"
+        left = -(-size // _BLOCK) * _BLOCK - len(data)
+        while left > 0:
+            skipped = len(stream.read(min(left, 1 << 16)))
+            if not skipped:
+                return None
+            left -= skipped
+
+
 def _member_problem(member: tarfile.TarInfo) -> str | None:
     """Why a member may not be in an archive, from its header alone; ``None`` if it may."""
     name = member.name
@@ -185,6 +226,14 @@ def read_archive(archive: Path, root: Path) -> tuple[Manifest, dict[str, Record]
     seen: set[str] = set()
     current: str | None = None
     try:
+        # a first pass over the raw headers, bounded as the second: nothing tarfile would build large
+        with archive.open("rb") as raw, gzip.GzipFile(fileobj=raw, mode="rb") as unpacked:
+            headers = _Limited(
+                cast("BinaryIO", unpacked), limit, refuse(None, f"unpacks to more than {limit} bytes")
+            )
+            problem = _header_problem(cast("BinaryIO", headers))
+            if problem is not None:
+                raise refuse(None, problem)
         with archive.open("rb") as raw, gzip.GzipFile(fileobj=raw, mode="rb") as unpacked:
             stream = _Limited(
                 cast("BinaryIO", unpacked), limit, refuse(None, f"unpacks to more than {limit} bytes")
