@@ -152,6 +152,8 @@ def test_the_table_marks_each_release_and_shows_the_difference_on_demand(html: N
         '<details class="tl-check"><summary><span>An <code>x.add_</code> edit</span> '
         '<span class="tl-cell-number">cell 2</span> · line 15 · expected error · '
     ) in page
+    # the closed box names the releases that differ: two boxes of one line are told apart
+    assert "expected error · message differs · 2.9.1</summary>" in page
     # the links are references Sphinx resolves, and warns about when their target is missing:
     # the row's and the details' to the cell's label (the details by its number: their summary names
     # the row), one to the timeline page

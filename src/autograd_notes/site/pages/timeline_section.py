@@ -21,7 +21,15 @@ from ..web.html_nodes import HtmlBlock, HtmlInline, HtmlLine, HtmlList, HtmlPre
 from ..web.links import cell_label, cell_number, label_link
 from ..web.nodes import compose, doc_reference
 from .timeline_legends import _CLASSES, SYMBOLS, diff_legend, legend, mark_names
-from .timeline_sentences import _code, _diff_nodes, _kind_name, _span, heading_nodes, summary_sentence
+from .timeline_sentences import (
+    _code,
+    _diff_nodes,
+    _kind_name,
+    _ranges,
+    _span,
+    heading_nodes,
+    summary_sentence,
+)
 from .timeline_tables import _cell, _header, _mark_cells, _table, release_groups
 
 __all__ = [
@@ -123,10 +131,20 @@ def _difference(
     example: str,
     names: dict[Mark, str],
     pinned: str,
+    recorded: list[str],
+    language: str,
 ) -> nodes.Element:
-    """One box of "Every difference": the checks of a cell that differ alike, and how, release by release."""
+    """One box of "Every difference": the checks of a cell that differ alike, and how, release by release.
+
+    Its summary names the releases that differ (``2.4.1–2.10.0``): two boxes of
+    one line, its checks differing in other releases, are told apart closed.
+    """
     checks, runs = group
     what = ", ".join(names[m] for m in sorted({seen.mark for _r, seen in runs} - {Mark.SAME, Mark.NO_RECORD}))
+    differing = [
+        r for releases, seen in runs if seen.mark not in (Mark.SAME, Mark.NO_RECORD) for r in releases
+    ]
+    what += f" · {_ranges(recorded, differing, language)}" if differing else ""
     lines = [str(check.line) for check in checks]
     where = (
         _("line {line}").format(line=lines[0])
@@ -221,6 +239,7 @@ def timeline_nodes(
         for number, checks in cells.items()
     }
     groups = release_groups(releases, list(row_marks.values()))
+    recorded = timeline.recorded_releases()
     shown = {row_marks[number][group[0]] for number in cells for group in groups}
     # why a release's build may word a message otherwise, where the table shows it (◇)
     builds: list[nodes.Node] = []
@@ -241,7 +260,11 @@ def timeline_nodes(
             ]
         )
         for group in _alike(checks):
-            details.append(_difference(group, headings, number, timeline.example, names, timeline.pinned))
+            details.append(
+                _difference(
+                    group, headings, number, timeline.example, names, timeline.pinned, recorded, language
+                )
+            )
     header = [
         _cell(_("Cell")),
         _cell(_("Checks"), classes=["tl-count"]),
