@@ -841,6 +841,11 @@ HIDDEN_MARKS = """() => {
       if (shown.left < left - 1 || shown.right > edge.right + 1) hidden.push(mark.innerText);
     }
     if (box.scrollHeight > box.clientHeight + 1) hidden.push('rows cut at the lower edge');
+    // the line that says where older releases are shows only where they are out of view
+    const hint = box.previousElementSibling;
+    const scrolls = box.scrollWidth > box.clientWidth + 1;
+    if (!hint || !hint.classList.contains('tl-scroll-hint')) hidden.push('no line about older releases');
+    else if (!hint.hidden !== scrolls) hidden.push(scrolls ? 'no swipe hint' : 'a swipe hint, no scroll');
   }
   return hidden;
 }"""
@@ -857,3 +862,19 @@ def test_every_difference_mark_is_in_view_at_1280_px(server: Server, watched: tu
         if found:
             hidden[name] = found
     assert hidden == {}
+
+
+SWIPE_HINTS = """() => Array.from(document.querySelectorAll('.tl-scroll')).map(box => ({
+  scrolls: box.scrollWidth > box.clientWidth + 1,
+  shown: !box.previousElementSibling.hidden,
+}))"""
+
+
+def test_a_phone_is_told_where_the_older_releases_are(server: Server, watched: tuple[Any, Problems]) -> None:
+    page, _problems = watched
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(server.url("ru", "examples/16_extending_autograd/plot_compile_and_autograd.html"))
+    boxes = page.evaluate(SWIPE_HINTS)
+    assert boxes
+    assert any(box["scrolls"] for box in boxes)
+    assert all(box["shown"] == box["scrolls"] for box in boxes), boxes

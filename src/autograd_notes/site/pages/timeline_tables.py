@@ -115,7 +115,7 @@ def _table(
     *,
     label: str = "",
 ) -> nodes.Element:
-    """A table that scrolls in its own box on a narrow screen.
+    """A table that scrolls in its own box on a narrow screen, a line above it saying so.
 
     The stylesheet keeps the newest releases (its right end) in view first,
     and its header row and first column (the rows' names) while it scrolls.
@@ -127,4 +127,9 @@ def _table(
     box = HtmlBlock("", HtmlTable("", group, classes=classes), tag="div", classes=["tl-scroll"])
     if label:
         box["aria_label"] = label
-    return box
+    # where the table is wider than the screen, it opens at its newest releases: say where the rest is
+    # (autograd_notes.js hides the line where the table fits)
+    hint = _("Older releases are to the left: swipe the table.")
+    return HtmlBlock(
+        "", nodes.paragraph("", hint, classes=["tl-scroll-hint"]), box, tag="div", classes=["tl-table-box"]
+    )

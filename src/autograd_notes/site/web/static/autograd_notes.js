@@ -164,9 +164,12 @@
   function update() {
     document.querySelectorAll("article .tl-scroll").forEach(function (box) {
       var table = box.querySelector("table");
-      box.classList.remove("tl-fits");
-      if (table !== null && table.getBoundingClientRect().width <= box.clientWidth + 1) {
-        box.classList.add("tl-fits");
+      var fits = table !== null && table.getBoundingClientRect().width <= box.clientWidth + 1;
+      box.classList.toggle("tl-fits", fits);
+      // the line that says where the older releases are, only where they are out of view
+      var hint = box.previousElementSibling;
+      if (hint !== null && hint.classList.contains("tl-scroll-hint")) {
+        hint.hidden = fits;
       }
     });
   }
