@@ -12,8 +12,6 @@ release, instead of a bare "documented / observed".
 from __future__ import annotations
 
 import functools
-import json
-from importlib import resources
 from pathlib import Path
 from typing import TypedDict
 
@@ -21,7 +19,7 @@ from packaging.version import InvalidVersion, Version
 
 from ._download_page import DownloadPage
 from ._reader_words import words
-from ._typed_json import SchemaError, check_typed
+from ._typed_json import read_typed, shipped
 
 __all__ = [
     "NoteCheck",
@@ -72,17 +70,13 @@ SECTION = "across-pytorch-releases"
 
 def read_notes(text: str) -> ReleaseNotes:
     """Parse and check the notes (:class:`ReleaseNotes`); :class:`SchemaError` or ``ValueError`` if not."""
-    notes = json.loads(text)
-    check_typed(notes, ReleaseNotes)
-    return notes  # type: ignore[no-any-return]  # checked just above
+    return read_typed(text, ReleaseNotes)
 
 
 @functools.cache
 def _notes() -> ReleaseNotes | None:
-    try:
-        return read_notes(resources.files("autograd_notes").joinpath(NOTES).read_text(encoding="utf-8"))
-    except (OSError, ValueError, SchemaError):  # missing or damaged: a drift message says what it always said
-        return None
+    # missing or damaged: a drift message says what it always said
+    return shipped("autograd_notes", NOTES, ReleaseNotes)
 
 
 def pinned_release() -> str | None:

@@ -11,11 +11,13 @@ Strings are data: checked for their type and length only, never altered.
 from __future__ import annotations
 
 import functools
+import json
 import math
 import types
-from typing import Any, Literal, Union, get_args, get_origin, get_type_hints, is_typeddict
+from importlib import resources
+from typing import Any, Literal, TypeVar, Union, cast, get_args, get_origin, get_type_hints, is_typeddict
 
-__all__ = ["MAX_ITEMS", "MAX_STRING", "SchemaError", "check_typed"]
+__all__ = ["MAX_ITEMS", "MAX_STRING", "SchemaError", "check_typed", "read_typed", "shipped"]
 
 MAX_STRING = 64 * 1024
 """The longest string a record may hold (a line of output, a message)."""
@@ -150,3 +152,25 @@ def check_typed(value: object, kind: Any, where: str = "") -> None:
             raise SchemaError(where, f"must be null, not {_type_name(value)}")
     else:  # pragma: no cover - a type the records do not use
         raise TypeError(f"check_typed cannot check {kind!r}")
+
+
+T = TypeVar("T")
+
+
+def read_typed(text: str, kind: type[T]) -> T:
+    """Parse ``text`` as JSON and check it is a ``kind``; :class:`SchemaError` or ``ValueError`` if not."""
+    value = json.loads(text)
+    check_typed(value, kind)
+    return cast("T", value)
+
+
+def shipped(package: str, name: str, kind: type[T]) -> T | None:
+    """The JSON file ``name`` this package ships in ``package``, checked as a ``kind``.
+
+    ``None`` where it is missing or damaged: what reads it then says what it
+    says without it.
+    """
+    try:
+        return read_typed(resources.files(package).joinpath(name).read_text(encoding="utf-8"), kind)
+    except (OSError, ValueError, SchemaError):
+        return None

@@ -14,14 +14,12 @@ hooks of :mod:`.hooks` add under an error. Standard library only.
 from __future__ import annotations
 
 import functools
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from typing import TypedDict
 
-from .._typed_json import SchemaError, check_typed
+from .._typed_json import read_typed, shipped
 from .match import Message, Normalised, normalise, rank, similarity, unknown_weight
 
 __all__ = [
@@ -100,20 +98,13 @@ class Explanation:
 
 def read_index(text: str) -> ErrorIndex:
     """Parse and check an index; :class:`SchemaError` or ``ValueError`` if it is not one."""
-    index = json.loads(text)
-    check_typed(index, ErrorIndex)
-    return index  # type: ignore[no-any-return]  # checked just above
+    return read_typed(text, ErrorIndex)
 
 
 @functools.cache
 def shipped_index() -> ErrorIndex | None:
     """The package's index; ``None`` where it is missing or damaged (nothing is then explained)."""
-    try:
-        return read_index(
-            resources.files("autograd_notes._explain").joinpath(INDEX).read_text(encoding="utf-8")
-        )
-    except (OSError, ValueError, SchemaError):
-        return None
+    return shipped(__package__ or "autograd_notes._explain", INDEX, ErrorIndex)
 
 
 def reader_language(environ: Mapping[str, str] | None = None) -> str:
