@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 from .._typed_json import read_typed, shipped
-from .match import Message, Normalised, normalise, rank, similarity, unknown_weight
+from .match import Message, Normalised, rank
 
 __all__ = [
     "INDEX",
@@ -162,22 +162,8 @@ def explain(text: str, language: str = "en", index: ErrorIndex | None = None) ->
                 title=page["titles"].get(language) or page["titles"]["en"],
                 url=f"{index['site']}{language}/{page['path']}{anchor}",
                 why=page["why"].get(language) or page["why"]["en"],
-                message=_best_text(text, match.page, index),
+                message=index["messages"][match.message]["text"],
                 score=match.score,
             )
         )
     return found
-
-
-def _best_text(text: str, example: str, index: ErrorIndex) -> str:
-    """The recorded message of ``example`` that ``text`` matches best, as recorded."""
-    pasted = normalise(text)
-    unknown = unknown_weight(len(index["messages"]))
-    best, score = "", -1.0
-    for item in index["messages"]:
-        if not any(index["pages"][place["page"]]["example"] == example for place in item["places"]):
-            continue
-        value = similarity(pasted, _normalised(item), index["weights"], unknown)
-        if value > score:
-            best, score = item["text"], value
-    return best

@@ -243,6 +243,9 @@ class Match:
     cells: list[int] = field(default_factory=list)
     ties: int = 0
     """How many of its messages score its best score."""
+    message: int = -1
+    """The first of ``messages`` that scores its best score (its index): the message it matched, which
+    the box shows under the page too."""
 
 
 def rank(text: str, messages: Sequence[Message], weights: Mapping[str, float]) -> list[Match]:
@@ -252,12 +255,12 @@ def rank(text: str, messages: Sequence[Message], weights: Mapping[str, float]) -
         return []
     unknown = unknown_weight(len(messages))
     best: dict[str, Match] = {}
-    for message in messages:
+    for number, message in enumerate(messages):
         score = round(similarity(pasted, message.normalised, weights, unknown), 9)
         for page, cells in message.places.items():
             match = best.get(page)
             if match is None or score > match.score:
-                best[page] = match = Match(page, score)
+                best[page] = match = Match(page, score, message=number)
             if score == match.score:
                 match.ties += 1
                 match.cells = sorted({*match.cells, *cells})
