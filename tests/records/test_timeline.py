@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import tomllib
 
-from autograd_notes import _release_notes
+from autograd_notes import _release_notes, _typed_json
 from autograd_notes._download_page import DownloadPage
 from autograd_notes._reader_words import LANGUAGES, words
 from autograd_notes._release_notes import _MARK_WORDS, recorded_note
@@ -479,7 +479,7 @@ def test_damaged_notes_are_no_notes(monkeypatch: pytest.MonkeyPatch, tmp_path: P
             (tmp_path / name).write_text("{not json", encoding="utf-8")
             return tmp_path / name
 
-    monkeypatch.setattr(_release_notes.resources, "files", lambda package: Damaged())
+    monkeypatch.setattr(_typed_json.resources, "files", lambda package: Damaged())  # the shipped files reader
     _release_notes._notes.cache_clear()
     try:
         assert recorded_note("plot_fixture.py", 12, "x", "2.9.1") == ""
