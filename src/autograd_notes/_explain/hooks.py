@@ -26,7 +26,7 @@ __all__ = ["explain_errors", "explanation_line", "load_ipython_extension", "unlo
 def explanation_line(error: BaseException, language: str | None = None) -> str | None:
     """The line to print under ``error``'s traceback; ``None`` when no page explains it."""
     language = language or reader_language()
-    text = "".join(f"{type(error).__name__}: {error}")
+    text = f"{type(error).__name__}: {error}"
     try:
         pages = explain(text, language)
     except Exception:

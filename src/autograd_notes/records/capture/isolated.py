@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import math
 import os
 import signal
 import subprocess
@@ -32,7 +31,7 @@ from typing import TYPE_CHECKING, cast
 
 from ..._device import DEVICE_VARIABLE
 from .limits import output_limits
-from .reset import TIMEOUT_VARIABLE, example_memory_mib, example_timeout
+from .reset import TIMEOUT_VARIABLE, example_memory_mib, example_timeout, seconds
 
 if TYPE_CHECKING:
     from ..format.record_format import Record
@@ -188,12 +187,9 @@ def capture_isolated(root: Path, example: str, device: str, timeout: float) -> I
 def positive_seconds(text: str) -> float:
     """A ``--timeout`` value: a positive, finite number of seconds (``argparse`` ``type=``)."""
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < value < math.inf:  # nan is refused too: no comparison holds for it
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
-    return value
+        return seconds(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"{text!r} {error}") from None
 
 
 def positive_jobs(text: str) -> int:

@@ -42,6 +42,7 @@ __all__ = [
     "memory_limit_applies",
     "reset_example",
     "reset_torch_state",
+    "seconds",
     "watchdog_grace",
 ]
 
@@ -94,11 +95,19 @@ def example_timeout() -> float:
     if not raw:
         return DEFAULT_TIMEOUT_S
     try:
-        value = float(raw)
+        return seconds(raw)
+    except ValueError as error:
+        raise ValueError(f"{TIMEOUT_VARIABLE}={raw!r} {error}") from None
+
+
+def seconds(text: str) -> float:
+    """``text`` as a positive, finite number of seconds; ``ValueError`` saying why it is not one."""
+    try:
+        value = float(text)
     except ValueError:
-        raise ValueError(f"{TIMEOUT_VARIABLE}={raw!r} is not a number of seconds") from None
+        raise ValueError("is not a number of seconds") from None
     if not 0 < value < math.inf:  # also refuses nan and inf, which setitimer cannot take
-        raise ValueError(f"{TIMEOUT_VARIABLE}={raw!r} must be positive and finite")
+        raise ValueError("must be positive and finite")
     return value
 
 
