@@ -158,7 +158,7 @@ def test_example_pages_say_where_their_outputs_come_from(site: Build) -> None:
         assert f"on the CPU runner: torch {torch.__version__}" in page, example
         # its own record: the PyTorch and machine the sentence before named, not said again
         assert "CPU runner: recorded " in page, example
-        assert "This build printed the same." in page, example
+        assert "The outputs on this page match it." in page, example
         if example in WITH_CUDA:
             assert "CUDA runner: torch 2.13.0+cu130, NVIDIA H100 80GB HBM3, recorded" in page, example
         else:
@@ -179,7 +179,8 @@ def test_runner_matrix_lists_every_example_and_runner(site: Build) -> None:
     assert raw.count('<span class="runner-cell runner-none"') == len(EXAMPLES) - len(WITH_CUDA)
     assert f"All {len(EXAMPLES)} examples have a CPU record." in page
     assert f"{len(WITH_CUDA)} of {len(EXAMPLES)} examples have a CUDA record of PyTorch 2.13.0." in page
-    assert "No drift: every example printed on this build what its record for this runner holds." in page
+    same = "Every example printed here the same output as its earlier recorded run on the same runner."
+    assert same in page
 
 
 def test_a_differing_gpu_record_shows_as_tabs_with_the_reason(site: Build) -> None:

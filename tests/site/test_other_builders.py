@@ -93,12 +93,11 @@ def test_the_timeline_page_has_the_matrix_in_text(text_site: Build) -> None:
 
 def test_the_runners_page_has_each_mark_and_its_details_in_text(text_site: Build) -> None:
     page = text_site.page("runners.txt")
-    assert "No drift: every example printed on this build what its record for this runner holds. All 1 " in (
-        " ".join(page.split())
-    )
+    same = "Every example printed here the same output as its earlier recorded run on the same runner."
+    assert f"{same} All 1 " in " ".join(page.split())
     # the runner's facts, in the table's cells
     runner = column(page, "Runner", 0)
-    assert runner[:2] == ["Runner", "CPU runner (this build)"]
+    assert runner[:2] == ["Runner", "CPU runner (this site)"]
     # one runner and nothing that differs: no matrix of one column of "same", which says nothing more
     assert not [line for line in page.splitlines() if re.match(r"\| Section +\|", line)]
 

@@ -101,14 +101,14 @@ def test_drift_between_a_record_and_this_build_is_shown(built: Path) -> None:
     # a record is no script: nothing runs again, the pages compare anew
     assert ran == []
     matrix = text_of((pages / "runners.html").read_text(encoding="utf-8"))
-    assert f"Drift: {example}" in matrix
-    assert "Cells where this build printed something else: " in matrix
-    assert "No drift" not in matrix
+    assert f"Differences from the record: {example}" in matrix
+    assert "Cells where its page shows something else: " in matrix
+    assert "Every example printed here the same output" not in matrix
     page = (pages / f"examples/{Path(example).with_suffix('.html').as_posix()}").read_text(encoding="utf-8")
-    assert "This build differs from it in" in text_of(page)
+    assert "The outputs on this page differ from it in" in text_of(page)
     # the examples whose records were left alone show no drift
     other = (pages / "examples/05_inplace/plot_detach_inplace_saved.html").read_text(encoding="utf-8")
-    assert "This build differs from it in" not in text_of(other)
+    assert "The outputs on this page differ from it in" not in text_of(other)
 
 
 def test_a_changed_then_reverted_interface_catalog_reaches_the_pages(built: Path) -> None:

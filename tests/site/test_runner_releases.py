@@ -108,10 +108,10 @@ def test_cells_that_differ_from_the_cpu_of_the_same_release_are_shown_side_by_si
 
 def test_the_runners_page_has_a_column_and_a_row_per_runner_and_release(with_gpu: Path) -> None:
     page = read_page(with_gpu, "runners.html")
-    assert matrix_header(page) == ["Section", "CPU runner (this build)", f"CUDA runner · {RELEASE}"]
+    assert matrix_header(page) == ["Section", "CPU runner (this site)", f"CUDA runner · {RELEASE}"]
     facts = page.article.find("table", "runner-facts")
     rows = [[td.text() for td in tr.find_all("td")] for tr in facts.find("tbody").find_all("tr")]
-    assert rows[0][0] == "CPU runner (this build)"
+    assert rows[0][0] == "CPU runner (this site)"
     assert rows[0][4] == "2 of 2"
     cuda = [row for row in rows if row[0] == "CUDA runner"]
     assert [[row[1], row[2], row[4]] for row in cuda] == [[f"{RELEASE}+cu130", MACHINE, "1 of 2"]]

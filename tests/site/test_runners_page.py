@@ -249,7 +249,7 @@ def visible_text(element: Element) -> str:
 def test_one_row_per_section_and_one_mark_per_example_and_runner(two_cuda_records: Path) -> None:
     page = read_page(two_cuda_records, "runners.html")
     header, rows = matrix(page)
-    assert header == ["Section", "CPU runner (this build)", "CUDA runner · 2.13.0"]
+    assert header == ["Section", "CPU runner (this site)", "CUDA runner · 2.13.0"]
     sections = sorted({Path(example).parent.as_posix() for example in EXAMPLES})
     assert len(rows) == len(sections)
     for row, section in zip(rows, sections, strict=True):
@@ -278,17 +278,17 @@ def test_a_marks_details_say_what_the_record_is_and_what_differs(two_cuda_record
     differing = details_of(by_example[SYNTHETIC_CUDA_EXAMPLE][2])
     assert differing.startswith("torch 2.13.0+cu130, NVIDIA H100 80GB HBM3, recorded ")
     assert re.search(
-        r"Cells where this build printed something else: \d+( and \d+|(, \d+)+,? and \d+)?\.", differing
+        r"Cells where its page shows something else: \d+( and \d+|(, \d+)+,? and \d+)?\.", differing
     )
     assert "Only the tensor type named in the message differs" in differing
     assert f"records/cuda/{Path(SYNTHETIC_CUDA_EXAMPLE).with_suffix('.json').as_posix()}" in differing
     same = details_of(by_example[SAME_EXAMPLE][2])
-    assert "This build printed the same." in same
+    assert "Its page shows the same output." in same
     assert f"records/cuda/{Path(SAME_EXAMPLE).with_suffix('.json').as_posix()}" in same
     cpu = details_of(by_example[SAME_EXAMPLE][1])
     assert cpu.startswith("torch 2.13.0+cpu, x86_64, recorded ")
     assert re.search(r"ran in (< 0\.1|\d+\.\d) s", cpu)
-    assert "This build printed the same." in cpu
+    assert "Its page shows the same output." in cpu
     # nothing to open where there is no record
     assert by_example[EXAMPLES[0]][2].find_all("details") == []
 
@@ -299,7 +299,7 @@ def test_each_runner_is_described_once_above_the_matrix(two_cuda_records: Path) 
     rows = [[td.text() for td in tr.find_all("td")] for tr in facts.find("tbody").find_all("tr")]
     # one row per runner and release that has records: this build's first, the CPU's other releases,
     # then the CUDA runner's
-    assert rows[0][:3] == ["CPU runner (this build)", "2.13.0+cpu", "x86_64"]
+    assert rows[0][:3] == ["CPU runner (this site)", "2.13.0+cpu", "x86_64"]
     assert rows[0][4] == f"{len(EXAMPLES)} of {len(EXAMPLES)}"
     assert [row[:3] + row[4:] for row in rows if row[0] == "CUDA runner"] == [
         ["CUDA runner", "2.13.0+cu130", "NVIDIA H100 80GB HBM3", f"2 of {len(EXAMPLES)}"]
@@ -319,7 +319,7 @@ def test_each_runner_is_described_once_above_the_matrix(two_cuda_records: Path) 
     assert re.fullmatch(r"\d{4}-\d\d-\d\d( to \d{4}-\d\d-\d\d)?", rows[0][3])
     # one sentence above everything: the verdict and what each runner has recorded
     assert page.article.find("p", "runner-summary-line").text() == (
-        "No drift: every example printed on this build what its record for this runner holds. "
+        "Every example printed here the same output as its earlier recorded run on the same runner. "
         f"All {len(EXAMPLES)} examples have a CPU record. "
         f"2 of {len(EXAMPLES)} examples have a CUDA record of PyTorch 2.13.0."
     )
@@ -335,8 +335,8 @@ def test_the_legend_names_every_mark(two_cuda_records: Path) -> None:
     page = read_page(two_cuda_records, "runners.html")
     legend = [li.text() for li in page.article.find("ul", "runner-legend").find_all("li")]
     assert legend == [
-        f"{MARKS['same']} same: this build printed what the record holds",
-        f"{MARKS['differs']} differs: this build printed something else in some cells",
+        f"{MARKS['same']} same: the page shows what the record holds",
+        f"{MARKS['differs']} differs: the page shows something else in some cells",
         f"{MARKS['none']} no record yet",
     ]
     # the marks' words are there for screen readers
@@ -411,7 +411,7 @@ def test_chinese_runner_lines_use_chinese_punctuation(whole_site: Site) -> None:
     lines = [p.text() for p in summary.find_all("p")[1:]]
     assert lines[0].startswith("本页的输出是在构建站点时于 CPU 运行器上运行得到的：torch ")
     assert lines[1].startswith("CPU 运行器：记录于 ")  # its PyTorch and machine: the line before
-    assert lines[1].endswith("。本次构建的输出与之相同。")
+    assert lines[1].endswith("。本页的输出与之相同。")
     assert lines[2].startswith("CUDA 运行器：torch 2.13.0+cu130")
     for line in lines:
         # no ASCII colon or full stop at a Chinese word, no space between two Chinese words

@@ -137,12 +137,12 @@ class RunnerMatrixDirective(RunnerDirective):
         """One sentence: drift or none on this build's runner, and how many examples each runner recorded."""
         if drift:
             verdict = _(
-                "Drift: {count} of {total} examples printed on this build something else than "
-                "their records hold (below the table)."
+                "{count} of {total} examples printed here a different output than their earlier "
+                "recorded run on the same runner; the differences follow the table."
             ).format(count=drift, total=total)
         else:
             verdict = _(
-                "No drift: every example printed on this build what its record for this runner holds."
+                "Every example printed here the same output as its earlier recorded run on the same runner."
             )
         coverage = [coverage_sentence(self.this_runner, own, total)]
         coverage += [release_coverage_sentence(c.device, c.release, counts[c], total) for c in counts]
@@ -178,7 +178,7 @@ class RunnerMatrixDirective(RunnerDirective):
         )
 
     def _own_name(self) -> str:
-        return _("{runner} (this build)").format(runner=runner_name(self.this_runner))
+        return _("{runner} (this site)").format(runner=runner_name(self.this_runner))
 
     def _column_name(self, column: RunnerRelease) -> str:
         """``CUDA runner · 2.11.0``: a runner and the PyTorch release of its records."""
@@ -187,8 +187,8 @@ class RunnerMatrixDirective(RunnerDirective):
     def _legend(self) -> nodes.Node:
         legend = nodes.bullet_list(classes=["runner-legend"])
         for status, text in (
-            (RecordMatch.SAME, _("{mark} same: this build printed what the record holds")),
-            (RecordMatch.DIFFERS, _("{mark} differs: this build printed something else in some cells")),
+            (RecordMatch.SAME, _("{mark} same: the page shows what the record holds")),
+            (RecordMatch.DIFFERS, _("{mark} differs: the page shows something else in some cells")),
             (RecordMatch.NONE, _("{mark} no record yet")),
         ):
             mark = nodes.inline(MARKS[status], MARKS[status], classes=["runner-mark", f"runner-{status}"])
@@ -271,7 +271,7 @@ class RunnerMatrixDirective(RunnerDirective):
             ]
         if status.status == RecordMatch.SAME:
             same = (
-                _("This build printed the same.")
+                _("Its page shows the same output.")
                 if against is BUILD
                 else _("It printed what the CPU printed with PyTorch {release}.").format(release=release)
             )
@@ -281,7 +281,7 @@ class RunnerMatrixDirective(RunnerDirective):
             for node in list_of([str(cell) for cell in status.cells], self.config.language or "en")
         )
         differs = (
-            _("Cells where this build printed something else: {cells}.")
+            _("Cells where its page shows something else: {cells}.")
             if against is BUILD
             else _("Cells where the CPU printed something else with PyTorch {release}: {cells}.")
         )
@@ -295,9 +295,8 @@ class RunnerMatrixDirective(RunnerDirective):
         return lines
 
     def _drift(self, example: str, differences: tuple[Difference, ...]) -> list[nodes.Node]:
-        section: list[nodes.Node] = [
-            nodes.rubric("", _("Drift: {example}").format(example=example), ids=[_drift_id(example)])
-        ]
+        title = _("Differences from the record: {example}").format(example=example)
+        section: list[nodes.Node] = [nodes.rubric("", title, ids=[_drift_id(example)])]
         for difference in differences:
             section.append(
                 nodes.paragraph(

@@ -171,7 +171,7 @@ class RunnerOutputsDirective(RunnerDirective):
         # unique on the page, whatever else this build reads (no counter shared by the pages)
         group = f"runner-tabs-{self.env.new_serialno('runner-tabs')}"
         info = runner_info()
-        this_build = _("this build (torch {torch})").format(torch=info.torch_version)
+        this_build = _("this page (torch {torch})").format(torch=info.torch_version)
         tabs = [(f"{runner_name(self.this_runner)} · {this_build}", live)]
         for comparison in differing:
             against = comparison.against

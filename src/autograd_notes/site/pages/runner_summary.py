@@ -75,11 +75,12 @@ class RunnerSummaryDirective(RunnerDirective):
         changed = compare_live(self.page_cells(), record)
         if changed:
             return _(
-                "{runner}: {record}. This build differs from it in {count} cell(s): see the drift report."
+                "{runner}: {record}. The outputs on this page differ from it in {count} cell(s); "
+                "the runners page shows the differences."
             ).format(
                 runner=runner_name(runner), record=self.describe(record, known=known), count=len(changed)
             )
-        return _("{runner}: {record}. This build printed the same.").format(
+        return _("{runner}: {record}. The outputs on this page match it.").format(
             runner=runner_name(runner), record=self.describe(record, known=known)
         )
 
@@ -99,5 +100,5 @@ class RunnerSummaryDirective(RunnerDirective):
             )
         return _(
             "{runner}: {record}. It printed otherwise than the CPU with PyTorch {release} "
-            "in {count} cell(s), shown beside this build's output."
+            "in {count} cell(s), shown beside this page's output."
         ).format(runner=name, record=record, release=run.runner.release, count=len(status.cells))

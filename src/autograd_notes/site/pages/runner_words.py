@@ -90,5 +90,5 @@ def within_release_note() -> str:
     """The note under a GPU record of another release: it is compared within that release."""
     return _(
         "A GPU record of another PyTorch release is compared with the CPU record of that same release, "
-        "never with this build's."
+        "never with the outputs on this site."
     )
