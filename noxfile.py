@@ -547,6 +547,14 @@ def benchmark_errors(session: nox.Session) -> None:
     session.run("python", "benchmarks/error_search_quality.py", *session.posargs)
 
 
+@nox.session(name="benchmark-questions")
+def benchmark_questions(session: nox.Session) -> None:
+    """The search page on questions asked in public (tests/site/question_holdout.json)."""
+    _install(session, "test")
+    _ensure_chromium(session)
+    session.run("python", "benchmarks/question_search_quality.py", *session.posargs)
+
+
 @nox.session(name="benchmark-tests")
 def benchmark_tests(session: nox.Session) -> None:
     """Measure the test suite against a clean build, and the inner loop (-m "not build")."""

@@ -76,6 +76,12 @@ def test_cjk_titles_get_an_underline_as_wide_as_they_look() -> None:
     assert lines == ["第一部分", "--------"]
 
 
+def test_the_questions_of_a_page_are_translated_at_their_indent() -> None:
+    lines = [".. questions::", "", "   - Why is ``.grad`` None?", "   - Untranslated?"]
+    out = translate_rst_lines(lines, {"Why is ``.grad`` None?": "Почему ``.grad`` равен None?"})
+    assert out == [".. questions::", "", "   - Почему ``.grad`` равен None?", "   - Untranslated?"]
+
+
 def test_no_translations_change_nothing_in_any_example() -> None:
     for script in sorted((ROOT / "gallery").glob("*/plot_*.py")):
         source = script.read_text(encoding="utf-8")

@@ -24,7 +24,9 @@ own handlers, e.g. :mod:`.build.stale_examples` and :mod:`.i18n.catalog_check` a
   reader's language).
 * :mod:`.build.build_sync`: the languages of one site build run side by side.
 * :mod:`.pages.error_box`: the "paste your error" box, and the site search
-  ranking an error's examples first.
+  ranking an error's examples first; :mod:`.search.questions` and
+  :mod:`.search.documents`: the questions each page answers, and the search
+  page's ranking of pages (MiniSearch) by their questions, titles and prose.
 * :mod:`.build.fast_build`: fast example runs; :mod:`.build.navigation_cache`: the
   sidebar's tree made once per folder; :mod:`.web.static_files`: the site's
   stylesheet and script; :mod:`.build.staging_log`: a truthful log;
@@ -60,6 +62,8 @@ EXTENSIONS = (
     "autograd_notes.site.examples.traceback_lines",
     "autograd_notes.site.i18n.search",
     "autograd_notes.site.pages.error_box",
+    "autograd_notes.site.search.questions",
+    "autograd_notes.site.search.documents",
     "autograd_notes.site.pages.runner_directives",
     "autograd_notes.site.pages.errors",
     "autograd_notes.site.web.static_files",

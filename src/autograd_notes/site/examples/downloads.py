@@ -36,6 +36,7 @@ import ast
 import re
 import sys
 import tempfile
+import textwrap
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -77,6 +78,7 @@ class ReaderText:
     missing: str
     notebook: str
     notebook_page: str = "This notebook is a page of Autograd Notes: {address}"
+    questions: str = "Questions this page answers"
     links: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
@@ -257,6 +259,22 @@ def drop_escaped_spaces(text: str) -> str:
     return _LITERAL_OR_ESCAPED_SPACE.sub(lambda m: m.group(1) or "", text)
 
 
+_QUESTIONS = re.compile(r"^\.\. questions::[ \t]*\n\n?((?:[ \t]+\S.*\n?|[ \t]*\n(?=[ \t]+\S))+)", re.M)
+
+
+def questions_as_markdown(text: str, heading: str) -> str:
+    """A ``.. questions::`` box as a notebook shows it: ``heading`` in bold over the list, not indented.
+
+    sphinx-gallery's notebooks leave a directive they do not know as its reST.
+    """
+
+    def markdown(match: re.Match[str]) -> str:
+        items = textwrap.dedent(match.group(1)).rstrip("\n")
+        return f"**{heading}**\n\n{items}\n"
+
+    return _QUESTIONS.sub(markdown, text)
+
+
 def _notebook(script: Path, gallery_conf: dict[str, Any], reader: ReaderText, address: str) -> str:
     import json
 
@@ -265,7 +283,11 @@ def _notebook(script: Path, gallery_conf: dict[str, Any], reader: ReaderText, ad
 
     _, blocks = split_code_and_text_blocks(str(script))
     blocks = [
-        block._replace(content=drop_escaped_spaces(link_references(block.content, reader.links)))
+        block._replace(
+            content=questions_as_markdown(
+                drop_escaped_spaces(link_references(block.content, reader.links)), reader.questions
+            )
+        )
         if block.type == "text"
         else block._replace(content=quiet_last_expression(block.content))
         for block in blocks

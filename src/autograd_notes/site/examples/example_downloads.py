@@ -41,6 +41,7 @@ def _reader_text(app: Sphinx, language: str) -> ReaderText:
         missing=str(_("This example imports {modules}; not installed here: {missing}. Install them with:")),
         notebook=str(_("Installs autograd-notes, this notebook's helper package, if the kernel lacks it:")),
         notebook_page=str(_("This notebook is a page of Autograd Notes: {address}")),
+        questions=str(_("Questions this page answers")),
         links=links,
     )
 

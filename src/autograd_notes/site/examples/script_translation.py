@@ -73,6 +73,11 @@ def translate_rst_lines(lines: list[str], messages: dict[str, str]) -> list[str]
     for n, unit in enumerate(u for u in units if u):
         if n:
             out.append(next(blank_runs, ""))
+        pad = unit[0][: len(unit[0]) - len(unit[0].lstrip())]
+        if pad and unit[0].lstrip().startswith("- ") and all(line.startswith(pad) for line in unit):
+            # a directive's list (``.. questions::``): its items, translated, at the directive's indent
+            out += [pad + line for line in translate_rst_lines([line[len(pad) :] for line in unit], messages)]
+            continue
         if unit[0].startswith(".. ") or unit[0].startswith(" "):
             out.extend(unit)
             continue

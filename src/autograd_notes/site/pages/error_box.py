@@ -22,8 +22,6 @@
 from __future__ import annotations
 
 import html
-import json
-from pathlib import Path
 from typing import Any, TypedDict
 
 from docutils import nodes
@@ -38,6 +36,7 @@ from ..errors.families import recorded_messages
 from ..upstream.gallery_conf import gallery_folders
 from ..upstream.gallery_rst import code_cells
 from ..web.links import cell_number
+from ..web.static_files import write_script_data
 from .record_store import site_records
 
 __all__ = [
@@ -210,10 +209,7 @@ def _write_data(app: Sphinx, env: BuildEnvironment) -> list[str]:
     """Write the data once every page is read, before any is written: pages name it with its checksum."""
     if app.builder.format != "html":
         return []
-    data = json.dumps(search_data(app), ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    static = Path(app.outdir) / "_static"
-    static.mkdir(parents=True, exist_ok=True)
-    (static / DATA_FILE).write_text(f"window.AUTOGRAD_NOTES_ERRORS = {data};\n", encoding="utf-8")
+    write_script_data(app, DATA_FILE, "AUTOGRAD_NOTES_ERRORS", search_data(app))
     return []
 
 

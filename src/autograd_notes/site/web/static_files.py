@@ -7,15 +7,28 @@ every page, but only a page with notebook cells (a ``cell`` container:
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
 
-__all__ = ["NOTEBOOK_STYLESHEET", "STATIC", "has_notebook_cells", "setup"]
+__all__ = ["NOTEBOOK_STYLESHEET", "STATIC", "has_notebook_cells", "setup", "write_script_data"]
 
 STATIC = Path(__file__).parent / "static"
+
+
+def write_script_data(app: Sphinx, file: str, variable: str, data: object) -> None:
+    """Write ``data`` into the build's ``_static/<file>`` as a script: ``window.<variable> = {...};``.
+
+    JSON, keys sorted and no spaces, so the file (and the checksum pages name it by) changes only
+    with its data.
+    """
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    static = Path(app.outdir) / "_static"
+    static.mkdir(parents=True, exist_ok=True)
+    (static / file).write_text(f"window.{variable} = {text};\n", encoding="utf-8")
 
 
 def _add_static(app: Sphinx) -> None:

@@ -1,0 +1,1 @@
+"""The site search: the questions each page answers, and what the search page ranks pages by."""

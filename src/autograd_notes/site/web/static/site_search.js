@@ -1,0 +1,203 @@
+// Autograd Notes: the search page. Sphinx's own search wants every word of a
+// query in a page and ranks by little more than titles; here MiniSearch ranks
+// the pages (BM25 over fields, any word of the query), weighing most the
+// questions each page says it answers, then its title, its headings and its
+// prose (site/search/documents.py writes them, in the page's language). A
+// pasted error comes first: the pages the "paste your error" ranking finds
+// (error_search.js), with the cell. Sphinx's page shows the results: this
+// script only replaces how they are found and ordered (Search._performSearch).
+(function () {
+  "use strict";
+
+  var ERROR_FIRST = 0.4; // the error ranking's lowest score (MIN_SCORE): what the paste box lists comes first
+  var MAX_RESULTS = 30;
+  var ERRORS_PAGE = "errors"; // the error-message index
+  var BOOST = { q: 4, t: 3, h: 1.5, b: 1 };
+  // Words that ask rather than say what about, in the site's languages (Sphinx's stop words
+  // cover the rest); Chinese has no stop words of Sphinx's.
+  var ASKING = new Set([
+    "why", "how", "what", "when", "which", "does", "doesn", "don", "do", "is", "can", "should",
+    "почему", "как", "что", "зачем", "когда", "ли", "можно", "нужно",
+    "por", "que", "porque", "como", "quando", "qual", "o", "é",
+    "为什么", "怎么", "怎样", "如何", "什么", "为何", "问题", "请问", "时候", "一个", "这个", "那个",
+    "没有", "不会", "可以", "需要", "的", "了", "是", "在", "和", "与", "我", "你", "时", "会", "要",
+    "把", "被", "还", "就", "都", "也", "有", "不", "设", "为", "么", "吗", "呢", "吧", "啊", "这",
+    "那", "个", "让", "给", "对", "从", "到", "将",
+  ]);
+  var CJK = /[\u3400-\u9fff\uf900-\ufaff]/;
+  var WORDS = /[\p{L}\p{N}_]+/gu;
+  var DOTTED = /[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+/g; // torch.where, nn.Linear: a name of its own
+  var HYPHENATED = /[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+/gu; // non-scalar: also nonscalar
+  var CAMEL = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+/g; // GradScaler: also grad, scaler
+
+  var data = window.AUTOGRAD_NOTES_PAGES;
+  if (!window.MiniSearch || !data) {
+    return;
+  }
+  // Sphinx's search page loads searchtools.js (Search) and language_data.js (Stemmer, stop
+  // words) after the scripts of the page: they are there when the page is ready, before
+  // Search.init runs the query.
+  var stop = new Set();
+  var stemmer = null;
+  var chinese = data.language.indexOf("zh") === 0;
+  var segmenter =
+    chinese && typeof Intl !== "undefined" && Intl.Segmenter ? new Intl.Segmenter("zh", { granularity: "word" }) : null;
+
+  // A run of Chinese characters, in words: the browser's dictionary (Intl.Segmenter), or,
+  // without one, overlapping pairs of characters. The same for the pages and the query.
+  function chineseWords(run) {
+    if (segmenter) {
+      return Array.from(segmenter.segment(run))
+        .filter(function (piece) {
+          return piece.isWordLike;
+        })
+        .map(function (piece) {
+          return piece.segment;
+        });
+    }
+    if (run.length < 2) {
+      return [run];
+    }
+    var pairs = [];
+    for (var n = 0; n + 1 < run.length; n++) {
+      pairs.push(run.slice(n, n + 2));
+    }
+    return pairs;
+  }
+
+  // A word and, for a name, its parts: retain_graph also retain and graph; GradScaler also grad and
+  // scaler.
+  function addWord(words, word) {
+    words.push(word);
+    var parts = word.indexOf("_") > 0 ? word.split("_") : [];
+    if (/[a-z][A-Z]/.test(word)) {
+      parts = parts.concat(word.match(CAMEL) || []);
+    }
+    parts.forEach(function (part) {
+      if (part && part !== word) {
+        words.push(part);
+      }
+    });
+  }
+
+  function tokenize(text) {
+    var words = [];
+    (text.match(DOTTED) || []).forEach(function (name) {
+      words.push(name);
+    });
+    (text.match(HYPHENATED) || []).forEach(function (word) {
+      words.push(word.replace(/-/g, ""));
+    });
+    (text.match(WORDS) || []).forEach(function (word) {
+      if (!CJK.test(word)) {
+        addWord(words, word);
+        return;
+      }
+      word.split(/([\u3400-\u9fff\uf900-\ufaff]+)/).forEach(function (piece) {
+        if (CJK.test(piece)) {
+          words.push.apply(words, chineseWords(piece));
+        } else if (piece) {
+          addWord(words, piece);
+        }
+      });
+    });
+    return words;
+  }
+
+  // A name (torch.where, retain_graph) is kept as it is; a word loses its ending (Sphinx's
+  // stemmer of the language) unless it is a stop word or asks.
+  function processTerm(term) {
+    var word = term.toLowerCase();
+    if (/[._]/.test(word)) {
+      return word;
+    }
+    if (!word || stop.has(word) || ASKING.has(word) || (word.length < 2 && !CJK.test(word))) {
+      return null;
+    }
+    return stemmer && !CJK.test(word) ? stemmer.stemWord(word) : word;
+  }
+
+  var index = null;
+  function pages() {
+    if (index === null) {
+      index = new MiniSearch({
+        idField: "d",
+        fields: ["q", "t", "h", "b"],
+        storeFields: ["t"],
+        tokenize: tokenize,
+        processTerm: processTerm,
+        extractField: function (page, field) {
+          var value = page[field];
+          return Array.isArray(value) ? value.join(" \n ") : value;
+        },
+      });
+      index.addAll(data.pages);
+    }
+    return index;
+  }
+
+  // The pages that answer ``query``, best first: [docname, title, anchor, score].
+  function rank(query) {
+    var found = [];
+    var seen = new Set();
+    var errors = window.AutogradNotesErrorSearch;
+    var messages = window.AUTOGRAD_NOTES_ERRORS;
+    if (errors && messages) {
+      var matches = errors.rank(query, messages);
+      if (matches.length && matches[0].score >= ERROR_FIRST) {
+        matches.forEach(function (match) {
+          var anchor = match.cells.length ? "#cell-" + match.cells[0] : "";
+          found.push([match.doc, match.title, anchor, 1000 + match.score]);
+          seen.add(match.doc);
+        });
+        // then where every documented message is listed, with its other pages
+        data.pages.forEach(function (page) {
+          if (page.d === ERRORS_PAGE) {
+            found.push([page.d, page.t, "", 1000]);
+            seen.add(page.d);
+          }
+        });
+      }
+    }
+    pages()
+      .search(query, {
+        boost: BOOST,
+        combineWith: "OR",
+        fuzzy: function (term) {
+          return term.length > 5 ? 0.2 : null;
+        },
+      })
+      .forEach(function (result) {
+        if (!seen.has(result.id)) {
+          found.push([result.id, result.t, "", result.score]);
+          seen.add(result.id);
+        }
+      });
+    return found.slice(0, MAX_RESULTS);
+  }
+
+  function install() {
+    if (typeof Search === "undefined") {
+      return;
+    }
+    stop = window.stopwords || new Set();
+    stemmer = typeof Stemmer === "function" ? new Stemmer() : null;
+    window.AutogradNotesSiteSearch = { rank: rank, tokenize: tokenize, processTerm: processTerm };
+    // Sphinx shows its results from the last one: [docname, title, anchor, description, score,
+    // file name, kind], the best last.
+    Search._performSearch = function () {
+      var query = new URLSearchParams(window.location.search).get("q") || "";
+      return rank(query)
+        .map(function (result) {
+          return [result[0], result[1], result[2], null, result[3], result[0], "text"];
+        })
+        .reverse();
+    };
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", install);
+  } else {
+    install();
+  }
+})();
