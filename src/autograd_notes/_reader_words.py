@@ -114,10 +114,10 @@ _PT_BR: Final = {
     "not_recorded": "  O PyTorch {release} não está entre as versões que o site registra ({covered}). "
     "O que cada versão registrada faz: {page}",
     "check_elsewhere": "  O site registra esta verificação como documentada no PyTorch {release}: "
-    "a diferença vem de outro lugar (a build deste PyTorch, a máquina ou um script editado). "
+    "a diferença vem de outro lugar (a compilação deste PyTorch, a máquina ou um script editado). "
     "Todas as versões: {page}",
     "holds": "  O site registra esta verificação valendo no PyTorch {release}, como documentado: a diferença "
-    "vem de outro lugar (a build deste PyTorch ou a máquina). Todas as versões: {page}",
+    "vem de outro lugar (a compilação deste PyTorch ou a máquina). Todas as versões: {page}",
     "recorded": "  O PyTorch {release} está registrado fazendo isto aqui ({mark}): {text}\n"
     "  O que cada versão de {covered} faz: {page}",
     "no_record": "  O PyTorch {release} não tem registro deste exemplo. "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import string
 import sys
 from pathlib import Path
@@ -34,6 +35,38 @@ def test_every_language_has_every_template_with_its_fields(language: str) -> Non
         assert fields(translated[key]) == fields(template), key
         assert translated[key] != template or key == "covered", key  # a translation, not the English
         assert translated[key].count("\n") == template.count("\n"), key
+
+
+# Words a translated sentence keeps in English: names; and what a language says in English itself
+_KEPT = frozenset({"pytorch", "autograd", "notes"})
+_BORROWED = {"pt_BR": frozenset({"frame", "frames", "script", "site"})}  # words Portuguese uses itself
+_LATIN_SCRIPT = frozenset({"pt_BR"})
+_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def _words(template: str) -> list[str]:
+    """The template's own words, its fields left out (they are data: PyTorch's English, names, pages)."""
+    return [
+        word.lower() for word in _WORD.findall(template.format(**{name: "" for name in fields(template)}))
+    ]
+
+
+@pytest.mark.parametrize("language", SITE_LANGUAGES)
+def test_no_english_word_is_left_outside_the_fields(language: str) -> None:
+    """What a translated download prints has no English of its own: only its fields (data) may be English.
+
+    A sentence half translated ("… (different outcome)") printed English words in a Russian download.
+    In a language of another script any Latin word is English; in Portuguese, the English sentence's
+    own words are.
+    """
+    english = words("en")
+    kept = _KEPT | _BORROWED.get(language, frozenset())
+    for key, template in words(language).items():
+        if language in _LATIN_SCRIPT:
+            left = set(_words(template)) & {word for word in _words(english[key]) if len(word) > 3}
+        else:
+            left = set(_words(template))
+        assert not left - kept, (key, sorted(left - kept))
 
 
 @pytest.mark.parametrize("language", SITE_LANGUAGES)
