@@ -41,13 +41,27 @@ def measure() -> Quality:
     """Rank every hold-out error against the committed records."""
     from autograd_notes._explain.match import Message, normalise, rank, token_weights
     from autograd_notes.records.history.runners import load_runner_records
+    from autograd_notes.site.build.error_index import cell_of, code_cell_lines
     from autograd_notes.site.errors.families import recorded_messages
 
     texts = recorded_messages(load_runner_records(ROOT / "records"))
+    firsts = {
+        path.relative_to(ROOT / "gallery").as_posix(): code_cell_lines(path.read_text(encoding="utf-8"))
+        for path in (ROOT / "gallery").glob("*/plot_*.py")
+    }
+    # as the box and explain rank them: each message with the cells (not lines) that raise it
     messages = [
-        Message(normalise(text), {f"examples/{example.removesuffix('.py')}": sorted(lines)})
+        Message(
+            normalise(text),
+            {
+                f"examples/{example.removesuffix('.py')}": sorted(
+                    {cell_of(firsts[example], line) for line in lines}
+                )
+            },
+        )
         for text, by_example in texts.items()
         for example, lines in by_example.items()
+        if example in firsts
     ]
     weights = token_weights(message.normalised for message in messages)
     cases = json.loads(HOLDOUT.read_text(encoding="utf-8"))
@@ -58,7 +72,8 @@ def measure() -> Quality:
         if case["page"] is None:
             false_leads += bool(found)
             continue
-        best = [match.page for match in found if match.score == found[0].score]
+        # first, or tied first: as deep and as high as the first (rank's order, before names)
+        best = [m.page for m in found if (m.depth, m.score) == (found[0].depth, found[0].score)]
         if case["page"] in best:
             first += 1
         elif case["page"] in [match.page for match in found[:3]]:

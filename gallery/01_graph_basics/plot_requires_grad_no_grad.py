@@ -8,6 +8,12 @@ A tensor records the operations that made it only if one of their inputs
 requires a gradient, and only outside ``torch.no_grad()``. This example
 follows ``requires_grad`` through a few operations, then cuts a chain with
 ``no_grad`` and shows which gradients survive the cut.
+
+.. questions::
+
+   - Why is ``.grad`` None after part of my computation ran under ``no_grad``?
+   - Does ``torch.no_grad()`` turn off ``requires_grad`` on my weights?
+   - When does the result of an operation require a gradient?
 """
 
 # %%

@@ -9,6 +9,12 @@ Old tutorials wrap data in ``torch.autograd.Variable``, models hold
 shows that all three give a ``torch.Tensor`` today, that they differ only
 in the default of ``requires_grad`` and in how a module treats them, and that
 ``Variable`` no longer produces a type of its own.
+
+.. questions::
+
+   - Difference between ``torch.tensor``, ``nn.Parameter`` and ``Variable``?
+   - Is ``torch.autograd.Variable`` still needed in modern PyTorch?
+   - Why is my tensor attribute missing from ``model.parameters()``?
 """
 
 # %%

@@ -8,6 +8,13 @@ Gradients add up
 example runs two backward passes from two points of the same chain and shows
 the sum that results, then the two ways to start again from nothing:
 ``grad.zero_()`` and ``grad = None``.
+
+.. questions::
+
+   - Why does ``.grad`` keep growing every time I call ``backward()``?
+   - Does ``backward()`` overwrite ``.grad`` or add to it?
+   - Why do I need to zero the gradients every training step?
+   - Should I reset gradients with ``zero_()`` or set them to None?
 """
 
 # %%

@@ -7,6 +7,13 @@
 After ``backward()`` only leaves hold a ``.grad``. This example reads the
 ``.grad`` of an intermediate tensor, gets ``None`` and a ``UserWarning``, and
 then asks autograd to keep that gradient with ``retain_grad()``.
+
+.. questions::
+
+   - Why is ``.grad`` None on an intermediate tensor after ``backward()``?
+   - How do I get the gradient of an intermediate activation?
+   - What does ``retain_grad()`` do?
+   - What does the warning about accessing ``.grad`` of a non-leaf mean?
 """
 
 # %%

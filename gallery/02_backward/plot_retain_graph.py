@@ -8,6 +8,12 @@ A backward pass frees the tensors that the graph's nodes saved for it. This
 example runs a second backward pass and gets an error, keeps the saved
 tensors with ``retain_graph=True`` and sees the gradients double, and shows
 that a graph whose nodes saved nothing can be run backward twice anyway.
+
+.. questions::
+
+   - Why does calling ``backward()`` twice raise an error?
+   - Does ``backward()`` free the graph?
+   - What does ``retain_graph=True`` do, and when do I need it?
 """
 
 # %%

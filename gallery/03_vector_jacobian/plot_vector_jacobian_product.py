@@ -10,6 +10,13 @@ vector-Jacobian product vᵀJ, checks it against an explicit Jacobian, and
 explains why ``v`` is the gradient of some loss with respect to the output,
 not a free choice of weights. It ends with the two errors that a missing or
 wrong-shaped ``gradient`` produces.
+
+.. questions::
+
+   - How do I call ``backward()`` on a tensor with several elements?
+   - What should I pass as the ``gradient`` argument of ``backward()``?
+   - Is ``y.backward(v)`` the same as ``(v * y).sum().backward()``?
+   - How do I get one row of the Jacobian with ``backward()``?
 """
 
 # %%

@@ -10,6 +10,12 @@ the output of ``sigmoid`` in place through each of them: through ``.data``
 backward runs and returns a wrong gradient, through ``detach()`` it refuses.
 The difference is the version counter, which ``detach()`` shares with the
 original and ``.data`` does not.
+
+.. questions::
+
+   - Difference between ``.data`` and ``.detach()``?
+   - Why is my gradient silently zero after editing a tensor via ``.data``?
+   - Is it still safe to use ``.data`` in PyTorch?
 """
 
 # %%

@@ -9,6 +9,13 @@ memory as the original: writing into one writes into the other. This example
 shows that sharing, looks at what is left of the old ``Variable`` API, and
 uses ``detach()`` for what it is made for: stopping gradients between two
 modules, so that only the second one gets gradients.
+
+.. questions::
+
+   - Does ``detach()`` copy the tensor's data?
+   - Why did changing a detached tensor also change the original?
+   - How do I stop gradients from flowing back into an encoder?
+   - What replaced ``volatile=True`` in PyTorch?
 """
 
 # %%

@@ -11,6 +11,12 @@ graphs, one where the edited tensor is saved (an error), one where it is not
 (no error, and a correct gradient), and one where it is saved again (an
 error), and then says when such a silent edit is harmless and when it is not,
 saved-tensor hooks included, under which no version is checked at all.
+
+.. questions::
+
+   - Why does ``backward()`` fail after zeroing a detached tensor in place?
+   - When is an in-place edit of a detached tensor harmless?
+   - Can an in-place edit give a wrong gradient without any error?
 """
 
 # %%

@@ -10,6 +10,12 @@ itself. Tensors follow the same rules. This example tells the two apart, for
 Python objects and for tensors, and shows the version counter that PyTorch
 increments on every in-place change: the number autograd checks before it
 uses a tensor it saved.
+
+.. questions::
+
+   - Is ``x += 1`` the same as ``x = x + 1``?
+   - Does reassigning a variable change the tensor autograd saved?
+   - Which tensor operations count as in-place for autograd?
 """
 
 # %%

@@ -10,6 +10,12 @@ reading through advanced indexing and writing back with item assignment,
 checks that backward gives the gradients one derives by hand, and shows why
 the same loop fails with a view. It ends with what item assignment does to
 a tensor that did not require a gradient.
+
+.. questions::
+
+   - Why does backward fail when my RNN overwrites its state tensor?
+   - How do I write each step into a tensor and keep gradients?
+   - Why does ``buf[i] = x`` make the whole buffer require grad?
 """
 
 # %%

@@ -10,6 +10,12 @@ row in a matrix product, writes the result back into ``table``, and shows
 why backward fails after reading through a view and works after reading
 through a copy; then it tells rebinding the copy's name apart from writing
 into the copy.
+
+.. questions::
+
+   - Why does ``t[0]`` break backward but ``t[[0], :]`` does not?
+   - Does indexing a tensor return a view or a copy?
+   - Why does writing a result back into the row I read fail?
 """
 
 # %%

@@ -11,6 +11,13 @@ reported by a later call that waits for the GPU, and it leaves CUDA unusable
 for the rest of the process. This example shows the CPU error in place, runs
 the GPU case in a child process (so that the broken process is not this
 one), and shows what ``CUDA_LAUNCH_BLOCKING=1`` changes.
+
+.. questions::
+
+   - Why does device-side assert triggered point to the wrong line?
+   - What does ``CUDA_LAUNCH_BLOCKING=1`` do?
+   - Can I keep using CUDA after a device-side assert?
+   - How do I find the bad index behind a CUDA assert?
 """
 
 # %%

@@ -13,6 +13,13 @@ operation, CPU index tensors, ``copy_`` and assignment, a 0-dim gradient),
 how to check the rule without a GPU, and a related pitfall: ``.to(device)``
 on a leaf returns the leaf itself on a CPU runner but a copy on a GPU
 runner, and the gradient then goes past the copy.
+
+.. questions::
+
+   - What causes Expected all tensors to be on the same device?
+   - Can I multiply a CUDA tensor by a 0-dim CPU tensor?
+   - Why is my weight's ``.grad`` None only when running on GPU?
+   - How do I catch device mismatch bugs without a GPU?
 """
 
 # %%

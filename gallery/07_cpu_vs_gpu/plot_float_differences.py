@@ -13,6 +13,13 @@ makes a GPU differ by much more than the last bits: TensorFloat-32 (TF32)
 in matrix multiplications, set today with
 ``torch.backends.cuda.matmul.fp32_precision``, and the error PyTorch raises
 when code mixes that setting with the older ``allow_tf32`` flags.
+
+.. questions::
+
+   - Why do CPU and GPU gradients differ in the last digits?
+   - How should I compare float32 gradients in a test?
+   - Does TF32 change my gradients on an A100 or H100?
+   - Why does reading ``allow_tf32`` raise an error about legacy APIs?
 """
 
 # %%

@@ -13,6 +13,12 @@ sums several times, checks on every runner that they agree within float32
 rounding, reports whether they also agreed bit for bit, and shows how
 ``torch.use_deterministic_algorithms(True)`` makes them reproducible on a GPU
 too.
+
+.. questions::
+
+   - Why do my GPU results change slightly between identical runs?
+   - Is ``scatter_add_`` or ``index_add_`` deterministic on CUDA?
+   - How do I make gradients bitwise reproducible on a GPU?
 """
 
 # %%

@@ -9,6 +9,12 @@ asks for page-locked host memory, which needs an accelerator backend. This
 example shows what ``torch.empty(..., pin_memory=True)`` does on a machine
 without CUDA and on one with it, why its values must never be trusted on any
 machine, and what the "values" printed in a well-known answer really were.
+
+.. questions::
+
+   - Why does ``pin_memory=True`` fail with Found no NVIDIA driver?
+   - Does ``pin_memory=True`` make ``torch.empty`` values predictable?
+   - Is a pinned tensor stored on the CPU or the GPU?
 """
 
 # %%

@@ -10,6 +10,13 @@ expects: changing ``requires_grad`` of a computed tensor, calling
 element, and with a ``gradient`` of the wrong shape. For each, this example
 shows the exact message today, what it means, and the fix, including one
 tempting fix that silences an error and computes nothing.
+
+.. questions::
+
+   - How do I turn off ``requires_grad`` on a computed tensor?
+   - Why does ``backward()`` say element 0 does not require grad?
+   - Why does ``loss.requires_grad_()`` stop the error but not train?
+   - Can an integer tensor require gradients?
 """
 
 # %%

@@ -11,6 +11,13 @@ autograd refuses to save for a gradient and which raises an error when it is
 edited in place once the mode is left. It shows the
 exact errors and the two fixes: a ``clone()`` outside the mode, or
 ``no_grad`` instead.
+
+.. questions::
+
+   - Difference between ``torch.inference_mode()`` and ``torch.no_grad()``?
+   - Why do I get Inference tensors cannot be saved for backward?
+   - How do I train on a tensor created under ``inference_mode``?
+   - Why can't I modify an inference tensor in place?
 """
 
 # %%

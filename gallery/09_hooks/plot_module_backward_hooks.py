@@ -16,6 +16,13 @@ Grad-CAM-style code captures the gradient of a feature map with tensor and
 node hooks instead. Last, it shows that ``torch.compile`` runs a module
 with a full backward hook eagerly, and ignores a hook added after the
 first compiled call.
+
+.. questions::
+
+   - What do ``grad_input`` and ``grad_output`` hold in a module backward hook?
+   - Why does a backward hook break ``nn.ReLU(inplace=True)``?
+   - How do I capture feature map gradients for Grad-CAM?
+   - Why does ``register_backward_hook`` give a wrong ``grad_input``?
 """
 
 # %%

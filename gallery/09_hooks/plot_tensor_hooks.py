@@ -11,6 +11,13 @@ which hooks run, compares a hook with ``retain_grad()``, uses a
 post-accumulate hook to act on a leaf's finished ``.grad`` (the
 "optimizer step inside backward" pattern), and removes a hook through its
 handle.
+
+.. questions::
+
+   - How do I change a gradient during backward with a hook?
+   - Difference between ``register_hook`` and ``retain_grad()``?
+   - How do I run the optimizer step inside ``backward()`` to save memory?
+   - How do I remove a hook registered on a tensor?
 """
 
 # %%

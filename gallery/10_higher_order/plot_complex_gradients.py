@@ -13,6 +13,13 @@ conjugate climbs), explains the error "grad can be implicitly created only
 for real scalar outputs" that a complex output raises, and checks that
 ``torch.view_as_real`` and ``torch.view_as_complex`` pass gradients
 through.
+
+.. questions::
+
+   - What gradient does PyTorch compute for complex tensors?
+   - Should I conjugate ``z.grad`` before a gradient descent step?
+   - Why does ``backward()`` on a complex loss raise an error?
+   - Do gradients flow through ``view_as_real`` and ``view_as_complex``?
 """
 
 # %%

@@ -10,7 +10,16 @@ the second and third derivatives of :math:`x^3` with
 ``torch.autograd.grad(..., create_graph=True)``, shows the error without it,
 and then the options for an input that the output does not depend on:
 the error by default, ``None`` with ``allow_unused=True``, zeros with
-``materialize_grads=True``.
+``materialize_grads=True``; and the error for a frozen parameter, which
+``allow_unused`` does not excuse.
+
+.. questions::
+
+   - How do I compute second derivatives in PyTorch?
+   - Why can't I differentiate the gradient returned by ``autograd.grad``?
+   - Does ``backward(create_graph=True)`` cause a memory leak?
+   - What do ``allow_unused`` and ``materialize_grads`` do?
+   - Why does ``autograd.grad`` say a differentiated Tensor does not require grad?
 """
 
 # %%
@@ -176,6 +185,46 @@ with expect_error(
 y.backward()
 check(x.grad, 27.0, label="x.grad")
 check(u.grad, None, label="u.grad")
+
+# %%
+# A frozen layer among the inputs
+# -------------------------------
+# A meta-learning step (MAML) or a gradient penalty differentiates the loss
+# with respect to the model's parameters, keeping the graph. With the first
+# layer frozen, passing all of ``model.parameters()`` fails:
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1)).to(device)
+model[0].requires_grad_(False)  # freeze the first layer
+inputs = torch.randn(8, 3).to(device)
+loss = model(inputs).pow(2).mean()
+NOT_REQUIRED = r"^One of the differentiated Tensors does not require grad$"
+with expect_error(RuntimeError, match=NOT_REQUIRED):
+    torch.autograd.grad(loss, list(model.parameters()), create_graph=True)
+with expect_error(RuntimeError, match=NOT_REQUIRED):
+    torch.autograd.grad(loss, list(model.parameters()), create_graph=True, allow_unused=True)
+
+# %%
+# PyTorch checks every input before the backward pass starts. A tensor with
+# ``requires_grad=False`` has no ``AccumulateGrad`` node in the graph, so
+# there is nowhere to collect its gradient from. ``allow_unused=True`` is
+# for another case, an input that requires grad but is not reached, like
+# ``u`` above; and unlike that message, this one names no index.
+#
+# Ask only for the parameters that are trained:
+trainable = [p for p in model.parameters() if p.requires_grad]
+grads = torch.autograd.grad(loss, trainable, create_graph=True)
+check(len(grads), 2, label="len(grads)")  # weight and bias of model[2]
+check(grads[0].requires_grad, True, label="grads[0].requires_grad")
+
+loss.backward()  # the graph is kept: create_graph implies retain_graph
+check(grads[0], model[2].weight.grad, label="grads[0]")
+check(grads[1], model[2].bias.grad, label="grads[1]")
+check(model[0].weight.grad, None, label="model[0].weight.grad")
+
+# %%
+# The gradients are those that ``backward()`` stores, and they have a graph,
+# so an outer loss can go through them. ``backward()`` skips the frozen
+# layer without an error: its ``.grad`` stays ``None``.
 
 # %%
 # Sources

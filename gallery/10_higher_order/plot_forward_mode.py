@@ -13,6 +13,13 @@ Jacobian, shows that ``jacfwd`` and ``jacrev`` build the same matrix with
 different numbers of passes, computes per-sample gradients of a model
 with ``vmap`` and ``grad``, and checks the two layers that stop them:
 ``BatchNorm`` in training mode and dropout without a ``randomness`` flag.
+
+.. questions::
+
+   - When is forward-mode autodiff faster than ``backward()``?
+   - How do I compute a Jacobian-vector product in PyTorch?
+   - How do I get per-sample gradients for a batch?
+   - Why does dropout inside ``vmap`` need a ``randomness`` flag?
 """
 
 # %%
@@ -86,6 +93,13 @@ check(x_leaf.grad, J[1], label="gradient = [0, 1]: x.grad vs J[1]")
 # errors (pytest's ``-W error``) fails on that first call, whatever the code
 # under test does. The warnings come once per process: they are expected
 # below only if nothing earlier in this process loaded the decompositions.
+#
+# The recorded releases show when this began (the table at the end of this
+# page): up to 2.9 the first call does not warn, and 2.10 to 2.13 emit these
+# 18 warnings. From 2.14 on they are ``FutureWarning`` warnings instead,
+# which Python shows by default, outside tests too; the ``expect_warning``
+# below waits for a ``DeprecationWarning``, so on those releases it reports
+# a difference.
 JIT_SCRIPT = (  # the second wording is the one Python 3.14 and later get
     r"^`torch\.jit\.script` is (deprecated|not supported in Python 3\.14\+ and may break)\. "
     r"Please switch to `torch\.compile` or `torch\.export`\.$"

@@ -10,6 +10,13 @@ into ``.grad``. This example computes the vector-Jacobian product of one
 function in five ways and checks that they agree, then shows what differs
 when they are mixed: the transforms never write ``.grad``, refuse a
 ``backward()`` inside them, and return tensors that are part of a graph.
+
+.. questions::
+
+   - Why is ``.grad`` still None after calling ``torch.func.grad``?
+   - Can I call ``backward()`` inside a ``torch.func`` transform?
+   - Does ``torch.func.vjp`` give the same result as ``backward(v)``?
+   - Why does ``torch.func.grad`` say f must return a scalar?
 """
 
 # %%

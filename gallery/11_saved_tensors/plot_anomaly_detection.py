@@ -10,6 +10,13 @@ node, where the forward pass created it, and reports that place when the
 node fails. This example turns it on for an in-place error and for a NaN
 produced during the backward pass, shows what it adds to each, and what it
 costs.
+
+.. questions::
+
+   - How do I find which line caused an in-place autograd error?
+   - What does ``torch.autograd.set_detect_anomaly`` do?
+   - How do I find where NaN first appears in the backward pass?
+   - Does anomaly detection slow down training?
 """
 
 # %%

@@ -11,6 +11,12 @@ twenty common operations, lists what each node saved (its ``_saved_*``
 attributes), and shows which ones can be run backward twice without
 ``retain_graph=True``, including the trap of a multiplication by a plain
 Python number.
+
+.. questions::
+
+   - Why can some graphs run ``backward()`` twice without ``retain_graph``?
+   - Which operations save tensors for the backward pass?
+   - Why does ``3 * x`` break a second ``backward()`` call?
 """
 
 # %%

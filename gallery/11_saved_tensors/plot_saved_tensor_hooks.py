@@ -11,6 +11,13 @@ stores the saved tensors as copies and in lower precision, shows what that
 does to the gradient and to the in-place check, and ends with the two
 context managers PyTorch builds on these hooks, ``save_on_cpu`` and
 ``allow_mutation_on_saved_tensors``.
+
+.. questions::
+
+   - How do I offload saved activations to CPU memory?
+   - What are ``saved_tensors_hooks`` used for?
+   - Can I store saved activations in bfloat16 to save memory?
+   - How do I edit a saved tensor in place without breaking backward?
 """
 
 # %%

@@ -10,6 +10,12 @@ outputs of functions that return several views at once (``unbind``,
 that requires grad. This example shows what triggers each error, and when:
 at the write itself, or later, when an untouched sibling view is used. It
 ends with the fixes, ``clone()`` and out-of-place operations.
+
+.. questions::
+
+   - Why can't I modify outputs of ``unbind``, ``split`` or ``chunk`` in place?
+   - Why is writing into a view made under ``no_grad`` forbidden?
+   - How do I edit one chunk of a tensor without autograd errors?
 """
 
 # %%

@@ -11,6 +11,12 @@ happens *before* the edited tensor is used, no later check can notice it.
 This example shows the ``out=`` error and its fixes, then follows such an
 early edit through a backward pass to show which gradient comes out, and
 why it is neither the gradient before the edit nor the gradient after it.
+
+.. questions::
+
+   - Why does ``out=`` fail when an input requires grad?
+   - Why is my gradient wrong but no error after a ``detach()`` edit?
+   - How do I write into a preallocated tensor without breaking autograd?
 """
 
 # %%

@@ -11,6 +11,12 @@ leaf, whether it goes into the whole tensor or through a view like ``w[0]``,
 why the write is refused before anything changes, and the two fixes:
 writing under ``torch.no_grad()`` (initialisation, updates) or writing into
 a ``clone()`` (a write that is part of the computation).
+
+.. questions::
+
+   - Why does assigning ``w[0] = 1`` to a parameter raise an error?
+   - How do I initialise or overwrite weights in place safely?
+   - How do I overwrite one entry and still backpropagate to the weights?
 """
 
 # %%

@@ -11,6 +11,12 @@ graph, and, in a loop that never calls ``backward()`` (an evaluation loop),
 every tensor those graphs saved. Then it shows the fixes, ``loss.item()``
 and ``loss.detach()``, and why an evaluation loop belongs in
 ``torch.no_grad()``.
+
+.. questions::
+
+   - Why does ``total_loss += loss`` cause a memory leak?
+   - Should I log the loss with ``loss.item()`` or ``loss.detach()``?
+   - Why does my evaluation loop keep running out of memory?
 """
 
 # %%

@@ -10,6 +10,12 @@ on ``torch.use_deterministic_algorithms(True)``, under which PyTorch fills
 such memory with NaN (floats) or the largest value (integers), shows how
 that makes a forgotten element visible in a loss and its gradient, and
 restores the global settings at the end.
+
+.. questions::
+
+   - Why does ``torch.empty`` return NaN with deterministic algorithms on?
+   - How do I catch a buffer element I forgot to fill?
+   - Why is my weight's gradient NaN when created with ``torch.empty``?
 """
 
 # %%

@@ -11,6 +11,13 @@ idiom that works on every device, ``.detach().cpu().numpy()``, and the trap
 that comes with it on a CPU: the array shares the tensor's memory, so
 writing into it changes the tensor without moving its version counter,
 and backward silently uses the new values.
+
+.. questions::
+
+   - How do I fix Can't call numpy() on Tensor that requires grad?
+   - How do I convert a CUDA tensor with gradients to NumPy?
+   - Does ``.detach().cpu().numpy()`` share memory with the tensor?
+   - What does ``numpy(force=True)`` do?
 """
 
 # %%

@@ -11,6 +11,13 @@ call), why ``set_to_none=False`` is not a drop-in fix, and the one place
 where ``None`` and zeros give different training: optimizers skip a
 parameter whose gradient is ``None``, but still move one whose gradient is
 zero.
+
+.. questions::
+
+   - Why do I get NoneType has no attribute norm after ``zero_grad()``?
+   - Why is ``.grad`` None after ``optimizer.zero_grad()``?
+   - What does ``set_to_none=False`` change in ``zero_grad()``?
+   - Do None gradients and zero gradients train differently?
 """
 
 # %%

@@ -16,6 +16,13 @@ Such a freeze leaves ``BatchNorm`` updating its statistics, and under
 ``DistributedDataParallel`` a change of ``requires_grad`` after wrapping
 fails, silently one way and loudly the other. Last, it shows that
 ``no_grad()`` inside ``forward`` cuts more than the layer it wraps.
+
+.. questions::
+
+   - Difference between ``model.eval()`` and ``torch.no_grad()``?
+   - How do I freeze some layers of a model?
+   - Why does my frozen BatchNorm still update its running statistics?
+   - Why does ``no_grad`` inside ``forward`` stop earlier layers from training?
 """
 
 # %%

@@ -12,6 +12,13 @@ one graph (a GAN, several losses, an actor and a critic), an
 ``x += residual``. This example finds, in each case, the saved tensor whose
 version counter moved, reads both versions in the error and in the graph,
 and shows the fixes.
+
+.. questions::
+
+   - Why does my GAN training fail with modified by an inplace operation?
+   - Why does ``nn.ReLU(inplace=True)`` after ``sigmoid`` break backward?
+   - Is ``x += residual`` safe in a residual block?
+   - How do I backpropagate two losses before one optimizer step?
 """
 
 # %%

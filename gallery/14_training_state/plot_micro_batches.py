@@ -13,6 +13,13 @@ loss is divided by ``k`` (or weighted by its share of the samples). It then
 shows where ``zero_grad()`` goes in such a loop, why a model with
 ``BatchNorm`` does not get its full-batch gradient this way, and what
 ``no_sync()`` changes under ``DistributedDataParallel``.
+
+.. questions::
+
+   - Why are my accumulated gradients k times too large?
+   - Where does ``zero_grad()`` go when accumulating gradients?
+   - Why does gradient accumulation with BatchNorm differ from a big batch?
+   - Does ``no_sync()`` need to wrap the forward pass too?
 """
 
 # %%

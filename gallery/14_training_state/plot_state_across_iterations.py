@@ -13,6 +13,13 @@ wrong fix (with an optimizer the error becomes "modified by an inplace
 operation"; without one, every backward pass runs back to the first batch),
 and the fixes: ``h = h.detach()`` at each batch boundary, and updates
 under ``torch.no_grad()``.
+
+.. questions::
+
+   - Why does carrying my RNN hidden state fail on the second batch?
+   - Should I use ``retain_graph=True`` for a hidden state across batches?
+   - How do I detach the hidden state for truncated backpropagation?
+   - How do I update an EMA of weights without building a graph?
 """
 
 # %%

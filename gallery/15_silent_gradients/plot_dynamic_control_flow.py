@@ -14,6 +14,12 @@ and the parameters of the branch not taken: their ``.grad`` stays
 ``DistributedDataParallel`` fails with "Expected to have finished reduction
 in the prior iteration before starting a new one" unless it is told
 ``find_unused_parameters=True``.
+
+.. questions::
+
+   - Does autograd work with if statements and loops?
+   - Why is ``.grad`` None for layers in a branch not taken?
+   - How do I fix DDP's Expected to have finished reduction error?
 """
 
 # %%

@@ -11,6 +11,13 @@ attribute of a Tensor that is not a leaf Tensor is being accessed"), why an
 optimizer refuses it with "can't optimize a non-leaf Tensor", when
 ``.to(device)``, ``.cuda()`` and ``.double()`` do the same to a leaf and when
 they do nothing, and three ways to create the parameter as a leaf.
+
+.. questions::
+
+   - Why is ``.grad`` None after ``torch.randn(3, requires_grad=True) * 0.01``?
+   - What does can't optimize a non-leaf Tensor mean?
+   - How do I create a scaled random weight that stays a leaf?
+   - Do ``.cuda()`` and ``.double()`` turn my parameter into a non-leaf?
 """
 
 # %%

@@ -12,6 +12,13 @@ degrees of freedom is <= 0", and its gradient is NaN as well; a distance
 written with ``sqrt`` returns a clean 0 for two equal points and a NaN
 gradient. This example checks each case, what anomaly detection says about
 it, and a fix for each.
+
+.. questions::
+
+   - Why is my cross-entropy loss NaN when every target is ignored?
+   - Why does ``std()`` of a batch of one give NaN gradients?
+   - Why is the gradient NaN when my distance loss is zero?
+   - Does a NaN loss always mean NaN gradients?
 """
 
 # %%

@@ -14,6 +14,13 @@ names the node with "Function 'SqrtBackward0' returned nan values in its 0th
 output". It ends with the values PyTorch uses as the gradient at kinks, at
 singular points (where ``vector_norm`` protects the first derivative only)
 and at ties.
+
+.. questions::
+
+   - Why is my gradient NaN when using ``torch.where`` with ``sqrt``?
+   - How do I mask invalid values without getting NaN gradients?
+   - What gradient do ``relu`` and ``clamp`` give at exactly zero?
+   - Why doesn't ``nan_to_num`` fix my NaN gradients?
 """
 
 # %%

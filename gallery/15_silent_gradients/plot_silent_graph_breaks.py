@@ -15,6 +15,13 @@ for a leaf that no gradient reached, zeros where one did), the one case
 that does raise ("element 0 of tensors does not require grad and does not
 have a grad_fn"), and the fixes: ``torch.stack``, differentiable
 surrogates, and staying in torch.
+
+.. questions::
+
+   - Why is my gradient zero after ``round()`` or ``floor()``?
+   - How do I backpropagate through ``argmax``?
+   - Why does ``torch.tensor([a, b])`` of results lose the gradient?
+   - Does ``.item()`` or converting to NumPy break the graph?
 """
 
 # %%

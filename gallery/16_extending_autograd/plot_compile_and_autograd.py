@@ -20,7 +20,16 @@ its second backward ("torch.compile with aot_autograd does not currently
 support double backward"), and a Hessian-vector product is refused or,
 through ``torch.autograd.functional.hvp``, silently zero, while compiling
 the whole penalty, first gradient included (``torch.func.grad``), gives
-the eager gradient.
+the eager gradient, and that ``retain_graph=True`` fails ("non-empty donated
+buffers") once a plain ``backward()`` has compiled the backward.
+
+.. questions::
+
+   - Does ``torch.compile`` give the same gradients as eager mode?
+   - Why does a gradient penalty fail under ``torch.compile``?
+   - Why is my Hessian-vector product zero with ``torch.compile``?
+   - Does a graph break change my gradients in ``torch.compile``?
+   - Why does ``retain_graph=True`` fail with donated buffers in ``torch.compile``?
 """
 
 # %%
@@ -282,6 +291,7 @@ check(value.grad_fn.name(), "CompiledFunctionBackward", label="the compiled pena
 value.backward()
 check(w.grad, w_eager.grad, label="w.grad of the compiled penalty, as w_eager.grad")
 
+
 # %%
 # The compiled penalty is one ``CompiledFunctionBackward`` node, and one
 # backward through it gives the gradient of the eager penalty.
@@ -289,6 +299,57 @@ check(w.grad, w_eager.grad, label="w.grad of the compiled penalty, as w_eager.gr
 # compiled region: tensor hooks, ``retain_grad()`` and module backward
 # hooks.
 #
+# retain_graph=True and donated buffers
+# -------------------------------------
+# After a training step with one ``backward()``, a step takes two losses
+# from one forward and keeps the graph for the second backward with
+# ``retain_graph=True``, as eager mode allows:
+def features(x, w):
+    return torch.tanh(x @ w) ** 2
+
+
+compiled_features = torch.compile(features, backend="aot_eager")
+compiled_features(x, w).sum().backward()  # a training step
+h = compiled_features(x, w)
+check(torch.allclose(h.grad_fn.saved_tensors[0], torch.tanh(x @ w)), True, label="tensors[0], tanh")
+with expect_error(
+    RuntimeError,
+    match=r"^This backward function was compiled with non-empty donated buffers which requires "
+    r"create_graph=False and retain_graph=False\.",
+):
+    h.sum().backward(retain_graph=True)
+
+# %%
+# AOTAutograd compiles the backward at the first backward call and keeps it
+# for later forwards. That call was a plain ``backward()``, so ``tensors[0]``,
+# an activation only the backward holds, became a donated buffer: memory the
+# backward may reuse. A backward that keeps the graph (``retain_graph=True``
+# or ``create_graph=True``) could read it again, so it is refused.
+#
+# One backward per forward avoids it: run the forward again per loss.
+w_eager.grad = None
+h_eager = features(x, w_eager)
+h_eager.sum().backward(retain_graph=True)
+(h_eager**2).sum().backward()
+w.grad = None
+compiled_features(x, w).sum().backward()
+(compiled_features(x, w) ** 2).sum().backward()
+check(w.grad, w_eager.grad, label="w.grad, a forward per loss, as w_eager.grad")
+
+# %%
+# Or turn off the flag that the message names: then no buffer is donated
+# and the check is skipped. Keep it off from the compile to the last
+# backward; ``torch._dynamo.reset()`` makes ``features`` compile again:
+torch._dynamo.reset()
+with torch._functorch.config.patch(donated_buffer=False):
+    compiled_features(x, w).sum().backward()  # the training step again
+    w.grad = None
+    h = compiled_features(x, w)
+    h.sum().backward(retain_graph=True)
+    (h**2).sum().backward()
+check(w.grad, w_eager.grad, label="w.grad, donated_buffer=False, as w_eager.grad")
+
+# %%
 # Sources
 # -------
 # This example rebuilds no claim of the source documents (:ref:`sources`);

@@ -13,6 +13,12 @@ traced into the graph and which split it ("HOP: Unsafe side effect"), that
 AOTDispatcher"), and that an intermediate tensor returned from a compiled
 function gets no gradient from a loss computed inside it: its hook is
 called with ``None`` and its ``.grad`` stays ``None``.
+
+.. questions::
+
+   - Why is ``.grad`` None for an intermediate returned by a compiled function?
+   - Can I call ``retain_grad()`` inside a ``torch.compile`` function?
+   - Do tensor hooks cause graph breaks in ``torch.compile``?
 """
 
 # %%

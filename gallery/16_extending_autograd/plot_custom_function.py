@@ -8,7 +8,8 @@ A ``torch.autograd.Function`` pairs a forward computation with a gradient
 written by hand. This example writes a clipped exponential in the PyTorch 2
 style (``forward``, ``setup_context``, ``backward``), calls it through
 ``apply`` and through ``torch.func`` (the transforms that style is for),
-and shows what each ``ctx`` method is for:
+says which gradient shapes ``backward`` may return (others raise "returned
+an invalid gradient at index"), and shows what each ``ctx`` method is for:
 ``save_for_backward``, whose tensors get the version check (an in-place edit
 after forward raises "one of the variables needed for gradient computation
 has been modified by an inplace operation" through a custom Function too)
@@ -16,6 +17,14 @@ and, for an output, no reference cycle, ``needs_input_grad``,
 ``mark_dirty``, ``mark_non_differentiable``, and the
 ``@once_differentiable`` decorator ("trying to differentiate twice a
 function that was marked with @once_differentiable").
+
+.. questions::
+
+   - How do I write a custom autograd Function with its own backward?
+   - Why use ``ctx.save_for_backward`` instead of storing tensors on ``ctx``?
+   - Why is my custom ``backward`` never called?
+   - When do I need ``mark_dirty`` or ``mark_non_differentiable``?
+   - Why does my ``backward`` return an invalid gradient at index 0?
 """
 
 # %%
@@ -127,6 +136,70 @@ check(limit.grad, 7.389056, label="limit.grad")
 # three tensors of ``ctx.save_for_backward``, ``tensors[0]`` to
 # ``tensors[2]``: ``x``, ``limit`` and the output ``y``, all at ``v0``. The
 # limit's gradient is :math:`e^2`, from the one element it clipped.
+
+# %%
+# One gradient per input, in its shape
+# ------------------------------------
+# Autograd checks each gradient that ``backward`` returns against the shape
+# of its input. ``Scale`` multiplies a batch by a scale of shape ``[3]``,
+# broadcast over the rows. Its ``backward`` sums the scale's gradient over
+# the wrong dimension and returns shape ``[2]``:
+
+
+class Scale(torch.autograd.Function):
+    @staticmethod
+    def forward(batch, scale):
+        return batch * scale
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        batch, scale = ctx.saved_tensors
+        return grad_output * scale, (grad_output * batch).sum(dim=1)
+
+
+batch = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], device=device, requires_grad=True)
+scale = torch.tensor([1.0, 10.0, 100.0], device=device, requires_grad=True)
+shape_error = r"^Function ScaleBackward returned an invalid gradient at index 1 - got \[2\] but expected"
+with expect_error(RuntimeError, match=shape_error + r" shape compatible with \[3\]$"):
+    Scale.apply(batch, scale).sum().backward()
+
+# %%
+# Index 1 is ``scale``, the second tensor passed to ``apply`` (arguments
+# that are not tensors are not counted). "Compatible" is wider than equal:
+# a gradient of a shape the input could be broadcast to is summed down to
+# the input's shape, silently. ``ScaleUnreduced`` returns shape ``[2, 3]``;
+# ``ScaleFixed`` reduces it itself with ``sum_to_size``:
+
+
+class ScaleUnreduced(Scale):
+    @staticmethod
+    def backward(ctx, grad_output):
+        batch, scale = ctx.saved_tensors
+        return grad_output * scale, grad_output * batch
+
+
+class ScaleFixed(Scale):
+    @staticmethod
+    def backward(ctx, grad_output):
+        batch, scale = ctx.saved_tensors
+        return grad_output * scale, (grad_output * batch).sum_to_size(scale.shape)
+
+
+for function in [ScaleUnreduced, ScaleFixed]:
+    scale.grad = None
+    function.apply(batch, scale).sum().backward()
+    check(scale.grad, [5.0, 7.0, 9.0], label=f"scale.grad with {function.__name__}")
+
+# %%
+# Both give ``[5, 7, 9]``, the rows of ``batch`` summed. Here autograd's
+# sum is the right gradient, but it would sum a mistake of that shape just
+# as silently. The fix: one gradient per input of ``forward``, each in its
+# input's shape, broadcast dimensions reduced by hand (``sum_to_size``), or
+# ``None`` for an input without a gradient.
 #
 # Why ``save_for_backward``
 # -------------------------

@@ -11,6 +11,13 @@ finite differences. This example shows it passing in float64, failing with
 forgets a transpose, how to read the two Jacobians it prints, why float32
 makes even a correct backward fail, what ``gradgradcheck`` adds, and the
 options ``fast_mode``, ``check_undefined_grad`` and ``nondet_tol``.
+
+.. questions::
+
+   - How do I check that my custom backward is correct?
+   - How do I read a ``gradcheck`` Jacobian mismatch error?
+   - Why does ``gradcheck`` fail in float32 for a correct backward?
+   - What does ``gradgradcheck`` test that ``gradcheck`` does not?
 """
 
 # %%

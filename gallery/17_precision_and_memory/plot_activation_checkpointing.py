@@ -16,6 +16,13 @@ torch.utils.checkpoint is incompatible with .grad()", and the warning
 dropout, whose mask the recomputation must replay, and with
 ``save_on_cpu``, under which an in-place edit made after the forward pass
 raises no error.
+
+.. questions::
+
+   - How does activation checkpointing reduce memory?
+   - Why are gradients None with ``checkpoint`` and ``use_reentrant=True``?
+   - Should I pass ``use_reentrant=False`` to ``torch.utils.checkpoint``?
+   - Does activation checkpointing work with dropout?
 """
 
 # %%

@@ -15,6 +15,13 @@ through one training step: the scaled gradients, ``unscale_()`` before
 clipping, a step that is skipped because a gradient is ``inf``, and the
 error ``unscale_() has already been called on this optimizer since the last
 update().``
+
+.. questions::
+
+   - Why do I need ``GradScaler`` with float16 but not bfloat16?
+   - Should I unscale gradients before clipping with ``GradScaler``?
+   - Why does ``GradScaler`` skip some optimizer steps?
+   - Which operations run in float16 under ``torch.autocast``?
 """
 
 # %%

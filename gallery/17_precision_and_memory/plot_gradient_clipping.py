@@ -13,6 +13,13 @@ order 2.0 for gradients from `parameters` is non-finite, so it cannot be
 clipped``), and where the call belongs in a training step: after the last
 ``backward()`` of an accumulated step, after ``scaler.unscale_()``,
 before ``optimizer.step()``.
+
+.. questions::
+
+   - What does ``clip_grad_norm_`` return?
+   - Where does gradient clipping go in the training loop?
+   - Difference between ``clip_grad_norm_`` and ``clip_grad_value_``?
+   - Why are all my gradients NaN after ``clip_grad_norm_``?
 """
 
 # %%

@@ -13,6 +13,13 @@ second GPU, builds the same vector by hand to compare ``.mean()`` with
 ``.sum()``, shows what happens to an attribute that ``forward`` changes on
 a replica, and ends with the wrapper PyTorch recommends instead,
 ``DistributedDataParallel``.
+
+.. questions::
+
+   - Why does ``loss.backward()`` fail with ``nn.DataParallel``?
+   - Should I use ``loss.mean()`` or ``loss.sum()`` with DataParallel?
+   - Why are attributes set in ``forward`` lost under DataParallel?
+   - Should I use DataParallel or DistributedDataParallel?
 """
 
 # %%

@@ -14,6 +14,13 @@ error "Expected to mark a variable ready only once" with
 case where the same mistake raises nothing while a part of the gradient
 skips the all-reduce, and two fixes: ``use_reentrant=False`` and
 ``static_graph=True``.
+
+.. questions::
+
+   - Why does DDP say Expected to mark a variable ready only once?
+   - How do I use activation checkpointing with DistributedDataParallel?
+   - What does ``static_graph=True`` do in DDP?
+   - Why does ``find_unused_parameters=True`` fail with reentrant checkpointing?
 """
 
 # %%

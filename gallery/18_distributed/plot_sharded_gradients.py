@@ -13,6 +13,13 @@ clipping trap: the norm of the local shards is not the norm of the
 gradient, so clipping must combine the norms across processes. One
 process runs here; what two processes would hold is computed by
 sharding the gradients by hand.
+
+.. questions::
+
+   - Why is ``.grad`` a DTensor after ``fully_shard``?
+   - How do I clip gradients correctly with FSDP?
+   - Why does adding a plain tensor to an FSDP gradient fail?
+   - How do I get the full gradient of a sharded parameter?
 """
 
 # %%

@@ -12,6 +12,13 @@ error that follows when the weight was used earlier in the same graph (an
 output layer tied to the embedding, called step by step), the fix that
 PyTorch's documentation gives, and the gradient, which ignores the
 rescaling.
+
+.. questions::
+
+   - Why do my embedding weights change without an optimizer step?
+   - Why does ``nn.Embedding(max_norm=...)`` raise an in-place modification error?
+   - How do I tie output weights to an embedding with ``max_norm``?
+   - Does the embedding gradient include the ``max_norm`` rescaling?
 """
 
 # %%

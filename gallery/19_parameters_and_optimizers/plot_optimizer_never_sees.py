@@ -11,6 +11,13 @@ layer after building its optimizer, watches the new weights keep their
 values through the training steps, and fixes it with ``add_param_group``
 or with an optimizer built after the model is final. Then it breaks a
 weight tie by re-creating the embedding, which turns one tensor into two.
+
+.. questions::
+
+   - Why does my replaced layer never train?
+   - How do I add new parameters to an existing optimizer?
+   - Should I create the optimizer before or after ``model.to()``?
+   - Why did loading pretrained embeddings break my weight tying?
 """
 
 # %%

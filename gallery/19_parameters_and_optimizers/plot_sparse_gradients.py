@@ -13,6 +13,13 @@ weight decay, ``SparseAdam`` or a dense gradient (``sparse=False``) work.
 Last, it shows that ``SparseAdam`` is not ``Adam`` restricted to fewer
 rows: a row missing from a batch stops moving, where ``Adam`` keeps moving
 it.
+
+.. questions::
+
+   - Why does Adam say it does not support sparse gradients?
+   - Which optimizers work with ``nn.Embedding(sparse=True)``?
+   - Why does SGD with weight decay fail on sparse gradients?
+   - Difference between ``SparseAdam`` and ``Adam`` for embeddings?
 """
 
 # %%

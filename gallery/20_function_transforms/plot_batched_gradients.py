@@ -9,7 +9,16 @@ vector-Jacobian products of one recorded graph in a single call: the rows of
 a Jacobian, or one product per vector of a batch. This example checks both
 against a loop of separate calls and against ``torch.func``, then looks at
 how the batch is run: by batching rules where PyTorch has them, by a silent
-for-loop where it has none, and not at all where even the loop cannot work.
+for-loop where it has none, and not at all where even the loop cannot work,
+as when code writes a batch in place into a tensor that is not one.
+
+.. questions::
+
+   - How do I compute a whole Jacobian with one ``autograd.grad`` call?
+   - What does ``is_grads_batched=True`` do?
+   - Why is ``is_grads_batched`` no faster than a loop for some layers?
+   - Why does a hook using ``.item()`` fail with ``is_grads_batched``?
+   - Why does ``vmap`` say in-place arithmetic is not possible?
 """
 
 # %%
@@ -388,6 +397,73 @@ for name, (hook, message) in hooks.items():
 # the backward pass that needs its values as Python numbers stops the
 # call. Remove such code for the batched call, or loop yourself.
 #
+# Writing a batch into a tensor that is not one
+# ---------------------------------------------
+# ``vmap(grad(loss))`` gives per-sample gradients: one gradient per sample,
+# in one call. A loss that fills a buffer made with ``torch.zeros`` breaks
+# it, although it runs fine on one sample:
+from torch.func import grad
+
+samples = torch.randn(5, 4, device=device)
+
+
+def sample_loss(weight, sample):
+    hidden = torch.zeros(3, device=device)
+    for i in range(3):
+        hidden[i] = weight[i] @ sample
+    return torch.sin(hidden).sum()
+
+
+with expect_error(
+    RuntimeError,
+    match=(
+        r"^vmap: inplace arithmetic\(self, \*extra_args\) is not possible because there exists a "
+        r"Tensor `other` in extra_args that has more elements than `self`\. This happened due to "
+        r"`other` being vmapped over but `self` not being vmapped over in a vmap\. "
+    ),
+):
+    vmap(grad(sample_loss), in_dims=(None, 0))(weight, samples)
+
+# %%
+# Under ``vmap`` a tensor carries the batch or does not. ``weight[i] @
+# sample`` carries it: five numbers. ``hidden``, made inside the function,
+# is one tensor of three, and a write in place keeps its shape: five values
+# cannot go into one slot, and a loop over the batch would write them all
+# into the same tensor. The message calls any such write "inplace
+# arithmetic". ``+=`` (``add_``) fails too, with a message that does not
+# name ``vmap``:
+with expect_error(
+    RuntimeError, match=r"^output with shape \[4\] doesn't match the broadcast shape \[5, 4\]$"
+):
+    vmap(lambda sample: torch.zeros(4, device=device).add_(sample))(samples)
+
+# %%
+# Make the buffer part of the batch by creating it from the batched input
+# (``sample.new_zeros(3)``, ``torch.zeros_like``), or write out of place
+# (``hidden = hidden + ...``): that returns a new tensor, batched. Outside
+# ``vmap`` nothing is batched, so the original loss runs in a plain loop:
+
+
+def new_zeros_loss(weight, sample):
+    hidden = sample.new_zeros(3)  # batched, like sample
+    for i in range(3):
+        hidden[i] = weight[i] @ sample
+    return torch.sin(hidden).sum()
+
+
+def out_of_place_loss(weight, sample):
+    hidden = torch.zeros(3, device=device)
+    for j in range(4):
+        hidden = hidden + weight[:, j] * sample[j]
+    return torch.sin(hidden).sum()
+
+
+loop = torch.stack([grad(sample_loss)(weight, sample) for sample in samples])
+for fixed in (new_zeros_loss, out_of_place_loss):
+    per_sample = vmap(grad(fixed), in_dims=(None, 0))(weight, samples)
+    check(per_sample, loop, label=f"vmap(grad({fixed.__name__})) vs the loop")
+
+# %%
 # Sources
 # -------
 # This example rebuilds no claim of the source documents (:ref:`sources`);

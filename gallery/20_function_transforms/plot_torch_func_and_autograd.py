@@ -11,6 +11,13 @@ This example passes a BatchNorm's buffers through ``functional_call`` and
 follows where its running statistics go, compares ``torch.func.grad`` with
 ``torch.autograd.grad``, runs a custom Function under ``vmap``, and makes
 BatchNorm work under ``vmap`` in training mode.
+
+.. questions::
+
+   - Why does ``torch.func.grad`` say it would mutate a captured Tensor?
+   - Difference between ``torch.func.grad`` and ``torch.autograd.grad``?
+   - How do I use a custom ``autograd.Function`` with ``vmap``?
+   - How do I run BatchNorm under ``vmap`` in training mode?
 """
 
 # %%

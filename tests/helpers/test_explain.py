@@ -25,7 +25,13 @@ from autograd_notes._explain.index import LANGUAGES, explain, read_index, reader
 from autograd_notes._explain.match import Message, normalise, rank, token_weights
 from autograd_notes._typed_json import SchemaError
 from autograd_notes.records.history.runners import load_runner_records
-from autograd_notes.site.build.error_index import INDEX_FILE, build_index, code_cell_lines, render_index
+from autograd_notes.site.build.error_index import (
+    INDEX_FILE,
+    build_index,
+    cell_of,
+    code_cell_lines,
+    render_index,
+)
 from autograd_notes.site.errors.families import recorded_messages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,8 +49,18 @@ def test_the_shipped_index_is_up_to_date_with_the_records_and_catalogs() -> None
 def test_explain_ranks_as_the_matcher_ranks_the_records() -> None:
     """Every hold-out error: the pages explain() lists are the matcher's over the records, in order."""
     texts = recorded_messages(load_runner_records(ROOT / "records"))
+    firsts = {
+        path.relative_to(ROOT / "gallery").as_posix(): code_cell_lines(path.read_text(encoding="utf-8"))
+        for path in (ROOT / "gallery").glob("*/plot_*.py")
+    }
     messages = [
-        Message(normalise(text), {example: sorted(lines) for example, lines in by_example.items()})
+        Message(
+            normalise(text),
+            {
+                example: sorted({cell_of(firsts[example], line) for line in lines})
+                for example, lines in by_example.items()
+            },
+        )
         for text, by_example in texts.items()
     ]
     weights = token_weights(m.normalised for m in messages)

@@ -31,7 +31,7 @@ from ..errors.families import recorded_messages
 from ..i18n.catalogs import translations
 from ..pages.error_box import shown_message
 
-__all__ = ["INDEX_FILE", "build_index", "code_cell_lines", "main", "render_index"]
+__all__ = ["INDEX_FILE", "build_index", "cell_of", "code_cell_lines", "main", "render_index"]
 
 INDEX_FILE = Path("src") / "autograd_notes" / "_explain" / "error_index.json"
 LOCALE = Path("docs") / "locale"
@@ -70,7 +70,8 @@ def code_cell_lines(source: str) -> list[int]:
     return firsts
 
 
-def _cell_of(firsts: list[int], line: int) -> int:
+def cell_of(firsts: list[int], line: int) -> int:
+    """The number of the code cell that holds ``line``, given each code cell's first line."""
     return max(1, sum(first <= line for first in firsts))
 
 
@@ -138,7 +139,7 @@ def build_index(root: Path) -> ErrorIndex:
                 numbers[example] = len(pages)
                 pages.append(_page(root, example))
                 firsts[example] = code_cell_lines((gallery / example).read_text(encoding="utf-8"))
-            cells = sorted({_cell_of(firsts[example], line) for line in lines})
+            cells = sorted({cell_of(firsts[example], line) for line in lines})
             places.append(IndexPlace(page=numbers[example], cells=cells))
         normalised = normalise(text)
         forms.append(normalised)

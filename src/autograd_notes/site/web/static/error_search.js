@@ -1,8 +1,9 @@
 // Autograd Notes: "paste your error". A reader's error message or traceback
 // lists the example pages that explain it, best first, with the cells that
-// raise it; on the search page, the same ranking puts those examples above
-// the other results. Offline: the messages come from error_search_data.js,
-// written from the records when the site was built.
+// raise it; on the search page, site_search.js puts those examples above
+// the other results, with this ranking (window.AutogradNotesErrorSearch).
+// Offline: the messages come from error_search_data.js, written from the
+// records when the site was built.
 //
 // The algorithm is autograd_notes._explain.match's, line for line (its
 // docstring explains it); tests/site/error_search_cases.json holds the cases
@@ -14,11 +15,13 @@
   var TYPE_BONUS = 0.1;
   var MIN_SCORE = 0.4;
   var NEAR_BEST = 0.6;
+  var RECALL_WEIGHT = 1.5;
+  var SAME_MESSAGE = 0.04;
   var MAX_PAGES = 6;
-  var SEARCH_BOOST = 0.5; // the lowest score at which the site search puts the examples first
 
   var TYPE = /(?:^|[\s:])((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Warning|Exception)))(?::\s|:$|$)/;
   var TYPE_START = /^((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Warning|Exception)))(?::\s|:$|$)/;
+  var CPP_CONTEXT = /\n[ \t]*Exception raised from /;
   var TRACEBACK_LINE =
     /^(?:Traceback \(most recent call last\)|During handling of the above exception|The above exception was the direct cause)/;
   var SPACE = /[^\S\n]/g;
@@ -36,6 +39,10 @@
 
   function errorMessage(text) {
     text = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").replace(SPACE, " ");
+    var cut = CPP_CONTEXT.exec(text);
+    if (cut) {
+      text = text.slice(0, cut.index);
+    }
     var lines = text.split("\n");
     var start = -1;
     var found = null;
@@ -129,7 +136,8 @@
   function similarity(pasted, recorded, weights, unknown) {
     var mine = sorted(pasted.tokens.concat(pasted.details));
     var theirs = sorted(recorded.tokens.concat(recorded.details));
-    var total = sum(mine, weights, unknown) + sum(theirs, weights, unknown);
+    var recall = RECALL_WEIGHT * RECALL_WEIGHT;
+    var total = sum(mine, weights, unknown) + recall * sum(theirs, weights, unknown);
     if (!total) {
       return 0;
     }
@@ -142,7 +150,7 @@
       unknown,
     );
     var bonus = pasted.type && pasted.type === recorded.type ? TYPE_BONUS : 0;
-    return (2 * shared) / total + bonus;
+    return ((1 + recall) * shared) / total + bonus;
   }
 
   // The pages that explain `text`, best first: {doc, uri, title, score, cells}.
@@ -151,14 +159,21 @@
     if (!pasted.tokens.length && !pasted.details.length) {
       return [];
     }
+    var scores = data.messages.map(function (recorded) {
+      return Math.round(similarity(pasted, recorded, data.weights, data.unknown) * 1e9) / 1e9;
+    });
+    var top = scores.reduce(function (a, b) {
+      return Math.max(a, b);
+    }, 0);
     var best = new Map();
-    data.messages.forEach(function (recorded) {
-      var score = Math.round(similarity(pasted, recorded, data.weights, data.unknown) * 1e9) / 1e9;
+    var near = new Map();
+    data.messages.forEach(function (recorded, number) {
+      var score = scores[number];
       recorded.places.forEach(function (place) {
         var page = data.pages[place.page];
         var match = best.get(page.doc);
         if (match === undefined || score > match.score) {
-          match = { doc: page.doc, uri: page.uri, title: page.title, score: score, cells: [], ties: 0 };
+          match = { doc: page.doc, uri: page.uri, title: page.title, score: score, cells: [], ties: 0, depth: 0 };
           match.text = recorded.text;
           best.set(page.doc, match);
         }
@@ -168,12 +183,27 @@
             return a - b;
           });
         }
+        if (score >= top - SAME_MESSAGE) {
+          var cells = near.get(page.doc) || new Set();
+          place.cells.forEach(function (cell) {
+            cells.add(cell);
+          });
+          near.set(page.doc, cells);
+        }
       });
     });
-    var found = Array.from(best.values()).sort(function (a, b) {
-      return b.score - a.score || b.ties - a.ties || (a.doc < b.doc ? -1 : a.doc > b.doc ? 1 : 0);
+    near.forEach(function (cells, doc) {
+      best.get(doc).depth = cells.size;
     });
-    var lowest = found.length ? Math.max(MIN_SCORE, found[0].score * NEAR_BEST) : MIN_SCORE;
+    var found = Array.from(best.values()).sort(function (a, b) {
+      return (
+        b.depth - a.depth ||
+        b.score - a.score ||
+        b.ties - a.ties ||
+        (a.doc < b.doc ? -1 : a.doc > b.doc ? 1 : 0)
+      );
+    });
+    var lowest = Math.max(MIN_SCORE, top * NEAR_BEST);
     return found
       .filter(function (match) {
         return match.score >= lowest;
@@ -274,31 +304,8 @@
     });
   }
 
-  // The site search: the examples that explain a pasted error text first. searchtools.js has
-  // loaded (and defined Scorer) when the page is ready, before the search index arrives.
-  function boostSearch() {
-    if (typeof Scorer === "undefined") {
-      return;
-    }
-    var query = new URLSearchParams(window.location.search).get("q");
-    var matches = query ? rank(query, data) : [];
-    if (!matches.length || matches[0].score < SEARCH_BOOST) {
-      return;
-    }
-    var boost = new Map();
-    matches.forEach(function (match) {
-      boost.set(match.doc, 1000 * match.score);
-    });
-    var original = Scorer.score;
-    Scorer.score = function (result) {
-      var score = original ? original(result) : result[4];
-      return score + (boost.get(result[0]) || 0);
-    };
-  }
-
   function ready() {
     setUpBoxes();
-    boostSearch();
   }
 
   if (document.readyState === "loading") {
