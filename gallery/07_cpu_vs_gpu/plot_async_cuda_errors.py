@@ -126,16 +126,16 @@ check(outcome_of(first), documented, label="the child, on the runner's device")
 # On a CPU runner the child catches an ``IndexError`` and goes on: the next
 # operation gives 4.0 and the child exits normally.
 #
-# On a GPU runner, ``values[index]`` only *starts* the indexing kernel and
-# returns; usually the child prints "values[index] returned" before
-# ``picked.tolist()``, which has to wait for the GPU, raises "CUDA error:
-# device-side assert triggered". The error is caught, but the next,
-# unrelated operation fails with the same error and the child dies: after a
-# device-side assert, the CUDA context of the process cannot be used again
-# (NVIDIA's documentation of ``cudaErrorAssert``: "the process must be
-# terminated and relaunched"). The check on a GPU runner asserts only that
-# the child failed with a CUDA error; which line reported it depends on
-# timing, so a GPU runner prints nothing more.
+# On a GPU, ``values[index]`` only *starts* the indexing kernel and
+# returns, so the child is expected, in most runs, to print "values[index]
+# returned" before ``picked.tolist()``, which waits for the GPU, raises
+# "CUDA error: device-side assert triggered". The error is caught, but the
+# next, unrelated operation is expected to fail with the same error and
+# the child to die: after a device-side assert, the CUDA context of the
+# process cannot be used again (NVIDIA's documentation of
+# ``cudaErrorAssert``: "the process must be terminated and relaunched").
+# On a GPU the check asserts only a CUDA error, and prints nothing more,
+# since timing decides which line reports it. No GPU run is recorded yet.
 #
 # ``CUDA_LAUNCH_BLOCKING=1``
 # --------------------------
@@ -147,7 +147,7 @@ blocking = run_child(CUDA_LAUNCH_BLOCKING="1")
 check(outcome_of(blocking), documented, label="the child, with CUDA_LAUNCH_BLOCKING=1")
 
 # %%
-# On a CPU runner the variable changes nothing. On a GPU runner, PyTorch's
+# On a CPU runner the variable changes nothing. On a GPU, PyTorch's
 # CUDA notes say that the error is then raised where the operation was
 # requested, so the child would never get to print "values[index]
 # returned". Only the failure itself is checked, and shown.

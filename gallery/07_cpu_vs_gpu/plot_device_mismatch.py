@@ -52,11 +52,11 @@ documented = "refused with RuntimeError" if cuda else "computed on cpu"
 check(outcome, documented, label="torch.ones(3, device=device) * torch.ones(3)")
 
 # %%
-# On a GPU runner the product is refused with "Expected all tensors to be on
-# the same device" (the rest of the message names the two devices and, for
-# most operations, the argument and the kernel). On a CPU runner both
-# tensors are CPU tensors and nothing is wrong, which is exactly why code
-# tested only on a CPU can carry this bug.
+# On a GPU the product is expected to be refused with "Expected all tensors
+# to be on the same device" (the rest of the message names the two devices
+# and, for most operations, the argument and the kernel); no GPU run is
+# recorded yet. On a CPU runner both tensors are CPU tensors and nothing is
+# wrong, which is exactly why code tested only on a CPU can carry this bug.
 #
 # Checking the rule without a GPU, partly
 # ---------------------------------------
@@ -155,11 +155,11 @@ plt.show()
 # ``inputs``, ``scale`` and ``one_element`` never show a device: they are
 # CPU tensors on every runner. ``shapes_only`` shows ``meta`` and a strip
 # without values, since a meta tensor has no data. ``weights`` and
-# ``scaled`` show ``cuda:0`` on a GPU runner and nothing on a CPU runner,
-# where only ``shapes_only`` names a device: the picture of a CPU runner
-# cannot tell ``weights`` from ``inputs``, and neither can the code.
-# On a GPU runner the shapes show the rule: the ``[]`` of ``scale`` may meet
-# ``cuda:0``, the ``[1]`` of ``one_element`` may not.
+# ``scaled`` are expected to show ``cuda:0`` on a GPU; on a CPU runner,
+# where only ``shapes_only`` names a device, they show nothing: the picture
+# of a CPU runner cannot tell ``weights`` from ``inputs``, nor can the code.
+# On a GPU the shapes are expected to show the rule: the ``[]`` of ``scale``
+# may meet ``cuda:0``, the ``[1]`` of ``one_element`` may not.
 #
 # Where PyTorch moves data itself
 # -------------------------------
@@ -203,15 +203,15 @@ documented = {name: on_gpu if cuda else "cpu" for name, (_, on_gpu) in operation
 check(outcomes, documented, label="where each result is, or refused")
 
 # %%
-# On a GPU runner the first five give a tensor on ``cuda``, and the last
-# four are refused with "Expected all tensors to be on the same device".
-# Advanced indexing moves CPU index tensors to the device of the indexed
-# tensor. ``copy_`` copies across devices by design, and an assignment
-# through a slice (``target[1:] = ...``) is a ``copy_``, whatever the
-# shape of the CPU value. An assignment through an index tensor
-# (``index_put_``) moves a 0-dim CPU value and refuses any other. Each of
-# these copies from host to device; except for ``copy_``, the code does not
-# say so.
+# On a GPU the first five are expected to give a tensor on ``cuda``, and
+# the last four to be refused with "Expected all tensors to be on the same
+# device"; no GPU run is recorded yet. Advanced indexing moves CPU index
+# tensors to the device of the indexed tensor. ``copy_`` copies across
+# devices by design, and an assignment through a slice
+# (``target[1:] = ...``) is a ``copy_``, whatever the shape of the CPU
+# value. An assignment through an index tensor (``index_put_``) moves a
+# 0-dim CPU value and refuses any other. Each of these copies from host to
+# device; except for ``copy_``, the code does not say so.
 #
 # The 0-dim exception ends with element-wise operations. PyTorch's list of
 # operators (``native_functions.yaml``) marks those built on
@@ -294,7 +294,7 @@ check(original.grad, [2.0, 2.0, 2.0], label="original.grad")
 # %%
 # ``Tensor.to`` returns the tensor itself when it already has the requested
 # device and dtype, and a copy otherwise. On a CPU runner ``w`` *is* the
-# leaf, and its ``.grad`` is filled. On a GPU runner ``w`` is a copy made by
+# leaf, and its ``.grad`` is filled. On a GPU ``w`` is a copy made by
 # an operation recorded in the graph (``ToCopyBackward0``): it is not a leaf,
 # its ``.grad`` stays ``None`` (with a warning), and the gradient lands on
 # the CPU leaf, which the one-line form leaves without a name. An optimizer
@@ -327,9 +327,9 @@ plt.show()
 # node that writes a ``.grad``; ``other [] v0`` is the factor 2 that
 # ``MulBackward0`` saved. The first picture depends on the runner that
 # built this page. On a CPU runner the leaf is ``w`` itself, named
-# ``original, w``: one tensor with two names. On a GPU runner a
-# ``ToCopyBackward0 (w)`` node stands above the leaf ``original``, as in
-# the second picture, where the copy to ``float64`` puts
+# ``original, w``: one tensor with two names. On a GPU a
+# ``ToCopyBackward0 (w)`` node is expected above the leaf ``original``, as
+# in the second picture, where the copy to ``float64`` puts
 # ``ToCopyBackward0 (w64)`` above a leaf with no name. The ``.grad`` is
 # written on that leaf, below the tensor the code kept.
 
@@ -364,6 +364,6 @@ check(model.weight.device.type, device.type, label="model.weight.device.type")
 # ``_index_put_impl_``; PyTorch's ``test_cpu_indices`` and
 # ``test_invalid_device`` in ``test/test_indexing.py`` run the same cases on a
 # GPU), and the autograd engine's check of the gradients it is given, which
-# moves a 0-dim gradient and refuses any other. The outcomes documented for a
-# GPU runner come from those sources, and are checked when a GPU runner
-# builds this page.
+# moves a 0-dim gradient and refuses any other. The outcomes expected on a
+# GPU come from those sources; the checks above test them when a GPU runner
+# builds this page, and no GPU run is recorded yet.

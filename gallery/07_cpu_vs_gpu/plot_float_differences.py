@@ -168,8 +168,8 @@ plt.show()
 # the same width, around 1e-7, whose dots sit in different places: the
 # same accuracy, different last bits. On a CPU runner ``with_tf32`` is the
 # ``one_batch`` cloud again, since ``cuda.matmul`` governs only CUDA
-# devices; on a GPU that uses TF32 it lies about a thousand times further
-# right.
+# devices; on a GPU that uses TF32 it is expected to lie about a thousand
+# times further right (no GPU run is recorded yet).
 #
 # On a GPU that supports TF32 (an A100, an H100 and later), ``"tf32"`` makes
 # the matrix multiplications of the forward and the backward pass use it,

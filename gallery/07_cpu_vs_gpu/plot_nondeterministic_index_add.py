@@ -1,8 +1,8 @@
 """
 .. _nondeterministic_index_add:
 
-Sums that change between runs
-=============================
+Sums that can change between runs
+=================================
 
 ``index_add_`` and ``scatter_add_`` add many values into a few slots. On a
 GPU the additions into one slot are atomic and happen in whatever order the
@@ -100,10 +100,10 @@ plt.show()
 # results lies from the float64 sum, the dashed line at 0. Equal results
 # lie at the same x, where their dots pile up into one short stroke, so a
 # row with a single stroke is ten runs that agreed bit for bit. On a CPU
-# runner every row is a single stroke. On a GPU runner a row may show
-# several, a few millionths apart, one for each rounding that the order of
-# the atomic additions produced, and the picture may change from one build
-# of this page to the next.
+# runner every row is a single stroke. On a GPU a row is expected, at
+# times, to show several, a few millionths apart, one for each rounding the
+# order of the atomic additions produces, and to change between builds of
+# this page; no GPU run is recorded yet.
 #
 # Every run is within float32 rounding of the exact sums, on every runner:
 # with about 1000 values of size 1 per slot, the sums are tens, and float32
@@ -133,12 +133,12 @@ draw_spread(slot_0, reference=0.0, xlabel="result[0] - exact[0]", title="use_det
 plt.show()
 
 # %%
-# The same picture in deterministic mode: every row is a single stroke on
-# every runner, ten runs with the same bits. On a GPU runner that stroke
-# need not be where the CPU's is, nor on the dashed line of the exact sum.
+# The same picture in deterministic mode: every row is one stroke, ten runs
+# with the same bits. On a GPU the same is expected (not yet recorded), but
+# the stroke need not be where the CPU's is, nor on the exact sum's line.
 #
-# Now the runs agree bit for bit on every runner, and this is checked on
-# both kinds. The price is speed on a GPU, and operations without a
+# Now the runs agree bit for bit, and the check asserts it on both kinds
+# of runner. The price is speed on a GPU, and operations without a
 # deterministic implementation raise a ``RuntimeError`` instead of running
 # (the documentation lists them). On a GPU, a matrix multiplication, which
 # runs in cuBLAS, also raises in this mode unless the environment variable

@@ -105,9 +105,9 @@ plt.show()
 # Each tensor is a row under the strip of cells of its own memory, with the
 # values it holds, its shape ``[3]`` and its version: ``scratch`` is at
 # ``v1``, one in-place write since ``torch.empty`` (the ``copy_``), and
-# ``start`` is a leaf that ``requires_grad``. On a GPU runner each row also
-# ends with ``cuda:0``. What ``scratch`` held before the ``copy_`` is not
-# drawn, on any runner: those values were never defined.
+# ``start`` is a leaf that ``requires_grad``. On a GPU each row is expected
+# to end with ``cuda:0`` too; no GPU run is recorded yet. What ``scratch``
+# held before the ``copy_`` is never drawn: those values were never defined.
 #
 # What the document's printed values were
 # ---------------------------------------

@@ -68,8 +68,8 @@ check(type(refused.value).__name__, documented, label="w.numpy() raises")
 # ``.numpy()`` checks the device before ``requires_grad`` (and both before
 # the conjugate and negative bits). On a CPU runner the device check passes and
 # the tensor is refused because it requires grad: an array has no history,
-# and PyTorch will not hand out one that silently drops it. On a GPU runner
-# the device check fails first, with a ``TypeError``, so the
+# and PyTorch will not hand out one that silently drops it. On a GPU the
+# device check is expected to fail first, with a ``TypeError``, so the
 # ``requires_grad`` message is never reached. Following the advice of that
 # first message and adding ``.cpu()`` leads to the second one, on every
 # runner:
@@ -139,10 +139,10 @@ check(w.grad, [20.0, 4.0, 6.0] if on_cpu else [2.0, 4.0, 6.0], label="w.grad")
 # ``torch.from_numpy(array)``, which uses the array's memory. On a CPU
 # runner one block, ``10. 2. 3.``, is covered by both ``w`` (shape
 # ``[3]``, ``v0``, ``requires_grad``) and that tensor (``v0``); on a GPU
-# runner each has a block of its own, and ``w``'s, on the GPU, still holds
-# ``1. 2. 3.``. The second picture is the graph of ``z`` before backward:
-# ``SumBackward0``, then ``PowBackward0``, which saved ``w`` at ``v0``, in
-# black, then the leaf ``w``.
+# each is expected to have a block of its own, with ``w``'s still holding
+# ``1. 2. 3.``; no GPU run is recorded yet. The second picture is the graph
+# of ``z`` before backward: ``SumBackward0``, then ``PowBackward0``, which
+# saved ``w`` at ``v0``, in black, then the leaf ``w``.
 #
 # On a CPU runner, ``detach()`` shares ``w``'s storage, ``cpu()`` returns
 # that same tensor, and ``numpy()`` wraps the same memory: the array *is*
@@ -150,9 +150,9 @@ check(w.grad, [20.0, 4.0, 6.0] if on_cpu else [2.0, 4.0, 6.0], label="w.grad")
 # of version counters, so ``_version`` stayed 0, the version check of
 # ``PowBackward0`` passed, and the gradient :math:`2w` was computed from 10
 # while ``z`` was computed from 1 (unlike the ``detach()`` edit of
-# :ref:`detach_inplace_saved`, which backward reports). On a GPU runner
-# ``cpu()`` made a copy, the array is separate, and ``w`` kept its values:
-# the same line of code is harmless on one runner and silently corrupts the
+# :ref:`detach_inplace_saved`, which backward reports). On a GPU ``cpu()``
+# copies, so the array is expected to be separate and ``w`` to keep its
+# values: the same line is harmless on one runner and silently corrupts the
 # gradient on the other. ``numpy(force=True)`` shares memory on a CPU in the
 # same way. To edit the values, take a copy that is yours: ``.copy()`` the
 # array, or ``.clone()`` the tensor before converting it.

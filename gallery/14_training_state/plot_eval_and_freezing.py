@@ -386,8 +386,8 @@ finally:
 # others). The reverse change fails loudly instead: a parameter frozen
 # after wrapping never gets a gradient, DDP waits for it, and the next
 # forward raises the error that :ref:`dynamic_control_flow` explains. On a
-# GPU runner the same code runs with the network on the GPU (``gloo``
-# reduces CUDA tensors too), with the same names and the same error.
+# GPU the same code, with the network there (``gloo`` reduces CUDA tensors
+# too), is expected to give the same names and the same error.
 #
 # ``no_grad()`` in ``forward`` cuts everything before it
 # ------------------------------------------------------
@@ -409,9 +409,9 @@ show_state(**{f"net[{i}].weight": net[i].weight for i in (0, 2, 4)})
 # stops the gradients *to* a layer's parameters and lets them flow through
 # it; ``torch.no_grad()`` stops them at the layer, for everything recorded
 # before it. This is the same cut that :ref:`requires_grad_no_grad` makes on
-# single tensors. A GPU runner prints the same tables and checks, up to the
-# last digits of the values; the top row of the figure differs there, since
-# the GPU's generator draws other dropout masks.
+# single tensors. A GPU is expected to print the same tables and checks, up
+# to the last digits, with another top row in the figure (its generator
+# draws other dropout masks); no GPU run is recorded yet.
 #
 # Sources
 # -------

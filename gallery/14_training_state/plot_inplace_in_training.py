@@ -101,10 +101,10 @@ with expect_error(
 # The tensor ``[3, 1]`` is ``discriminator.weight.t()``, a view that shares
 # its base's version counter. After its base changed in place, autograd
 # describes the view as an ``as_strided`` of it, hence "output 0 of
-# AsStrided". On a GPU runner the message reads ``torch.cuda.FloatTensor``;
-# the versions are the same. Note also that ``loss_d.backward()`` filled the
-# generator's ``.grad``: the discriminator's loss flowed through ``fake``
-# into the generator.
+# AsStrided". On a GPU the message is expected to read
+# ``torch.cuda.FloatTensor``, with the same versions (not yet recorded).
+# Note also that ``loss_d.backward()`` filled the generator's ``.grad``: the
+# discriminator's loss flowed through ``fake`` into the generator.
 #
 # Fix: ``detach()`` for one step, a new forward for the other
 # ------------------------------------------------------------

@@ -297,11 +297,11 @@ finally:
 # the processes' accumulated sums is the sum of the averages that an
 # all-reduce at every micro-batch would have given. Only the communication
 # changes, which is the whole point of ``no_sync()``. Scaling each loss by
-# ``1 / k`` is still the user's job. On a GPU runner the model and its
-# gradients are on the GPU; ``gloo`` accepts them, copies them to host
-# memory for the all-reduce and back (a real multi-GPU run would choose
-# ``nccl``); the counts and the checks are the same, and the printed
-# gradients may differ in their last digits.
+# ``1 / k`` is still the user's job. On a GPU the model and its gradients
+# are there; ``gloo`` accepts them, copies them to host memory for the
+# all-reduce and back (a real multi-GPU run would choose ``nccl``). The
+# counts and checks are expected to be the same, and the printed gradients
+# may differ in their last digits; no GPU run is recorded yet.
 #
 # Sources
 # -------

@@ -124,12 +124,12 @@ with expect_error(
 
 # %%
 # ``w`` is a leaf, so the message names no operation that produced it; on
-# a GPU runner it reads ``torch.cuda.FloatTensor``. This is the error of
-# :ref:`inplace_in_training`. The freed graph was only the symptom: the
-# cause is that ``h`` brings the first batch's graph into the second, and
-# ``retain_graph=True`` (see :ref:`retain_graph` and
-# :ref:`retain_graph_not_needed`) keeps that graph alive instead of cutting
-# it.
+# a GPU it is expected to read ``torch.cuda.FloatTensor`` (no GPU run is
+# recorded yet). This is the error of :ref:`inplace_in_training`. The freed
+# graph was only the symptom: the cause is that ``h`` brings the first
+# batch's graph into the second, and ``retain_graph=True`` (see
+# :ref:`retain_graph` and :ref:`retain_graph_not_needed`) keeps that graph
+# alive instead of cutting it.
 #
 # Where nothing changes the weights between batches (here the step is left
 # out, to look at the gradients alone), ``retain_graph=True`` lets the

@@ -154,7 +154,7 @@ check(start.double().grad_fn, "ToCopyBackward0", label="start.double().grad_fn")
 # %%
 # On this page's runner the output above says which case it met. On a CPU
 # runner, ``start.to(device)`` is ``start.to("cpu")``, a no-op: ``moved``
-# is ``start``, still a leaf. On a GPU runner it copies to the GPU:
+# is ``start``, still a leaf. On a GPU it is expected to copy to the GPU:
 # ``moved`` is a non-leaf made by ``ToCopyBackward0``, and so is
 # ``start.cuda()``; the gradient would go to ``start``, on the CPU.
 # ``.float()`` on a ``float32`` tensor is a no-op everywhere, and

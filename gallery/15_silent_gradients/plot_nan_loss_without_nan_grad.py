@@ -19,6 +19,7 @@ it, and a fix for each.
    - Why does ``std()`` of a batch of one give NaN gradients?
    - Why is the gradient NaN when my distance loss is zero?
    - Does a NaN loss always mean NaN gradients?
+   - Does anomaly detection catch infinite gradients?
 """
 
 # %%
@@ -57,13 +58,15 @@ ce_grad = logits.grad
 # optimizer step with it changes nothing that the gradient drives (weight
 # decay and momentum still move the weights, as after any batch).
 #
-# The NaN is in what the loop sees, though: a loop that stops or skips on
-# ``loss.isnan()`` reacts to a batch that is harmless, and a logged average
-# of ``loss.item()`` stays NaN from this batch on.
-logged = [0.71, ce_loss.item(), 0.52]
-check(math.isnan(sum(logged) / len(logged)), True, label="the average of the logged losses is NaN")
+# The NaN is in what the loop sees, though. ``loss.item()`` hands the
+# loop a Python float NaN:
+check(math.isnan(ce_loss.item()), True, label="math.isnan(ce_loss.item())")
 
 # %%
+# A loop that stops or skips on ``loss.isnan()`` reacts to a batch that is
+# harmless. A logged average of ``loss.item()`` stays NaN from this batch
+# on, since any sum that takes in a NaN is NaN.
+#
 # A loss that stays a number sums the losses and divides by the count of
 # targets that count, at least 1 (by their total weight when ``weight=`` is
 # given, or by 1 when that total is 0). It gives the mean whenever one
@@ -179,10 +182,10 @@ check(p.grad, [0.0, 0.0], label="p.grad with vector_norm")
 
 # %%
 # ``SqrtBackward0`` divides by twice its output, 0, and the gradient of the
-# square multiplies the resulting :math:`\infty` by 0. :ref:`nan_through_masking`
-# shows this product in detail, and that ``vector_norm``'s protection
-# holds for the first derivative only. Here are the three losses and the
-# gradients they sent back:
+# square multiplies the resulting :math:`\infty` by 0.
+# :ref:`nan_through_masking` shows this product in detail, and that
+# ``vector_norm``'s protection holds for the first derivative only. Here
+# are the three losses and the gradients they sent back:
 draw_tensors(
     {
         "ce_loss": ce_loss,
@@ -242,9 +245,77 @@ check(w.grad, None, label="w.grad")
 # has no NaN, and it names ``StdBackward0`` in the second, before any
 # gradient is written. A check of the loss alone mixes up the two: it flags
 # the harmless batch and the harmful one alike, and it misses the third
-# case, whose loss is a clean 0. Checking the gradients (for example
-# ``torch.isfinite(p.grad).all()`` for each parameter before the optimizer
-# step) catches what reaches the weights.
+# case, whose loss is a clean 0.
+#
+# Infinite gradients pass anomaly detection
+# -----------------------------------------
+# Anomaly detection looks for NaN only. The square root of 0 on its own,
+# without the square that made the distance's gradient NaN, sends back an
+# infinite gradient, and no error:
+z = torch.zeros(2, device=device, requires_grad=True)
+with anomaly_mode:
+    z.sqrt().sum().backward()
+check(z.grad, [math.inf, math.inf], label="z.grad under anomaly detection")
+
+stepped = z.detach().clone().requires_grad_()
+stepped.grad = z.grad.clone()
+torch.optim.SGD([stepped], lr=0.1).step()
+check(stepped, [-math.inf, -math.inf], label="weight after a plain step")
+
+p.grad = None
+with anomaly_mode:
+    dist = ((p - anchor) ** 2).sum().sqrt()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with expect_error(
+            RuntimeError, match=r"^Function 'PowBackward0' returned nan values in its 0th output\.$"
+        ):
+            dist.backward()
+check(
+    str(caught[0].message).splitlines()[0],
+    "Error detected in PowBackward0. Traceback of forward call that caused the error:",
+    label="first line of the warning",
+)
+
+# %%
+# ``SqrtBackward0`` returns :math:`\infty`, which is not NaN, so anomaly
+# detection lets it through, and a plain step makes the weights infinite.
+# In the distance, the error comes one node later, at ``PowBackward0``,
+# where :math:`\infty` times 0 becomes NaN; an infinite gradient that meets
+# no such product reaches ``.grad`` unseen.
+#
+# One check for all the gradients
+# -------------------------------
+# Checking the gradients before the optimizer step catches what reaches the
+# weights, NaN and infinite alike. ``clip_grad_norm_`` with
+# ``error_if_nonfinite=True`` does it in one call, on copies of the NaN
+# gradient of ``std`` and the infinite one of ``sqrt``:
+for bad_grad in (std_grad, z.grad[:1]):
+    clipped.grad = bad_grad.clone()
+    other.grad = torch.tensor([0.5, 0.5], device=device)
+    with expect_error(
+        RuntimeError,
+        match=r"^The total norm of order 2\.0 for gradients from `parameters` is non-finite, "
+        r"so it cannot be clipped\. To disable this error and scale the gradients by the "
+        r"non-finite norm anyway, set `error_if_nonfinite=False`$",
+    ):
+        torch.nn.utils.clip_grad_norm_([clipped, other], max_norm=1.0, error_if_nonfinite=True)
+    check(other.grad, [0.5, 0.5], label="other.grad after the error")
+
+clipped.grad = torch.tensor([3.0], device=device)
+other.grad = torch.tensor([0.0, 4.0], device=device)
+total_norm = torch.nn.utils.clip_grad_norm_([clipped, other], max_norm=1.0, error_if_nonfinite=True)
+check(total_norm, 5.0, label="total norm of finite gradients")
+check(clipped.grad, [0.6], label="clipped.grad after clipping")
+check(other.grad, [0.0, 0.8], label="other.grad after clipping")
+
+# %%
+# The NaN and the infinite gradient both stop the step with an error,
+# raised before any gradient is scaled. Finite gradients go through and are
+# clipped as usual, here from a total norm of 5 to 1. The test is on the
+# total norm, one number for all the parameters, so the program waits for
+# the device once per step, not once per parameter as a loop of
+# ``torch.isfinite(p.grad).all()`` would.
 #
 # Sources
 # -------
@@ -252,5 +323,9 @@ check(w.grad, None, label="w.grad")
 # What it states about PyTorch comes from its documentation, checked
 # above: the ``torch.nn.CrossEntropyLoss`` documentation (with
 # ``reduction="mean"``, the weighted mean over the targets that are not
-# ``ignore_index``) and the ``torch.std`` documentation (the division by
-# :math:`\max(0, N - \text{correction})`).
+# ``ignore_index``), the ``torch.std`` documentation (the division by
+# :math:`\max(0, N - \text{correction})`), the
+# ``torch.autograd.detect_anomaly`` documentation (an error for a backward
+# computation that gives NaN) and the ``torch.nn.utils.clip_grad_norm_``
+# documentation (an error for a NaN or infinite total norm with
+# ``error_if_nonfinite=True``).

@@ -154,7 +154,7 @@ check(explained.graph_break_count, 0, label="double_where_root: graph_break_coun
 # trace such operators with
 # ``torch._dynamo.config.capture_dynamic_output_shape_ops = True``, which
 # its hint names; the size then becomes a symbol that later code must
-# handle.) On a GPU runner the count of true entries is made on the GPU
+# handle.) On a GPU the count of true entries is made on the GPU
 # and copied to the host before the result can be allocated: the
 # documentation of ``torch.nonzero`` states that on CUDA it "causes
 # host-device synchronization", so the Python thread waits there for every

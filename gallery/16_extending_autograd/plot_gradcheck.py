@@ -133,7 +133,7 @@ plt.show()
 # The error of each cell of the float32 numerical Jacobian against the
 # exact :math:`A^\top`: zero where :math:`A^\top` is zero, and elsewhere
 # negative, from -0.0463 on the diagonal to -0.139 for ``x[2]``, ``y[1]``,
-# on the CPU runner (a GPU runner rounds its own way).
+# on the CPU runner (a GPU is expected to round its own way; not recorded).
 # ``gradcheck``'s tolerances (``atol=1e-05``, ``rtol=0.001``) are meant for
 # float64, where the same differences are exact to about ten digits: keep
 # the check in float64, even for a Function that runs in float32.

@@ -306,7 +306,7 @@ check(difference(gradients(blocks), plain), 0.0, rtol=0.0, atol=1e-5, label="dif
 
 # %%
 # With the default ``pin_memory=False``, ``pack_hook`` calls
-# ``tensor.cpu()``. On a GPU runner that is a copy into CPU memory; on a CPU
+# ``tensor.cpu()``. For a GPU tensor that is a copy into CPU memory; on a CPU
 # runner, as here, ``cpu()`` returns the very tensor it was given, so
 # nothing is copied and the graph keeps the tensor itself. With
 # ``pin_memory=True``, ``pack_hook`` always makes a new tensor and copies
@@ -316,7 +316,7 @@ check(difference(gradients(blocks), plain), 0.0, rtol=0.0, atol=1e-5, label="dif
 # available, not on the tensor's device (the check compares with it);
 # sparse tensors are never pinned (PyTorch's source of ``save_on_cpu``).
 # A CPU runner on a machine with a GPU makes pinned copies of CPU tensors.
-# On a GPU runner the copy to pinned memory is asynchronous, which is why
+# For GPU tensors the copy to pinned memory is asynchronous, which is why
 # the code synchronises before reading it, and the graph keeps no saved
 # tensor in GPU memory until backward copies it back (a tensor still
 # referenced elsewhere, such as the network's input, stays there anyway).
@@ -373,11 +373,11 @@ else:
 # here, the graph kept the input itself, so backward read the doubled
 # values: the first weight's gradient is twice the plain one, the other
 # gradients (computed from tensors nobody edited) are unchanged, and
-# nothing says that anything went wrong. A GPU runner runs the other
-# branch: there ``pack_hook`` copied the input into CPU memory during the
-# forward pass, the edit does not reach that copy, and every gradient is
-# the plain one. The same code thus gives different gradients on the two
-# runners, and neither raises.
+# nothing says that anything went wrong. On a GPU the other branch runs:
+# ``pack_hook`` copies the input into CPU memory during the forward pass,
+# the edit does not reach that copy, and every gradient is expected to be
+# the plain one; no GPU run is recorded yet. So the same code should give
+# different gradients on the two kinds of runner, and neither raises.
 #
 # ``checkpoint`` trades compute for memory,
 # ``save_on_cpu`` trades transfers for it; :ref:`retain_graph_not_needed`

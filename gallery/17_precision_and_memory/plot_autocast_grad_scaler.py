@@ -84,8 +84,8 @@ check(exp_out.dtype, torch.float32 if device.type == "cuda" else low, label="exp
 # ``act`` and computes the loss in float32. The lists are not the same on
 # every device: for CUDA, ``exp``, ``log``, ``softmax`` and ``layer_norm``
 # run in float32; for the CPU they are on no list, so ``torch.exp(out)``
-# stays bfloat16 on the CPU runner and is float32 on a GPU runner (both
-# outcomes are checked above).
+# stays bfloat16 on the CPU runner and is expected to be float32 on a GPU
+# (the check above states both; no GPU run is recorded yet).
 #
 # What autograd records and saves
 # -------------------------------
@@ -318,9 +318,9 @@ plt.show()
 # forward pass is one more source of the differences shown in
 # :ref:`float_differences`.
 #
-# On a GPU runner the low-precision type is float16 and the checks of the
-# first cells compare against it; the scaler cells run in float32 and
-# print the same numbers on both runners.
+# On a GPU the low-precision type is float16, and the checks of the first
+# cells compare against it; the scaler cells run in float32 and are
+# expected to print the same numbers there (no GPU run is recorded yet).
 #
 # Sources
 # -------

@@ -120,16 +120,16 @@ model.zero_grad()
 # on a laptop, on a CPU runner and on a machine with one GPU, so neither
 # problem of this page shows there.
 #
-# On a runner with two or more GPUs the first branch runs and its checks
-# say what happens. Each replica returns a 0-dim loss; the gather, asked
-# to join 0-dim tensors along dimension 0, warns that it turns each of
-# them into a vector of one element, and returns a vector with one loss
-# per part, on which ``loss.backward()`` raises the error above.
-# ``loss.mean().backward()`` works, and gives the gradient of the mean of
-# the parts' losses computed one after the other. ``model.calls`` stays
-# where it was, while ``model.sizes`` gains one entry per part of the
-# batch (one per GPU used), each the size of that part: the section on
-# replicas below explains both.
+# On a runner with two or more GPUs the first branch runs; its checks say
+# what is expected there, and no such run is recorded yet. Each replica
+# returns a 0-dim loss; the gather, asked to join 0-dim tensors along
+# dimension 0, warns that it turns each of them into a vector of one
+# element, and returns a vector with one loss per part, on which
+# ``loss.backward()`` raises the error above. ``loss.mean().backward()``
+# works, and gives the gradient of the mean of the parts' losses computed
+# one after the other. ``model.calls`` stays where it was, while
+# ``model.sizes`` gains one entry per part of the batch (one per GPU used),
+# each the size of that part: the section on replicas below explains both.
 #
 # The same vector, built by hand
 # ------------------------------

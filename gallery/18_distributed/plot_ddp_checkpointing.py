@@ -313,9 +313,9 @@ folder.cleanup()
 # it also avoids the other traps of the reentrant variant
 # (:ref:`activation_checkpointing`).
 #
-# On a GPU runner the model, the data and the gradients are on the GPU,
-# and ``gloo`` all-reduces them through host memory (a real multi-GPU run
-# would use ``nccl``): the errors, the counts and the checks are the same.
+# On a GPU the model, data and gradients are on the GPU, and ``gloo``
+# all-reduces them via host memory (a multi-GPU run would use ``nccl``):
+# the same errors, counts and checks are expected; no GPU run is recorded yet.
 #
 # Sources
 # -------

@@ -294,10 +294,10 @@ folder.cleanup()
 # and takes the root of that order (PyTorch's source of ``FullyShardedDataParallel.clip_grad_norm_``).
 # It must be called on every rank, since it communicates.
 #
-# On a GPU runner this page runs on the CPU too, with its mesh over
-# ``gloo``, and prints the same values: sharding over GPUs uses a
-# ``"cuda"`` mesh and the ``nccl`` backend, with one process per GPU, which
-# this one-process page does not start.
+# On a GPU runner this page still runs on the CPU, with its mesh over
+# ``gloo``, and is expected to print the same values (no GPU run is recorded
+# yet): sharding over GPUs uses a ``"cuda"`` mesh and the ``nccl`` backend,
+# with one process per GPU, which this one-process page does not start.
 #
 # Sources
 # -------

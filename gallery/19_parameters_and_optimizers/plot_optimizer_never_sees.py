@@ -9,8 +9,10 @@ not the model. A layer replaced or added afterwards gets gradients and
 never moves, and nothing says so. This example replaces a model's last
 layer after building its optimizer, watches the new weights keep their
 values through the training steps, and fixes it with ``add_param_group``
-or with an optimizer built after the model is final. Then it breaks a
-weight tie by re-creating the embedding, which turns one tensor into two.
+or with an optimizer built after the model is final. It shows two more
+calls that replace parameters (``to_empty`` and ``assign=True``), breaks a
+weight tie by re-creating the embedding, and shows which learning-rate
+schedulers fail after ``add_param_group``.
 
 .. questions::
 
@@ -18,6 +20,7 @@ weight tie by re-creating the embedding, which turns one tensor into two.
    - How do I add new parameters to an existing optimizer?
    - Should I create the optimizer before or after ``model.to()``?
    - Why did loading pretrained embeddings break my weight tying?
+   - Why does my LR scheduler fail after ``add_param_group``?
 """
 
 # %%
@@ -168,6 +171,63 @@ check(
 )
 
 # %%
+# Other calls that replace parameters
+# -----------------------------------
+# ``to()`` keeps the parameter objects, but two other common calls make new
+# ones. A model built on the ``meta`` device, to skip allocating memory, is
+# given real storage by ``to_empty``:
+
+
+def moves(module, module_optimizer):
+    """One training step: did ``module.weight`` change?"""
+    before = module.weight.detach().clone()
+    module_optimizer.zero_grad()
+    module(inputs).sum().backward()
+    module_optimizer.step()
+    return not torch.equal(module.weight, before)
+
+
+with torch.device("meta"):
+    big = nn.Linear(4, 2)
+big_optimizer = torch.optim.SGD(big.parameters(), lr=0.1)
+old = big.weight
+big.to_empty(device=device)
+torch.manual_seed(0)
+big.reset_parameters()  # to_empty leaves the memory uninitialised
+check(big.weight is old, False, label="big.weight is old after to_empty")
+check(big_optimizer.param_groups[0]["params"][0] is old, True, label="optimizer holds old")
+check(old.device.type, "meta", label="old.device.type")
+check(moves(big, big_optimizer), False, label="big.weight moved by a step")
+
+# %%
+# ``to_empty`` makes new parameters on the target device. The optimizer
+# still holds the ``meta`` tensors, which have no data and never get a
+# gradient, so its step changes nothing the model uses.
+#
+# ``load_state_dict`` copies the loaded values into the existing tensors,
+# but with ``assign=True`` it puts the loaded tensors in their place
+# instead:
+layer = nn.Linear(4, 2).to(device)
+layer_optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)
+old = layer.weight
+pretrained = {name: t.clone() for name, t in nn.Linear(4, 2).to(device).state_dict().items()}
+layer.load_state_dict(pretrained)
+check(layer.weight is old, True, label="layer.weight is old after load_state_dict")
+layer.load_state_dict(pretrained, assign=True)
+check(layer.weight is old, False, label="layer.weight is old after assign=True")
+check(layer_optimizer.param_groups[0]["params"][0] is old, True, label="optimizer holds old")
+check(moves(layer, layer_optimizer), False, label="layer.weight moved by a step")
+layer_optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)  # built after
+check(moves(layer, layer_optimizer), True, label="layer.weight moved, new optimizer")
+
+# %%
+# Without ``assign`` the object stays and the optimizer keeps working.
+# With it, as after ``to_empty``, build the optimizer after the call: the
+# last check shows that an optimizer built then trains the new weight.
+# FSDP2's ``fully_shard`` also swaps parameters for sharded ones, so the
+# same rule applies; it needs a process group and is not checked here.
+
+# %%
 # A weight tie broken by re-creation
 # ----------------------------------
 # A small language model whose output layer shares its weight with the
@@ -243,8 +303,72 @@ check(not torch.equal(lm.embed.weight, before), True, label="lm.embed.weight mov
 # One tensor again, updated by the optimizer once per step with the
 # gradients of both uses added together. Where a module must be re-created,
 # tie again after it (``lm.out.weight = lm.embed.weight``) and create the
-# optimizer after that. A GPU runner prints the same checks and draws the
-# same figure.
+# optimizer after that.
+
+# %%
+# A scheduler built before ``add_param_group``
+# --------------------------------------------
+# A learning-rate scheduler also reads the optimizer's groups once, when it
+# is built. A group added later, after the first fix above, can break it:
+
+
+def add_group_after(make_scheduler):
+    """An optimizer and its scheduler; then a second group and one step."""
+    first, second = nn.Linear(4, 2).to(device), nn.Linear(4, 2).to(device)
+    group_optimizer = torch.optim.SGD(first.parameters(), lr=0.1)
+    scheduler = make_scheduler(group_optimizer)
+    group_optimizer.add_param_group({"params": second.parameters(), "lr": 0.2})
+    group_optimizer.step()  # before scheduler.step(), as PyTorch asks
+    return group_optimizer, scheduler
+
+
+schedulers = torch.optim.lr_scheduler
+group_optimizer, scheduler = add_group_after(lambda o: schedulers.LambdaLR(o, lambda epoch: 0.5**epoch))
+with expect_error(ValueError, match=r"^zip\(\) argument 2 is shorter than argument 1$"):
+    scheduler.step()
+group_optimizer, scheduler = add_group_after(lambda o: schedulers.OneCycleLR(o, max_lr=0.1, total_steps=10))
+with expect_error(KeyError, match=r"^'initial_lr'$"):
+    scheduler.step()
+
+# %%
+# ``LambdaLR`` computes one rate per group it saw when built, one short of
+# the groups now. ``OneCycleLR`` wrote its keys, such as ``initial_lr``,
+# into the groups it saw, and the new group lacks them. Both fail only at
+# the first ``scheduler.step()``, not at ``add_param_group``.
+#
+# Schedulers that scale each group's current rate keep working, some only
+# for a while:
+group_optimizer, scheduler = add_group_after(lambda o: schedulers.StepLR(o, step_size=1, gamma=0.5))
+scheduler.step()
+check([g["lr"] for g in group_optimizer.param_groups], [0.05, 0.1], label="StepLR: lr of both groups")
+group_optimizer, scheduler = add_group_after(lambda o: schedulers.CosineAnnealingLR(o, T_max=4))
+scheduler.step()
+scheduler.step()
+check([g["lr"] for g in group_optimizer.param_groups], [0.05, 0.1], label="cosine, step 2: lr")
+for _ in range(2):
+    group_optimizer.step()
+    scheduler.step()
+group_optimizer.step()
+with expect_error(ValueError, match=r"^zip\(\) argument 2 is longer than argument 1$"):
+    scheduler.step()  # step 5, past T_max
+
+# %%
+# ``StepLR`` halves both rates, the new group's 0.2 included. The cosine
+# schedule halves both at step 2 of 4, but past ``T_max`` it uses the
+# starting rates it saved, one per old group, and fails. The fix is to
+# build the scheduler after the last ``add_param_group``:
+first, second = nn.Linear(4, 2).to(device), nn.Linear(4, 2).to(device)
+group_optimizer = torch.optim.SGD(first.parameters(), lr=0.1)
+group_optimizer.add_param_group({"params": second.parameters(), "lr": 0.2})
+scheduler = schedulers.LambdaLR(group_optimizer, lambda epoch: 0.5**epoch)  # built after
+group_optimizer.step()
+scheduler.step()
+check([g["lr"] for g in group_optimizer.param_groups], [0.05, 0.1], label="LambdaLR built after: lr")
+
+# %%
+# Built after, ``LambdaLR`` knows both groups and halves both rates.
+# Building it last spares asking which schedulers cope with a new group.
+# On a GPU the same checks are expected to hold; no GPU record exists yet.
 #
 # Sources
 # -------

@@ -9,10 +9,12 @@ the rows a batch looked up: a sparse COO tensor with one entry per lookup,
 repeated rows included. This example reads that tensor, then hands it to
 the optimizers: ``Adam`` and ``AdamW`` refuse it at their first step,
 ``SGD`` with weight decay fails inside its update, and ``SGD`` without
-weight decay, ``SparseAdam`` or a dense gradient (``sparse=False``) work.
-Last, it shows that ``SparseAdam`` is not ``Adam`` restricted to fewer
-rows: a row missing from a batch stops moving, where ``Adam`` keeps moving
-it.
+weight decay, ``SparseAdam`` or a dense gradient (``sparse=False``) work;
+``Adagrad`` with weight decay refuses it. Then it shows that ``SparseAdam``
+is not ``Adam`` restricted to fewer rows: a row missing from a batch stops
+moving, where ``Adam`` and ``SGD`` with momentum keep moving it. Last,
+``clip_grad_norm_`` fails on the sparse gradient, and the page clips it by
+hand.
 
 .. questions::
 
@@ -20,6 +22,7 @@ it.
    - Which optimizers work with ``nn.Embedding(sparse=True)``?
    - Why does SGD with weight decay fail on sparse gradients?
    - Difference between ``SparseAdam`` and ``Adam`` for embeddings?
+   - Why does ``clip_grad_norm_`` fail on a sparse embedding gradient?
 """
 
 # %%
@@ -147,8 +150,9 @@ check(torch.equal(layer.weight, start), True, label="SGD(weight_decay=1e-4): wei
 #
 # What works
 # ----------
-# ``SGD`` without weight decay, with or without momentum, adds the sparse
-# gradient into the weight: only the looked-up rows move.
+# ``SGD`` without weight decay adds the sparse gradient into the weight. At
+# the first step, with or without momentum, only the looked-up rows move
+# (later steps differ with momentum, see below).
 for momentum in (0.0, 0.9):
     layer, optimizer, start = prepared(torch.optim.SGD, momentum=momentum)
     optimizer.step()
@@ -187,7 +191,17 @@ with expect_error(TypeError, match=r"unexpected keyword argument 'weight_decay'"
 # optimizer accepts it, and weight decay works, at the cost of a gradient
 # as large as the weight. PyTorch's documentation of ``nn.Embedding`` lists
 # ``SGD``, ``SparseAdam`` and, on the CPU, ``Adagrad`` as the optimizers
-# that support sparse gradients.
+# that support sparse gradients. ``Adagrad`` does, but not with weight decay:
+layer, optimizer, start = prepared(torch.optim.Adagrad, weight_decay=1e-4)
+with expect_error(RuntimeError, match=r"^weight_decay option is not compatible with sparse gradients$"):
+    optimizer.step()
+check(torch.equal(layer.weight, start), True, label="Adagrad(weight_decay=1e-4): weight unchanged")
+
+# %%
+# ``Adagrad`` checks for the sparse gradient before it adds the decay term,
+# and says so in its own words; ``SGD`` fails later, in the addition. In
+# both cases the weight is unchanged. Weight decay on a sparse embedding
+# needs ``sparse=False``.
 #
 # ``SparseAdam`` is not ``Adam`` on fewer rows
 # --------------------------------------------
@@ -238,9 +252,139 @@ plt.show()
 # PyTorch's documentation of ``SparseAdam`` calls it a masked
 # approximation of Adam for this reason.
 #
-# A GPU runner prints the same tensors, with ``device='cuda:0'``, the same
-# messages and the same checks: the optimizers raise the same errors on
-# both devices.
+# ``SGD`` with momentum moves absent rows too
+# -------------------------------------------
+# The same six steps, with ``SGD`` without and with momentum. Row 2 is
+# looked up at step 1 only:
+for momentum, expected in (
+    (0.0, [-0.1] * 6),
+    (0.9, [-0.1, -0.19, -0.271, -0.3439, -0.4095, -0.4686]),
+):
+    torch.manual_seed(0)
+    layer = nn.Embedding(6, 3, sparse=True).to(device)
+    optimizer = torch.optim.SGD(layer.parameters(), lr=0.1, momentum=momentum)
+    start = layer.weight[2, 0].item()
+    moved = []
+    for step in range(6):
+        optimizer.zero_grad()
+        batch = torch.tensor([1, 2] if step == 0 else [1], device=device)
+        layer(batch).sum().backward()
+        optimizer.step()
+        moved.append(round(layer.weight[2, 0].item() - start, 4))
+    check(moved, expected, label=f"row 2, momentum={momentum}, steps 1-6", atol=2e-4, rtol=0)
+buffer = optimizer.state[layer.weight]["momentum_buffer"]
+check(buffer.layout, torch.sparse_coo, label="momentum_buffer.layout")
+check(buffer.coalesce().indices().tolist(), [[1, 2]], label="momentum_buffer rows")
+check(buffer.coalesce().values()[1, 0], 0.5905, label="momentum_buffer, row 2", atol=1e-4, rtol=0)
+
+# %%
+# Without momentum, row 2 moves once, at step 1, like ``SparseAdam``. With
+# momentum, it keeps moving at every step: its entry in the momentum
+# buffer, itself a sparse tensor, shrinks by 0.9 at each step (1 at step
+# 1, :math:`0.9^5 \approx 0.5905` at step 6) but stays.
+# The buffer holds every row ever looked up, not the rows of the batch.
+# With 1000 rows and 50 batches of 8 random rows, that set grows:
+torch.manual_seed(0)
+batches = [torch.randint(0, 1000, (8,)).to(device) for _ in range(50)]
+rows_moved = {}
+for momentum in (0.0, 0.9):
+    torch.manual_seed(0)
+    layer = nn.Embedding(1000, 3, sparse=True).to(device)
+    optimizer = torch.optim.SGD(layer.parameters(), lr=0.1, momentum=momentum)
+    rows_moved[momentum] = []  # how many rows each step changed
+    for batch in batches:
+        before = layer.weight.detach().clone()
+        optimizer.zero_grad()
+        layer(batch).sum().backward()
+        optimizer.step()
+        rows_moved[momentum].append((layer.weight != before).any(dim=1).sum().item())
+seen = {row for batch in batches for row in batch.tolist()}
+check(len(seen), 328, label="rows looked up by the 50 batches")
+check(max(rows_moved[0.0]), 8, label="most rows moved by one step, momentum=0.0")
+check(rows_moved[0.0][-1], 8, label="rows moved by step 50, momentum=0.0")
+check(rows_moved[0.9][-1], 328, label="rows moved by step 50, momentum=0.9")
+buffer = optimizer.state[layer.weight]["momentum_buffer"]
+check(buffer.coalesce()._nnz(), 328, label="rows in momentum_buffer")
+check(buffer._nnz(), 388, label="momentum_buffer._nnz()")
+draw_series(
+    {"SGD(momentum=0.0)": rows_moved[0.0], "SGD(momentum=0.9)": rows_moved[0.9]},
+    x=range(1, 51),
+    xlabel="optimizer.step()",
+    ylabel="rows changed by the step",
+)
+plt.show()
+
+# %%
+# How many of the 1000 rows each step changed. Without momentum the line
+# stays at 8 or just below: the distinct rows of the batch, never more.
+# With momentum it climbs to 328 at step 50: every row that any batch
+# looked up still moves. The momentum buffer holds those 328 rows in 388
+# entries, since it is not coalesced either. Its size, and the work of each
+# step, follow the rows seen so far, not the batch: a long run can end with
+# most of the vocabulary in it.
+#
+# Clipping a sparse gradient
+# --------------------------
+# ``torch.nn.utils.clip_grad_norm_`` measures each gradient with
+# ``torch.linalg.vector_norm``, which has no sparse version. Its message
+# goes on to list every backend and files of PyTorch's build, so only its
+# first sentence is shown:
+
+
+def first_sentence(call):
+    """Run ``call``; return the type and first sentence of what it raised."""
+    try:
+        call()
+    except Exception as error:
+        return f"{type(error).__name__}: {str(error).split('. ')[0]}"
+    return "no error"
+
+
+layer, optimizer, start = prepared(torch.optim.SGD)
+check(
+    first_sentence(lambda: nn.utils.clip_grad_norm_(layer.parameters(), max_norm=1.0)),
+    "NotImplementedError: Could not run 'aten::linalg_vector_norm' with arguments"
+    f" from the 'Sparse{device.type.upper()}' backend",
+    label="clip_grad_norm_",
+)
+
+# %%
+# The norm can be taken by hand, on the stored values, once the tensor is
+# coalesced: the raw entries count row 1 twice, as two rows of ones. Then
+# the gradient is scaled as ``clip_grad_norm_`` would scale it, and
+# compared with ``clip_grad_norm_`` on the same embedding with a dense
+# gradient:
+check(layer.weight.grad._values().norm(), 3.0, label="norm of the raw entries")
+grad = layer.weight.grad.coalesce()
+total = grad.values().norm()
+check(total, 3.873, label="norm of the coalesced values", atol=1e-3, rtol=0)
+layer.weight.grad = grad * (1.0 / (total + 1e-6)).clamp(max=1.0)
+
+torch.manual_seed(0)
+dense = nn.Embedding(6, 3).to(device)
+dense(tokens).sum().backward()
+check(
+    nn.utils.clip_grad_norm_(dense.parameters(), max_norm=1.0),
+    3.873,
+    label="clip_grad_norm_, dense: total norm",
+    atol=1e-3,
+    rtol=0,
+)
+check(layer.weight.grad.to_dense(), dense.weight.grad.tolist(), label="clipped by hand, made dense")
+optimizer.step()
+moved = [not torch.equal(layer.weight[row], start[row]) for row in range(6)]
+check(moved, [False, True, False, False, True, False], label="rows moved by SGD after clipping")
+
+# %%
+# The dense gradient has a norm of :math:`\sqrt{15} \approx 3.873` (row 1
+# holds 2, row 4 holds 1, in three columns), and the coalesced values give
+# the same. Scaled by hand, the sparse gradient matches the clipped dense
+# one, and ``SGD`` steps with it. The recorded 2.14.1 and 2.15.0 clip a
+# sparse gradient themselves (see the table at the end of the page).
+#
+# On a GPU, the same tensors, messages and checks are expected, with
+# ``device='cuda:0'`` and ``SparseCUDA`` in the clipping message; no GPU
+# run is recorded yet.
 #
 # Sources
 # -------

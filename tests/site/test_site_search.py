@@ -62,4 +62,29 @@ def test_the_search_page_lists_the_answering_page_first(
     assert links, query
     assert f"/{answer}.html" in links[0], links[:3]
     assert all(f"/{language}/" in link for link in links)
+    # each result says why it is there: the page's question closest to the query, or its opening
+    snippets = page.eval_on_selector_all(
+        "ul.search li", "items => items.map(li => li.querySelector('p.search-snippet')?.textContent ?? '')"
+    )
+    assert all(snippets), snippets
+    assert snippets[0].endswith(("?", "？")), snippets[0]
+    assert problems.clear() == []
+
+
+def test_a_pasted_error_shows_the_message_each_page_matched(
+    server: Server, watched: tuple[Any, Problems]
+) -> None:
+    page, problems = watched
+    error = "RuntimeError: Trying to backward through the graph a second time"
+    page.goto(server.url("en", "search.html") + "?q=" + urllib.parse.quote(error))
+    page.wait_for_function(
+        "(document.querySelector('#search-results p.search-summary')?.textContent ?? '').trim() !== ''"
+    )
+    first = page.locator("ul.search li").first
+    assert "#cell-" in (first.locator("a").get_attribute("href") or "")
+    snippet = first.locator("p.search-snippet").inner_text()
+    assert snippet.startswith("RuntimeError: Trying to backward through the graph a second time"), snippet
+    # never the page's code or its boxes, as Sphinx's own summary showed them
+    assert "match=r" not in page.inner_text("#search-results")
+    assert "Go to the end" not in page.inner_text("#search-results")
     assert problems.clear() == []

@@ -42,7 +42,8 @@ The algorithm:
    details together (β = :data:`RECALL_WEIGHT`: the recorded message's words
    found in the paste count more than the paste's own words, which readers
    pad with their context), plus :data:`TYPE_BONUS` where both name the same
-   type.
+   type. Two messages that share only placeholders (``KeyError: '<name>'``)
+   score 0: nothing says it is the same message.
 5. **Ranking** (:func:`rank`). A page scores as its best message. The pages
    whose score is within :data:`SAME_MESSAGE` of the best one raise the same
    message, with other shapes or names: they come first, the page that
@@ -99,8 +100,9 @@ reader's context ("... (when checking argument for argument mat2 in method wrapp
 (β = 1) misses; β = 2 gives one more unrelated error a page."""
 SAME_MESSAGE = 0.04
 """Scores within this of the best are one message with other details: the page that raises it in
-more cells comes first. On the hold-out set it puts the page first for 54 of 65, not 52, and in the
-top three for 59, not 57; at 0.05, an exact message on one page loses to a near one on two."""
+more cells comes first. When it was chosen, it put the page first for 54 of the hold-out set's 65, not
+52, and in the top three for 59, not 57; at 0.05, an exact message on one page loses to a near one on
+two."""
 MAX_PAGES = 6
 """The most pages listed."""
 
@@ -254,7 +256,10 @@ def similarity(
     total += recall * sum(_weight(t, weights, unknown) for t in sorted(theirs))
     if not total:
         return 0.0
-    shared = sum(_weight(t, weights, unknown) for t in sorted(mine & theirs))
+    common = mine & theirs
+    if all(token.startswith("<") for token in common):
+        return 0.0  # placeholders alone ("KeyError: '<name>'") say nothing of which message it is
+    shared = sum(_weight(t, weights, unknown) for t in sorted(common))
     bonus = TYPE_BONUS if pasted.type and pasted.type == recorded.type else 0.0
     return (1 + recall) * shared / total + bonus
 

@@ -323,6 +323,23 @@ def _began(check: CheckTimeline, newest: str, pinned: str) -> str:
     return newest
 
 
+def _change(check: CheckTimeline, seen: Observation) -> nodes.Node:
+    """What a check does on a release, in words: the error no longer raised, the value that changed."""
+    if seen.mark == Mark.WORDS:
+        return nodes.Text(_("the {kind} is worded otherwise").format(kind=_kind_name(check.kind)))
+    if check.kind == "error" and seen.mark == Mark.OUTCOME:
+        if not seen.outcome:
+            return nodes.Text(_("the error it expects is no longer raised"))
+        return nodes.inline("", "", *compose(_("it raises {error} instead"), error=_code(seen.outcome)))
+    if check.kind == "warning" and seen.mark == Mark.OUTCOME:
+        if not seen.outcome:
+            return nodes.Text(_("the warning it expects is no longer emitted"))
+        return nodes.inline("", "", *compose(_("it warns {warning} instead"), warning=_code(seen.outcome)))
+    if check.label:
+        return nodes.inline("", "", *compose(_("the value {label} is different"), label=_code(check.label)))
+    return nodes.Text(_kind_name(check.kind))
+
+
 def changed_note(timeline: ExampleTimeline, language: str = "en") -> nodes.Element | None:
     """The note "Changed in 2.14", where the newest recorded release is newer than today's and differs.
 
@@ -358,7 +375,7 @@ def changed_note(timeline: ExampleTimeline, language: str = "en") -> nodes.Eleme
         )
     )
     check = differing[0]
-    named = _code(check.label) if check.label else nodes.Text(_kind_name(check.kind))
+    named = _change(check, check.releases[newest])
     section = _("Across PyTorch releases")
     sentence = compose(
         what + sentence_gap(language) + _("What changed: {link}."),

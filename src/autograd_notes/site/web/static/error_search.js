@@ -142,13 +142,17 @@
       return 0;
     }
     var theirSet = new Set(theirs);
-    var shared = sum(
-      mine.filter(function (token) {
-        return theirSet.has(token);
-      }),
-      weights,
-      unknown,
-    );
+    var common = mine.filter(function (token) {
+      return theirSet.has(token);
+    });
+    if (
+      common.every(function (token) {
+        return token[0] === "<";
+      })
+    ) {
+      return 0; // placeholders alone ("KeyError: '<name>'") say nothing of which message it is
+    }
+    var shared = sum(common, weights, unknown);
     var bonus = pasted.type && pasted.type === recorded.type ? TYPE_BONUS : 0;
     return ((1 + recall) * shared) / total + bonus;
   }

@@ -12,6 +12,7 @@
   var ERROR_FIRST = 0.4; // the error ranking's lowest score (MIN_SCORE): what the paste box lists comes first
   var MAX_RESULTS = 30;
   var ERRORS_PAGE = "errors"; // the error-message index
+  var SNIPPET = 220; // the most characters of a page's opening shown under its title
   var BOOST = { q: 4, t: 3, h: 1.5, b: 1 };
   // Words that ask rather than say what about, in the site's languages (Sphinx's stop words
   // cover the rest); Chinese has no stop words of Sphinx's.
@@ -137,6 +138,47 @@
   }
 
   // The pages that answer ``query``, best first: [docname, title, anchor, score].
+  var byDoc = new Map(
+    data.pages.map(function (page) {
+      return [page.d, page];
+    }),
+  );
+
+  function terms(text) {
+    return new Set(tokenize(text).map(processTerm).filter(Boolean));
+  }
+
+  // What a result shows under its title: the recorded message an error matched, the question of the
+  // page that shares most words with the query, or the page's opening. Text only, never markup.
+  function snippet(doc, query, message) {
+    if (message) {
+      return message;
+    }
+    var page = byDoc.get(doc);
+    if (!page) {
+      return "";
+    }
+    var asked = terms(query);
+    var best = null;
+    var most = 0;
+    page.q.forEach(function (question) {
+      var shared = 0;
+      terms(question).forEach(function (term) {
+        shared += asked.has(term) ? 1 : 0;
+      });
+      if (shared > most) {
+        best = question;
+        most = shared;
+      }
+    });
+    if (best) {
+      return best;
+    }
+    var opening = page.b.slice(0, SNIPPET);
+    return opening.length < page.b.length ? opening.replace(/\s+\S*$/, "") + " …" : opening;
+  }
+
+  // The pages that answer ``query``, best first: [docname, title, anchor, score, snippet].
   function rank(query) {
     var found = [];
     var seen = new Set();
@@ -147,16 +189,15 @@
       if (matches.length && matches[0].score >= ERROR_FIRST) {
         matches.forEach(function (match) {
           var anchor = match.cells.length ? "#cell-" + match.cells[0] : "";
-          found.push([match.doc, match.title, anchor, 1000 + match.score]);
+          found.push([match.doc, match.title, anchor, 1000 + match.score, snippet(match.doc, query, match.text)]);
           seen.add(match.doc);
         });
         // then where every documented message is listed, with its other pages
-        data.pages.forEach(function (page) {
-          if (page.d === ERRORS_PAGE) {
-            found.push([page.d, page.t, "", 1000]);
-            seen.add(page.d);
-          }
-        });
+        var index = byDoc.get(ERRORS_PAGE);
+        if (index) {
+          found.push([index.d, index.t, "", 1000, snippet(index.d, query)]);
+          seen.add(index.d);
+        }
       }
     }
     pages()
@@ -169,11 +210,41 @@
       })
       .forEach(function (result) {
         if (!seen.has(result.id)) {
-          found.push([result.id, result.t, "", result.score]);
+          found.push([result.id, result.t, "", result.score, snippet(result.id, query)]);
           seen.add(result.id);
         }
       });
     return found.slice(0, MAX_RESULTS);
+  }
+
+  // Sphinx lists the results; each gets its snippet (Sphinx's own would be the page's text around
+  // the first word found, code and boxes included).
+  function addSnippets(results) {
+    var shown = new Map(
+      results.map(function (result) {
+        return [result[0], result[4]];
+      }),
+    );
+    var list = document.getElementById("search-results");
+    if (!list) {
+      return;
+    }
+    new MutationObserver(function () {
+      list.querySelectorAll("ul.search > li").forEach(function (item) {
+        var link = item.querySelector("a");
+        if (!link || item.querySelector("p.search-snippet")) {
+          return;
+        }
+        var doc = (link.getAttribute("href") || "").split("#")[0].replace(/\.html$/, "");
+        var text = shown.get(doc);
+        if (text) {
+          var line = document.createElement("p");
+          line.className = "search-snippet";
+          line.textContent = text;
+          item.appendChild(line);
+        }
+      });
+    }).observe(list, { childList: true, subtree: true });
   }
 
   function install() {
@@ -185,9 +256,14 @@
     window.AutogradNotesSiteSearch = { rank: rank, tokenize: tokenize, processTerm: processTerm };
     // Sphinx shows its results from the last one: [docname, title, anchor, description, score,
     // file name, kind], the best last.
+    if (typeof DOCUMENTATION_OPTIONS !== "undefined") {
+      DOCUMENTATION_OPTIONS.SHOW_SEARCH_SUMMARY = false; // the snippets are this script's
+    }
     Search._performSearch = function () {
       var query = new URLSearchParams(window.location.search).get("q") || "";
-      return rank(query)
+      var results = rank(query);
+      addSnippets(results);
+      return results
         .map(function (result) {
           return [result[0], result[1], result[2], null, result[3], result[0], "text"];
         })
