@@ -110,12 +110,18 @@ def _ranges(releases: list[str], chosen: list[str], language: str = "en") -> str
 
 
 def held_sentence(timeline: ExampleTimeline) -> str:
-    """In which recorded releases every check of the example held, as plain text (the sources page)."""
+    """In which recorded releases every check of the example held, as plain text (the sources page).
+
+    A check that differs need not touch the source's claim (a count of warnings): the sentence says
+    that some checks differ, and the example's own table says which.
+    """
     recorded = timeline.recorded_releases()
     held = [r for r in recorded if timeline.holds_in(r)]
     if len(held) == len(recorded):
-        return _("held in every recorded release: {releases}").format(releases=_ranges(recorded, held))
-    return _("held in {held}; not in {failing}").format(
+        return _("every check as documented in every recorded release: {releases}").format(
+            releases=_ranges(recorded, held)
+        )
+    return _("every check as documented in {held}; some differ in {failing}").format(
         held=_ranges(recorded, held) or "–", failing=_ranges(recorded, [r for r in recorded if r not in held])
     )
 
