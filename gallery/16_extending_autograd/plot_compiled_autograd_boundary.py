@@ -75,9 +75,9 @@ check(
 
 # %%
 # One ``CompiledFunctionBackward`` node: the hook became part of the
-# traced backward, and multiplies by 10 as the eager one does. A hook that
-# changes anything outside itself, here a list that keeps the gradient,
-# cannot be traced so. Dynamo splits the function around it instead:
+# traced backward (since 2.11: the recorded 2.4.1 to 2.10.0 split here too).
+# A hook that changes anything outside itself, here a list that keeps the
+# gradient, cannot be traced so. Dynamo splits the function around it:
 kept = []
 
 
@@ -123,10 +123,10 @@ check(kept[0], 2 * torch.tanh(x @ w).detach(), label="kept[0], the gradient of h
 #
 # ``retain_grad()`` ends the graph
 # --------------------------------
-# ``retain_grad()`` asks autograd to keep the gradient of a tensor that is
-# not a leaf. Dynamo refuses to compile it ("does not work with
-# AOTDispatcher"); without ``fullgraph=True``, it compiles up to the call
-# and runs the rest of the function as written:
+# ``retain_grad()`` asks autograd to keep a non-leaf tensor's gradient.
+# Dynamo refuses to compile it ("does not work with AOTDispatcher"); without
+# ``fullgraph=True`` it compiles up to the call and runs the rest as written
+# (2.4.1 to 2.6.0 compiled it all, and ``h.grad`` stayed None):
 
 
 def retained(x, w):
