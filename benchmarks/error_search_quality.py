@@ -39,30 +39,11 @@ class Quality:
 
 def measure() -> Quality:
     """Rank every hold-out error against the committed records."""
-    from autograd_notes._explain.match import Message, normalise, rank, token_weights
-    from autograd_notes.records.history.runners import load_runner_records
-    from autograd_notes.site.build.error_index import cell_of, code_cell_lines
-    from autograd_notes.site.errors.families import recorded_messages
+    from autograd_notes._explain.match import rank, token_weights
+    from autograd_notes.site.build.error_index import cell_messages
 
-    texts = recorded_messages(load_runner_records(ROOT / "records"))
-    firsts = {
-        path.relative_to(ROOT / "gallery").as_posix(): code_cell_lines(path.read_text(encoding="utf-8"))
-        for path in (ROOT / "gallery").glob("*/plot_*.py")
-    }
     # as the box and explain rank them: each message with the cells (not lines) that raise it
-    messages = [
-        Message(
-            normalise(text),
-            {
-                f"examples/{example.removesuffix('.py')}": sorted(
-                    {cell_of(firsts[example], line) for line in lines}
-                )
-            },
-        )
-        for text, by_example in texts.items()
-        for example, lines in by_example.items()
-        if example in firsts
-    ]
+    messages = cell_messages(ROOT)
     weights = token_weights(message.normalised for message in messages)
     cases = json.loads(HOLDOUT.read_text(encoding="utf-8"))
     first = top_three = false_leads = 0

@@ -22,17 +22,15 @@ import pytest
 from autograd_notes._explain.cli import run_explain
 from autograd_notes._explain.hooks import explanation_line
 from autograd_notes._explain.index import LANGUAGES, explain, read_index, reader_language, shipped_index
-from autograd_notes._explain.match import Message, normalise, rank, token_weights
+from autograd_notes._explain.match import rank, token_weights
 from autograd_notes._typed_json import SchemaError
-from autograd_notes.records.history.runners import load_runner_records
 from autograd_notes.site.build.error_index import (
     INDEX_FILE,
     build_index,
-    cell_of,
+    cell_messages,
     code_cell_lines,
     render_index,
 )
-from autograd_notes.site.errors.families import recorded_messages
 
 ROOT = Path(__file__).resolve().parents[2]
 HOLDOUT = json.loads((ROOT / "tests" / "site" / "error_holdout.json").read_text("utf-8"))
@@ -48,28 +46,17 @@ def test_the_shipped_index_is_up_to_date_with_the_records_and_catalogs() -> None
 
 def test_explain_ranks_as_the_matcher_ranks_the_records() -> None:
     """Every hold-out error: the pages explain() lists are the matcher's over the records, in order."""
-    texts = recorded_messages(load_runner_records(ROOT / "records"))
-    firsts = {
-        path.relative_to(ROOT / "gallery").as_posix(): code_cell_lines(path.read_text(encoding="utf-8"))
-        for path in (ROOT / "gallery").glob("*/plot_*.py")
-    }
-    messages = [
-        Message(
-            normalise(text),
-            {
-                example: sorted({cell_of(firsts[example], line) for line in lines})
-                for example, lines in by_example.items()
-            },
-        )
-        for text, by_example in texts.items()
-    ]
+    messages = cell_messages(ROOT)
     weights = token_weights(m.normalised for m in messages)
     index = shipped_index()
     assert index is not None
     by_url = {page["path"]: page["example"] for page in index["pages"]}
     for case in HOLDOUT:
         expected = [match.page for match in rank(case["text"], messages, weights)]
-        found = [by_url[page.url.split("/en/", 1)[1].split("#")[0]] for page in explain(case["text"])]
+        found = [
+            f"examples/{by_url[page.url.split('/en/', 1)[1].split('#')[0]].removesuffix('.py')}"
+            for page in explain(case["text"])
+        ]
         assert found == expected, case["text"][:80]
 
 

@@ -29,9 +29,7 @@ from autograd_notes._explain.match import (
     token_weights,
     unknown_weight,
 )
-from autograd_notes.records.history.runners import load_runner_records
-from autograd_notes.site.build.error_index import build_index, cell_of, code_cell_lines
-from autograd_notes.site.errors.families import recorded_messages
+from autograd_notes.site.build.error_index import build_index, cell_messages
 
 # its module-scoped fixtures build once, in one worker
 pytestmark = pytest.mark.xdist_group("test_error_search")
@@ -44,23 +42,7 @@ SCRIPT = ROOT / "src" / "autograd_notes" / "site" / "web" / "static" / "error_se
 @pytest.fixture(scope="module")
 def recorded() -> tuple[list[Message], dict[str, float]]:
     """Every message of the committed records, each explained on its example's page, at its cells."""
-    texts = recorded_messages(load_runner_records(ROOT / "records"))
-    firsts = {
-        path.relative_to(ROOT / "gallery").as_posix(): code_cell_lines(path.read_text(encoding="utf-8"))
-        for path in (ROOT / "gallery").glob("*/plot_*.py")
-    }
-    messages = [
-        Message(
-            normalise(text),
-            {
-                f"examples/{example.removesuffix('.py')}": sorted(
-                    {cell_of(firsts[example], line) for line in lines}
-                )
-            },
-        )
-        for text, by_example in texts.items()
-        for example, lines in by_example.items()
-    ]
+    messages = cell_messages(ROOT)
     return messages, token_weights(m.normalised for m in messages)
 
 

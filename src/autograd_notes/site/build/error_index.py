@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from ..._explain.index import LANGUAGES, ErrorIndex, IndexMessage, IndexPage, IndexPlace
-from ..._explain.match import normalise, token_weights, unknown_weight
+from ..._explain.match import Message, normalise, token_weights, unknown_weight
 from ...records.format.script_cells import split_cells, text_end
 from ...records.history.notes import site_address
 from ...records.history.runners import load_runner_records
@@ -31,7 +31,7 @@ from ..errors.families import recorded_messages
 from ..i18n.catalogs import translations
 from ..pages.error_box import shown_message
 
-__all__ = ["INDEX_FILE", "build_index", "cell_of", "code_cell_lines", "main", "render_index"]
+__all__ = ["INDEX_FILE", "build_index", "cell_messages", "cell_of", "code_cell_lines", "main", "render_index"]
 
 INDEX_FILE = Path("src") / "autograd_notes" / "_explain" / "error_index.json"
 LOCALE = Path("docs") / "locale"
@@ -73,6 +73,33 @@ def code_cell_lines(source: str) -> list[int]:
 def cell_of(firsts: list[int], line: int) -> int:
     """The number of the code cell that holds ``line``, given each code cell's first line."""
     return max(1, sum(first <= line for first in firsts))
+
+
+def cell_messages(root: Path) -> list[Message]:
+    """Every message ``root``'s records hold, with the cells of each example page that raises it.
+
+    What the box and ``explain`` rank, as :func:`build_index` writes it (one message per text; pages
+    ``examples/<section>/plot_x``; cells, not lines), for the tests and the benchmark that measure the
+    ranking on the committed records.
+    """
+    gallery = root / "gallery"
+    firsts = {
+        path.relative_to(gallery).as_posix(): code_cell_lines(path.read_text(encoding="utf-8"))
+        for path in gallery.glob("*/plot_*.py")
+    }
+    return [
+        Message(
+            normalise(text),
+            {
+                f"{GALLERY_PAGES}/{example.removesuffix('.py')}": sorted(
+                    {cell_of(firsts[example], line) for line in lines}
+                )
+                for example, lines in by_example.items()
+                if example in firsts
+            },
+        )
+        for text, by_example in recorded_messages(load_runner_records(root / "records")).items()
+    ]
 
 
 def _plain(text: str) -> str:

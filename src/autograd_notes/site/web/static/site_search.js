@@ -150,7 +150,7 @@
 
   // What a result shows under its title: the recorded message an error matched, the question of the
   // page that shares most words with the query, or the page's opening. Text only, never markup.
-  function snippet(doc, query, message) {
+  function snippet(doc, asked, message) {
     if (message) {
       return message;
     }
@@ -158,7 +158,6 @@
     if (!page) {
       return "";
     }
-    var asked = terms(query);
     var best = null;
     var most = 0;
     page.q.forEach(function (question) {
@@ -182,6 +181,7 @@
   function rank(query) {
     var found = [];
     var seen = new Set();
+    var asked = terms(query); // the query's words, as the snippets compare them
     var errors = window.AutogradNotesErrorSearch;
     var messages = window.AUTOGRAD_NOTES_ERRORS;
     if (errors && messages) {
@@ -189,13 +189,13 @@
       if (matches.length && matches[0].score >= ERROR_FIRST) {
         matches.forEach(function (match) {
           var anchor = match.cells.length ? "#cell-" + match.cells[0] : "";
-          found.push([match.doc, match.title, anchor, 1000 + match.score, snippet(match.doc, query, match.text)]);
+          found.push([match.doc, match.title, anchor, 1000 + match.score, snippet(match.doc, asked, match.text)]);
           seen.add(match.doc);
         });
         // then where every documented message is listed, with its other pages
         var index = byDoc.get(ERRORS_PAGE);
         if (index) {
-          found.push([index.d, index.t, "", 1000, snippet(index.d, query)]);
+          found.push([index.d, index.t, "", 1000, snippet(index.d, asked)]);
           seen.add(index.d);
         }
       }
@@ -210,7 +210,7 @@
       })
       .forEach(function (result) {
         if (!seen.has(result.id)) {
-          found.push([result.id, result.t, "", result.score, snippet(result.id, query)]);
+          found.push([result.id, result.t, "", result.score, snippet(result.id, asked)]);
           seen.add(result.id);
         }
       });
