@@ -63,11 +63,11 @@ check(outcome, documented, label="torch.empty(3, requires_grad=True, pin_memory=
 # On a machine without CUDA the call raises before allocating anything. Its
 # message depends on the build of PyTorch: a CPU-only build says no pinned
 # memory allocator is available; a CUDA build (what ``pip install torch``
-# gives on Linux) says it found no NVIDIA driver. Both are checked. On a
-# machine with CUDA it returns a pinned tensor that lives on the CPU, even when the
-# example's own tensors are on the GPU: pinning is a property of host memory.
-# This is why this tensor, unlike every other one on this site, is not
-# created on ``device``. Its values are not printed: they are whatever the
+# gives on Linux) says it found no NVIDIA driver; before 2.7, a CUDA build
+# asked to "provide pin_memory allocator" instead. Both builds are checked. With
+# CUDA, it returns a pinned tensor on the CPU, even when the example's tensors are on the GPU:
+# pinning is a property of host memory, and this is why this tensor, unlike every other one on this
+# site, is not created on ``device``. Its values are not printed: they are whatever the
 # memory held before.
 #
 # ``torch.empty`` never initialises, pinned or not

@@ -81,7 +81,7 @@ def sphinx_translates(language: str) -> set[str]:
 
 
 def test_the_sources_of_interface_strings_are_found() -> None:
-    assert "Runners" in extension_strings()
+    assert "Where these outputs come from" in extension_strings()
     assert {reason_sentence(reason) for reason in OutputReason} <= extension_strings()
     assert {"Language", "Contents", "Toggle site navigation sidebar", "Skip to content", "Back to top"} <= (
         template_strings()

@@ -20,7 +20,7 @@ from autograd_notes.site.web.html_nodes import (
     RadioTab,
     UnwrapTables,
 )
-from autograd_notes.site.web.nodes import CHARACTERS_PER_WIDTH, doc_reference, make_table
+from autograd_notes.site.web.nodes import CHARACTERS_PER_WIDTH, compose, doc_reference, make_table
 
 
 def test_table_with_header_and_mixed_cells() -> None:
@@ -216,3 +216,12 @@ def test_a_list_reads_as_the_language_writes_it(items: list[str], language: str,
     from autograd_notes.site.web.nodes import list_of
 
     assert "".join(node.astext() for node in list_of(items, language)) == text
+
+
+def test_compose_sets_no_space_beside_chinese_quotes_only_in_chinese() -> None:
+    def text(template: str, label: nodes.Node) -> str:
+        return "".join(node.astext() for node in compose(template, label=label))
+
+    assert text("值 {label} 变了。", nodes.Text("“原始条目的范数”")) == "值“原始条目的范数”变了。"
+    assert text("值 {label} 变了。", nodes.literal("g", "g")) == "值 g 变了。"  # Latin code keeps its spaces
+    assert text("O valor {label} mudou.", nodes.Text("“norma”")) == "O valor “norma” mudou."

@@ -398,7 +398,10 @@ def test_the_sources_page_says_in_which_releases_claims_held(whole_site: Site, l
     for table in tables:
         assert table.find("thead").find_all("th")[-1].text().strip() == heading
         for row in table.find("tbody").find_all("tr"):
-            assert re.search(r"\d+\.\d+\.\d+", row.find_all("td")[-1].text()), row.text()
+            said = row.find_all("td")[-1].text()
+            assert re.search(r"\d+\.\d+\.\d+", said), row.text()
+            # releases listed as the language lists: Chinese with 、
+            assert not (language == "zh_CN" and re.search(r"\d, \d", said)), said
 
 
 # -- the reader's side, on a small site built with the committed records ----------------------------
@@ -616,3 +619,15 @@ def test_a_rows_name_is_its_cells_section_title_as_the_page_shows_it(whole_site:
             if name not in titles and not named_by_label and not re.fullmatch(r"\D*\d+\D*", name):
                 wrong.append((example, name, sorted(titles)[:3]))
     assert not wrong, "\n".join(map(str, wrong))
+
+
+@pytest.mark.parametrize("language", [code for code in LANGUAGES if code != "en"])
+def test_the_timeline_names_checks_in_the_pages_language(whole_site: Site, language: str) -> None:
+    """A check's label in a sentence is the page language's words; the English label is its title."""
+    labels = translations(ROOT / "docs" / "locale" / language / "LC_MESSAGES" / "check_labels.po")
+    prose = {label for label, translation in labels.items() if re.sub(r"``.+?``", "", translation).strip()}
+    page = read_page(whole_site.html / language, "timeline.html").article
+    named = page.find_all("span", "check-label")
+    assert {span.attrs.get("title") for span in named} >= {"norm of the raw entries", "modified in place"}
+    in_english = sorted({code.text() for code in page.find_all("code")} & prose)
+    assert not in_english, f"labels shown in English: {in_english}"

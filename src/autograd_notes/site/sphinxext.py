@@ -19,7 +19,7 @@ own handlers, e.g. :mod:`.build.stale_examples` and :mod:`.i18n.catalog_check` a
   :mod:`.web.mathml`: math written as MathML at build time.
 * :mod:`.i18n.language_links`, :mod:`.i18n.catalog_check`, :mod:`.pages.error_box`,
   :mod:`.examples.example_downloads`, :mod:`.i18n.theme_strings`, :mod:`.examples.thumbnails`,
-  :mod:`.examples.figure_alt`: every language works (links to the other languages,
+  :mod:`.examples.figure_alt`, :mod:`.i18n.check_labels`: every language works (links to the other languages,
   strict catalogs, Chinese search, downloads and cards and alt text in the
   reader's language).
 * :mod:`.build.build_sync`: the languages of one site build run side by side.
@@ -57,6 +57,7 @@ EXTENSIONS = (
     "autograd_notes.site.web.page_meta",
     "autograd_notes.site.build.runner_key",
     "autograd_notes.site.i18n.catalog_check",
+    "autograd_notes.site.i18n.check_labels",
     "autograd_notes.site.i18n.language_links",
     "autograd_notes.site.examples.example_downloads",
     "autograd_notes.site.examples.traceback_lines",

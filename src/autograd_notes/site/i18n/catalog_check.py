@@ -21,7 +21,9 @@ from sphinx.util import logging
 
 from .catalogs import (
     INTERFACE_CATALOG,
+    LABELS_CATALOG,
     CatalogError,
+    label_problems,
     markup_problems,
     placeholder_problems,
     read_catalog,
@@ -48,9 +50,11 @@ def _check_catalogs(app: Sphinx) -> None:
             refused = unsafe_markup(catalog)
             if path.name == INTERFACE_CATALOG:
                 refused += placeholder_problems(catalog)
+            if path.name == LABELS_CATALOG:
+                refused += label_problems(catalog)
             if refused:
                 raise ExtensionError(f"refused translation catalog {shown}: " + "; ".join(refused))
-            for problem in markup_problems(catalog):
+            for problem in [] if path.name == LABELS_CATALOG else markup_problems(catalog):
                 logger.warning(
                     "%s %s",
                     path.relative_to(app.srcdir).as_posix(),
@@ -61,19 +65,21 @@ def _check_catalogs(app: Sphinx) -> None:
 
 
 def _depend_on_interface_strings(app: Sphinx, doctree: Any) -> None:
-    """Make the page being read depend on its language's interface catalog.
+    """Make the page being read depend on its language's interface catalog and check labels.
 
-    The extension's directives translate interface strings while pages are
-    read, and the doctrees keep the result: without the dependency a changed
-    (or reverted) ``sphinx.po`` reached no page until a build from scratch.
+    The extension's directives translate interface strings (and the labels of
+    checks) while pages are read, and the doctrees keep the result: without the
+    dependency a changed (or reverted) ``sphinx.po`` reached no page until a
+    build from scratch.
     """
     language = app.config.language or "en"
     if language == "en":
         return
     for locale_dir in app.config.locale_dirs:
-        catalog = Path(app.srcdir, locale_dir, language, "LC_MESSAGES", INTERFACE_CATALOG)
-        if catalog.exists():
-            app.env.note_dependency(str(catalog))
+        for name in (INTERFACE_CATALOG, LABELS_CATALOG):
+            catalog = Path(app.srcdir, locale_dir, language, "LC_MESSAGES", name)
+            if catalog.exists():
+                app.env.note_dependency(str(catalog))
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -25,11 +25,13 @@ from babel.messages.pofile import PoFileError, read_po
 
 __all__ = [
     "INTERFACE_CATALOG",
+    "LABELS_CATALOG",
     "CatalogError",
     "Coverage",
     "check_locale",
     "coverage",
     "is_rst_catalog",
+    "label_problems",
     "markup_problems",
     "placeholder_problems",
     "purge_obsolete",
@@ -132,6 +134,20 @@ def _markup(text: str) -> Counter[str]:
     return found
 
 
+def label_problems(catalog: Catalog) -> list[str]:
+    """Labels whose translation marks as code what the label does not say: code is the label's own."""
+    problems = []
+    for message in catalog:
+        if not message.id or not message.string or message.fuzzy:
+            continue
+        label, translation = str(message.id), str(message.string)
+        invented = [code for code in re.findall(r"``(.+?)``", translation) if code not in label]
+        if invented or translation.count("``") % 2:
+            shown = ", ".join(invented) or "an unclosed ``"
+            problems.append(f"line {message.lineno}: code the label does not have ({shown}): {label[:80]}")
+    return problems
+
+
 def markup_problems(catalog: Catalog) -> list[str]:
     """Messages whose translation drops or breaks markup of the English."""
     problems = []
@@ -156,6 +172,8 @@ _RAW = re.compile(
 )
 INTERFACE_CATALOG = "sphinx.po"
 """The catalog of interface strings, which the site formats with ``str.format``."""
+LABELS_CATALOG = "check_labels.po"
+"""The catalog of the checks' labels (:mod:`.check_labels`): its translations add code markup."""
 
 
 def _unsafe(text: str) -> Counter[str]:
@@ -266,7 +284,8 @@ def check_locale(locale: Path, languages: list[str], pot: Path | None = None) ->
                 problems.append(str(error))
                 continue
             total += coverage(catalog)
-            problems += [f"{path}: {problem}" for problem in markup_problems(catalog)]
+            markup = label_problems if path.name == LABELS_CATALOG else markup_problems
+            problems += [f"{path}: {problem}" for problem in markup(catalog)]
             problems += [f"{path}: {problem}" for problem in unsafe_markup(catalog)]
             if path.name == INTERFACE_CATALOG:
                 problems += [f"{path}: {problem}" for problem in placeholder_problems(catalog)]

@@ -225,7 +225,11 @@ class SourceStatusDirective(SphinxDirective):
             [
                 nodes.paragraph("", "", title_link(gallery_docname(self.env, example))),
                 *(self._status(records.get(runner, {}).get(example)) for runner in runners),
-                held_sentence(timelines[example]) if example in timelines else _("no record yet"),
+                (
+                    held_sentence(timelines[example], self.config.language or "en")
+                    if example in timelines
+                    else _("no record yet")
+                ),
             ]
             for example in examples
         ]

@@ -34,12 +34,12 @@ class RunnerSummaryDirective(RunnerDirective):
         # a container styled as an admonition: a real admonition title would
         # become a message of every page's catalog
         note = nodes.container(classes=["admonition", "note", "runner-summary"])
-        note += nodes.paragraph("", _("Runners"), classes=["admonition-title"])
+        note += nodes.paragraph("", _("Where these outputs come from"), classes=["admonition-title"])
         note += nodes.paragraph(
             "",
             _(
-                "Outputs on this page ran when the site was built, on the {kind} runner: "
-                "torch {torch} ({variant}), {device}."
+                "The outputs on this page were printed when the site was built, by its {kind} runner, "
+                "the machine that runs every example: torch {torch} ({variant}), {device}."
             ).format(
                 kind=runner_kind(info.device),
                 torch=info.torch_version,

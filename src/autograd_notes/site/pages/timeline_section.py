@@ -16,6 +16,7 @@ from sphinx.locale import _
 from ...records.format.status import Mark
 from ...records.history.releases import version_key
 from ...records.history.timeline import CheckTimeline, ExampleTimeline, Observation, observation_runs, worst
+from ..i18n.check_labels import label_node
 from ..i18n.zh_punctuation import sentence_gap
 from ..web.html_nodes import HtmlBlock, HtmlInline, HtmlLine, HtmlList, HtmlPre
 from ..web.links import cell_label, cell_number, label_link
@@ -45,7 +46,7 @@ TIMELINE_DOC = "timeline"
 
 def _kind(check: CheckTimeline) -> list[nodes.Node]:
     name = nodes.Text(_kind_name(check.kind))
-    return [name, nodes.Text(" "), _code(check.label)] if check.label else [name]
+    return [name, nodes.Text(" "), label_node(check.label)] if check.label else [name]
 
 
 Runs = list[tuple[list[str], Observation]]
@@ -185,7 +186,7 @@ def _row_name(headings: Sequence[str], number: int, checks: list[CheckTimeline])
         return heading_nodes(heading)
     label = next((check.label for check in checks if check.label), "")
     if label:
-        return [_code(label)]
+        return [label_node(label)]
     return [nodes.Text(_("Cell {number}").format(number=number))]
 
 
@@ -336,7 +337,8 @@ def _change(check: CheckTimeline, seen: Observation) -> nodes.Node:
             return nodes.Text(_("the warning it expects is no longer emitted"))
         return nodes.inline("", "", *compose(_("it warns {warning} instead"), warning=_code(seen.outcome)))
     if check.label:
-        return nodes.inline("", "", *compose(_("the value {label} is different"), label=_code(check.label)))
+        different = compose(_("the value {label} is different"), label=label_node(check.label))
+        return nodes.inline("", "", *different)
     return nodes.Text(_kind_name(check.kind))
 
 

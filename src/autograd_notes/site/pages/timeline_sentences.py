@@ -18,6 +18,7 @@ from ...records.history.changelog import change_sentence as decided_sentence
 from ...records.history.timeline import ExampleTimeline
 from ...records.history.timeline_changes import ChangeEntry
 from ...records.history.timeline_summary import summarise
+from ..i18n.check_labels import label_node
 from ..i18n.zh_punctuation import sentence_gap
 from ..web.html_nodes import HtmlCode, HtmlInline
 from ..web.nodes import compose, list_of
@@ -109,7 +110,7 @@ def _ranges(releases: list[str], chosen: list[str], language: str = "en") -> str
     return ("、" if language.startswith("zh") else ", ").join(_span(span) for span in spans)
 
 
-def held_sentence(timeline: ExampleTimeline) -> str:
+def held_sentence(timeline: ExampleTimeline, language: str = "en") -> str:
     """In which recorded releases every check of the example held, as plain text (the sources page).
 
     A check that differs need not touch the source's claim (a count of warnings): the sentence says
@@ -119,10 +120,11 @@ def held_sentence(timeline: ExampleTimeline) -> str:
     held = [r for r in recorded if timeline.holds_in(r)]
     if len(held) == len(recorded):
         return _("every check as documented in every recorded release: {releases}").format(
-            releases=_ranges(recorded, held)
+            releases=_ranges(recorded, held, language)
         )
     return _("every check as documented in {held}; some differ in {failing}").format(
-        held=_ranges(recorded, held) or "–", failing=_ranges(recorded, [r for r in recorded if r not in held])
+        held=_ranges(recorded, held, language) or "–",
+        failing=_ranges(recorded, [r for r in recorded if r not in held], language),
     )
 
 
@@ -221,12 +223,12 @@ def change_sentence(entry: ChangeEntry) -> list[nodes.Node]:
         old=_code(found.old) if named else _outcome_name(found.old, kind),
         new=_code(found.new) if named else _outcome_name(found.new, kind),
         outcome=_outcome_name(found.new, kind),
-        label=_code(found.label) if found.label else nodes.Text(_kind_name(kind)),
+        label=label_node(found.label) if found.label else nodes.Text(_kind_name(kind)),
         diff=_diff_code(found.diff) if found.diff else _code(shorten(found.said)),
     )
     sentence = _one_stop(sentence)
     for follows in entry.follows:
-        label = _code(follows.check.label) if follows.check.label else nodes.Text(_kind_name("value"))
+        label = label_node(follows.check.label) if follows.check.label else nodes.Text(_kind_name("value"))
         sentence += [
             nodes.Text(" "),
             *_one_stop(compose(follows_template(), label=label, diff=_diff_code(follows.diff))),

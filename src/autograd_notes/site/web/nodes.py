@@ -120,9 +120,12 @@ def compose(template: str, **parts: Part) -> list[nodes.Node]:
     result: list[nodes.Node] = []
     position = 0
     for match in _FIELD.finditer(template):
-        if template[position : match.start()]:
-            result.append(nodes.Text(template[position : match.start()]))
+        before = template[position : match.start()]
         part = parts[match.group(1)]
+        if _starts_full_width(part) and _cjk(before.rstrip(" ")[-1:]):
+            before = before.rstrip(" ")  # "值 {label}" with “…” in the label: no space before “
+        if before:
+            result.append(nodes.Text(before))
         if isinstance(part, nodes.Node):
             result.append(part)
         elif isinstance(part, (list, tuple)):
@@ -130,9 +133,39 @@ def compose(template: str, **parts: Part) -> list[nodes.Node]:
         else:  # text, or a message Sphinx translates when it is shown
             result.append(nodes.Text(str(part)))
         position = match.end()
+        after = template[position:].lstrip(" ")
+        if _ends_full_width(part) and _cjk(after[:1]):
+            position = len(template) - len(after)
     if template[position:]:
         result.append(nodes.Text(template[position:]))
     return result
+
+
+# Chinese sets no space beside its full-width punctuation: a template's space between a Chinese
+# character and a field whose text opens or closes with it ("值 {label} 变了", the label
+# “原始条目的范数”) goes; other languages keep theirs ("O valor “norma…” mudou")
+_OPENING = "（“「『《"
+_CLOSING = "）”」』》，。：；！？、"
+
+
+def _part_text(part: Part) -> str:
+    if isinstance(part, nodes.Node):
+        return str(part.astext())
+    if isinstance(part, (list, tuple)):
+        return "".join(_part_text(item) for item in part)
+    return str(part)
+
+
+def _cjk(char: str) -> bool:
+    return bool(char) and ("\u3000" <= char <= "\u9fff" or "\uff00" <= char <= "\uffef")
+
+
+def _starts_full_width(part: Part) -> bool:
+    return _part_text(part)[:1] in tuple(_OPENING + _CLOSING)
+
+
+def _ends_full_width(part: Part) -> bool:
+    return _part_text(part)[-1:] in tuple(_OPENING + _CLOSING)
 
 
 def list_of(items: Sequence[Part], language: str) -> list[nodes.Node]:
