@@ -17,8 +17,8 @@ import pytest
 from babel.messages.catalog import Catalog
 
 from autograd_notes.site.i18n.catalogs import label_problems, read_catalog
-from autograd_notes.site.i18n.glossary import glossary_path, load_glossary
 from autograd_notes.site.i18n.check_labels import CATALOG_FILE, label_node, label_parts
+from autograd_notes.site.i18n.glossary import glossary_path, load_glossary
 from autograd_notes.site.web.html_nodes import HtmlCode
 
 ROOT = Path(__file__).resolve().parents[2]
