@@ -155,7 +155,8 @@ def test_downloaded_script_identical_code(site: Build) -> None:
 def test_example_pages_say_where_their_outputs_come_from(site: Build) -> None:
     for example in EXAMPLES:
         page = text_of(example_page(site, example))
-        assert f"on the CPU runner: torch {torch.__version__}" in page, example
+        said = f"by its CPU runner, the machine that runs every example: torch {torch.__version__}"
+        assert said in page, example
         # its own record: the PyTorch and machine the sentence before named, not said again
         assert "CPU runner: recorded " in page, example
         assert "The outputs on this page match it." in page, example

@@ -225,3 +225,4 @@ def test_compose_sets_no_space_beside_chinese_quotes_only_in_chinese() -> None:
     assert text("值 {label} 变了。", nodes.Text("“原始条目的范数”")) == "值“原始条目的范数”变了。"
     assert text("值 {label} 变了。", nodes.literal("g", "g")) == "值 g 变了。"  # Latin code keeps its spaces
     assert text("O valor {label} mudou.", nodes.Text("“norma”")) == "O valor “norma” mudou."
+    assert text("结果从 {label} 变为 x。", nodes.Text("没有警告")) == "结果从没有警告变为 x。"

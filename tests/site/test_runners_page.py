@@ -409,7 +409,7 @@ def test_chinese_runner_lines_use_chinese_punctuation(whole_site: Site) -> None:
     page = read_page(whole_site.html / "zh_CN", EXAMPLE_PAGE)
     summary = page.article.find("div", "runner-summary")
     lines = [p.text() for p in summary.find_all("p")[1:]]
-    assert lines[0].startswith("本页的输出是在构建站点时于 CPU 运行器上运行得到的：torch ")
+    assert lines[0].startswith("本页的输出是在构建站点时由站点的 CPU 运行器（运行所有示例的机器）打印的：")
     assert lines[1].startswith("CPU 运行器：记录于 ")  # its PyTorch and machine: the line before
     assert lines[1].endswith("。本页的输出与之相同。")
     assert lines[2].startswith("CUDA 运行器：torch 2.13.0+cu130")
@@ -424,7 +424,7 @@ def test_chinese_runner_lines_use_chinese_punctuation(whole_site: Site) -> None:
 def test_russian_runner_sentences_decline_the_runner(whole_site: Site) -> None:
     page = read_page(whole_site.html / "ru", EXAMPLE_PAGE)
     summary = page.article.find("div", "runner-summary").text()
-    assert "при сборке сайта на CPU-раннере: torch " in summary
+    assert "при сборке сайта его CPU-раннером — машиной, которая запускает все примеры: torch " in summary
     assert "на CPU-раннер:" not in summary
     same = [p.text() for p in page.article.find_all("p", "runner-same")]
     assert same

@@ -10,10 +10,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from sphinx.testing.util import SphinxTestApp
 
 from autograd_notes.site.examples.downloads import questions_as_markdown
 from autograd_notes.site.search.documents import BODY_LIMIT, DATA_FILE
+from autograd_notes.site.search.synonyms import FILE_NAME, SynonymsError, load_synonyms
 
 CONF = (
     'extensions = ["autograd_notes.site.search.questions", "autograd_notes.site.search.documents"]\n'
@@ -140,3 +142,41 @@ def test_the_search_page_puts_first_what_the_paste_box_lists() -> None:
 
     script = (STATIC / "site_search.js").read_text(encoding="utf-8")
     assert f"var ERROR_FIRST = {MIN_SCORE};" in script
+
+
+SITE_SYNONYMS = Path(__file__).resolve().parents[2] / "docs" / FILE_NAME
+
+
+def test_the_language_s_synonyms_are_written_with_the_documents(tmp_path: Path) -> None:
+    (tmp_path / FILE_NAME).write_text('[en]\ngroups = [["gradient", "derivative"]]\n', encoding="utf-8")
+    warnings, out = build(tmp_path, {"index": PAGE})
+    assert not warnings, warnings
+    assert documents(out)["synonyms"] == [["gradient", "derivative"]]
+
+
+def test_the_site_has_synonyms_in_every_language() -> None:
+    languages = sorted(p.name for p in (SITE_SYNONYMS.parent / "locale").iterdir() if p.is_dir())
+    for language in ["en", *languages]:
+        assert len(load_synonyms(SITE_SYNONYMS, language)) >= 5, language
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("[en\n", "not TOML"),
+        ('[en]\ngroups = "gradient"\n', "groups must be a list"),
+        ('[en]\ngroups = [["gradient"]]\n', "group 1: a group is a list of two words or more"),
+        ('[en]\ngroups = [["gradient", "second derivative"]]\n', "'second derivative' is not one word"),
+        (
+            '[en]\ngroups = [["grad", "gradient"], ["Grad", "derivative"]]\n',
+            "group 2: 'Grad' is already in group 1",
+        ),
+    ],
+)
+def test_a_bad_synonyms_file_is_refused_naming_the_file(tmp_path: Path, text: str, said: str) -> None:
+    path = tmp_path / FILE_NAME
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SynonymsError) as refused:
+        load_synonyms(path, "en")
+    assert str(refused.value).startswith(str(path))
+    assert said in str(refused.value)

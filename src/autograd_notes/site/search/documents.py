@@ -16,19 +16,24 @@ holds, per page:
   releases section and the boxes every page repeats (at most :data:`BODY_LIMIT`
   characters).
 
-Every text is the translated page's, so each language searches its own words.
+Every text is the translated page's, so each language searches its own words;
+``synonyms`` are the language's groups of words that mean the same
+(:mod:`.synonyms`).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, TypedDict
 
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
+from sphinx.errors import ExtensionError
 
 from ..web.static_files import write_script_data
 from .questions import QUESTIONS_CLASS, page_questions
+from .synonyms import FILE_NAME, SynonymsError, load_synonyms
 
 __all__ = ["BODY_LIMIT", "DATA_FILE", "SCRIPTS", "Document", "page_document", "setup"]
 
@@ -115,7 +120,12 @@ def _write_data(app: Sphinx, env: BuildEnvironment) -> list[str]:
     """Write the documents once every page is read, before the search page is written."""
     if app.builder.format != "html":
         return []
-    data = {"language": app.config.language or "en", "pages": documents(env)}
+    language = app.config.language or "en"
+    try:
+        synonyms = load_synonyms(Path(app.confdir, FILE_NAME), language)
+    except SynonymsError as error:
+        raise ExtensionError(str(error)) from None
+    data = {"language": language, "pages": documents(env), "synonyms": synonyms}
     write_script_data(app, DATA_FILE, "AUTOGRAD_NOTES_PAGES", data)
     return []
 

@@ -122,7 +122,7 @@ def compose(template: str, **parts: Part) -> list[nodes.Node]:
     for match in _FIELD.finditer(template):
         before = template[position : match.start()]
         part = parts[match.group(1)]
-        if _starts_full_width(part) and _cjk(before.rstrip(" ")[-1:]):
+        if _cjk(_part_text(part)[:1]) and _cjk(before.rstrip(" ")[-1:]):
             before = before.rstrip(" ")  # "值 {label}" with “…” in the label: no space before “
         if before:
             result.append(nodes.Text(before))
@@ -134,18 +134,18 @@ def compose(template: str, **parts: Part) -> list[nodes.Node]:
             result.append(nodes.Text(str(part)))
         position = match.end()
         after = template[position:].lstrip(" ")
-        if _ends_full_width(part) and _cjk(after[:1]):
+        if _cjk(_part_text(part)[-1:]) and _cjk(after[:1]):
             position = len(template) - len(after)
     if template[position:]:
         result.append(nodes.Text(template[position:]))
     return result
 
 
-# Chinese sets no space beside its full-width punctuation: a template's space between a Chinese
-# character and a field whose text opens or closes with it ("值 {label} 变了", the label
-# “原始条目的范数”) goes; other languages keep theirs ("O valor “norma…” mudou")
-_OPENING = "（“「『《"
-_CLOSING = "）”」』》，。：；！？、"
+# Chinese sets no space between its characters or beside its punctuation: a template's space
+# between a Chinese character and a field that starts (or ends) with one goes ("值 {label} 变了",
+# the label “原始条目的范数”; "结果从 {old} 变为", the outcome 没有警告); Latin text keeps its
+# spaces ("值 g 变了"), and so do other languages ("O valor “norma” mudou")
+_CHINESE_QUOTES = "“”‘’"
 
 
 def _part_text(part: Part) -> str:
@@ -157,15 +157,10 @@ def _part_text(part: Part) -> str:
 
 
 def _cjk(char: str) -> bool:
-    return bool(char) and ("\u3000" <= char <= "\u9fff" or "\uff00" <= char <= "\uffef")
-
-
-def _starts_full_width(part: Part) -> bool:
-    return _part_text(part)[:1] in tuple(_OPENING + _CLOSING)
-
-
-def _ends_full_width(part: Part) -> bool:
-    return _part_text(part)[-1:] in tuple(_OPENING + _CLOSING)
+    """A Chinese character or punctuation mark (its quotes count when the other side is Chinese)."""
+    return bool(char) and (
+        "\u3000" <= char <= "\u9fff" or "\uff00" <= char <= "\uffef" or char in _CHINESE_QUOTES
+    )
 
 
 def list_of(items: Sequence[Part], language: str) -> list[nodes.Node]:

@@ -14,6 +14,7 @@
   var ERRORS_PAGE = "errors"; // the error-message index
   var SNIPPET = 220; // the most characters of a page's opening shown under its title
   var BOOST = { q: 4, t: 3, h: 1.5, b: 1 };
+  var SYNONYM = 0.5; // a word of the query's word's group (docs/search_synonyms.toml) weighs half
   // Words that ask rather than say what about, in the site's languages (Sphinx's stop words
   // cover the rest); Chinese has no stop words of Sphinx's.
   var ASKING = new Set([
@@ -118,6 +119,32 @@
     return stemmer && !CJK.test(word) ? stemmer.stemWord(word) : word;
   }
 
+  // Each word of a synonyms group, as the search compares it, with the other words of its group.
+  var groups = null;
+  function synonymsOf(term) {
+    if (groups === null) {
+      groups = new Map();
+      (data.synonyms || []).forEach(function (group) {
+        var processed = group.map(processTerm).filter(Boolean);
+        processed.forEach(function (word) {
+          groups.set(
+            word,
+            processed.filter(function (other) {
+              return other !== word;
+            }),
+          );
+        });
+      });
+    }
+    return groups.get(term) || [];
+  }
+
+  // A word of a query, as the search compares it, and the words of its group.
+  function withSynonyms(term) {
+    var word = processTerm(term);
+    return word ? [word].concat(synonymsOf(word)) : null;
+  }
+
   var index = null;
   function pages() {
     if (index === null) {
@@ -204,6 +231,10 @@
       .search(query, {
         boost: BOOST,
         combineWith: "OR",
+        processTerm: withSynonyms,
+        boostTerm: function (term) {
+          return asked.has(term) ? 1 : SYNONYM;
+        },
         fuzzy: function (term) {
           return term.length > 5 ? 0.2 : null;
         },
