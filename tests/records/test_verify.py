@@ -160,6 +160,25 @@ def test_judge_holds_differs_and_not_available() -> None:
     assert found.happened == "AttributeError: module 'torch' has no attribute 'x'"
 
 
+def test_a_difference_the_site_recorded_for_this_release_is_said_so() -> None:
+    """PyTorch 2.14.1 warns otherwise in forward mode, as the site records it: not an unexplained drift."""
+    path = ROOT / "records" / "releases" / "2.14.1" / "cpu" / "10_higher_order" / "plot_forward_mode.json"
+    record = load_record(path)
+    assert record is not None
+    found = judge(record)
+    assert found.verdict == Verdict.RECORDED
+    assert found.documented.startswith("DeprecationWarning matching")  # the first check that differs
+    # the same observations on the release the page documents: nothing recorded explains them
+    pinned = copy.deepcopy(record)
+    pinned["runner"]["torch"] = "2.13.0+cpu"
+    assert judge(pinned).verdict == Verdict.DIFFERS
+    # and one more check that differs, which no release record explains
+    more = copy.deepcopy(record)
+    event = next(e for c in more["cells"] for e in c["events"] if e["holds"] and e["kind"] == "value")
+    event.update(holds=False, value="something else")
+    assert (judge(more).verdict, judge(more).line) == (Verdict.DIFFERS, event["line"])
+
+
 def test_runner_place_as_capture_release_places_records() -> None:
     assert runner_place("2.13.0", "cuda", "2.13.0", cuda_build=True) == "cuda"
     assert runner_place("2.13.0", "cpu", "2.13.0", cuda_build=False) == "cpu"

@@ -24,6 +24,7 @@ no gallery, no Sphinx.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 import tempfile
 import time
@@ -34,7 +35,8 @@ from typing import cast
 import torch
 
 from ..._device import device_available
-from ..._release_notes import pinned_release, site_root
+from ..._events import Event
+from ..._release_notes import pinned_release, recorded_difference, site_root
 from ..capture.isolated import DEFAULT_TIMEOUT_S, capture_isolated, positive_seconds
 from ..format.record_format import DEVICES, RUNNERS, Record, Runner
 from ..format.status import DriftStatus, Word
@@ -62,6 +64,8 @@ class Verdict(Word):
     """What running one downloaded example here showed."""
 
     HOLDS = "holds"
+    RECORDED = "differs as recorded for this release"
+    """Every check that differs does what the site recorded this PyTorch release doing there."""
     DIFFERS = "differs"
     NOT_AVAILABLE = "not available in this release"
     """A cell calls an API this PyTorch does not have."""
@@ -97,34 +101,45 @@ def _last_line(output: list[str]) -> str:
     return next((text.strip() for text in reversed(output) if text.strip()), "")
 
 
+def _difference(event: Event) -> Finding:
+    """A check that does not hold: where, what the page documents and what happened here."""
+    if event["kind"] == "value":
+        label = f"{event['label']}: " if event["label"] else ""
+        return Finding(Verdict.DIFFERS, event["line"], label + event["documented"], label + event["value"])
+    if event["kind"] == "error":
+        raised = event["raised"]
+        happened = f"{raised}: {event['message']}" if raised else "nothing was raised"
+        return Finding(Verdict.DIFFERS, event["line"], event["documented"], happened)
+    warned = "; ".join(f"{w['category']}: {w['message']}" for w in event["warnings"])
+    return Finding(Verdict.DIFFERS, event["line"], event["documented"], warned or "no warning")
+
+
 def judge(record: Record) -> Finding:
     """The verdict of a record: its first check that does not hold, or cell that failed, in order.
 
     A check that does not hold, or a cell that raised what the page does not
-    document, *differs*; a cell that failed because an API is missing from
-    this PyTorch is *not available in this release*; otherwise it *holds*.
+    document, *differs*; where every check that does not hold is one the site
+    records this PyTorch release doing otherwise (``release_notes.json``, what
+    the download itself said when it went on), it *differs as recorded for this
+    release*; a cell that failed because an API is missing from this PyTorch is
+    *not available in this release*; otherwise it *holds*.
     """
     example = record["example"]
+    release = record["runner"]["torch"]
+    recorded: Finding | None = None
     for cell in record["cells"]:
         for event in cell["events"]:
             if event["holds"]:
                 continue
-            if event["kind"] == "value":
-                label = f"{event['label']}: " if event["label"] else ""
-                return Finding(
-                    Verdict.DIFFERS, event["line"], label + event["documented"], label + event["value"]
-                )
-            if event["kind"] == "error":
-                raised = event["raised"]
-                happened = f"{raised}: {event['message']}" if raised else "nothing was raised"
-                return Finding(Verdict.DIFFERS, event["line"], event["documented"], happened)
-            warned = "; ".join(f"{w['category']}: {w['message']}" for w in event["warnings"])
-            return Finding(Verdict.DIFFERS, event["line"], event["documented"], warned or "no warning")
+            found = _difference(event)
+            if found.line is None or not recorded_difference(example, found.line, found.documented, release):
+                return found
+            recorded = recorded or dataclasses.replace(found, verdict=Verdict.RECORDED)
         if cell["status"] in ("failed", "unavailable"):
             line = _traceback_line(cell["output"], example) or cell["lines"][0]
             verdict = Verdict.NOT_AVAILABLE if cell["status"] == "unavailable" else Verdict.DIFFERS
             return Finding(verdict, line, "this cell runs without an error", _last_line(cell["output"]))
-    return Finding(Verdict.HOLDS)
+    return recorded or Finding(Verdict.HOLDS)
 
 
 def runner_place(release: str, device: str, pinned: str | None, *, cuda_build: bool) -> str:
@@ -297,7 +312,8 @@ def add_verify_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
         "download-all archive examples_python.zip) on this machine, each in a fresh process. Say per "
         "example whether the page's checks hold here, and write the records into "
         "autograd-notes-<release>-<device>.tar.gz, to send to the project. Exit status 1 when an "
-        "example differs from its page or gave no result.",
+        "example differs from its page in a way the site has not recorded this release doing, or gave "
+        "no result.",
     )
     verify_parser.add_argument(
         "examples", nargs="*", help="examples to run, e.g. plot_retain_graph (default: every one found)"
