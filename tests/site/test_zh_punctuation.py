@@ -31,6 +31,8 @@ def catalog_of(tmp_path: Path, english: str, chinese: str) -> Path:
         ('它报错 "grad can be implicitly created only for scalar outputs"。', "ASCII quotes around"),
         ("``DataParallel`` （DDP）在", "a space before full-width punctuation"),
         ("它说“x”，而 ``y`` 。", "a space before full-width punctuation"),
+        ("我们把其中的 *事实* 重建", "a space beside emphasis"),
+        ("每一节 *源文档*，", "a space beside emphasis"),
     ],
 )
 def test_a_rule_broken_is_named_with_its_line(tmp_path: Path, chinese: str, said: str) -> None:
@@ -47,6 +49,8 @@ def test_a_rule_broken_is_named_with_its_line(tmp_path: Path, chinese: str, said
         "``DataParallel``\\ （DDP）在",
         '``print("x")`` 打印 x，链接 `页面 <https://e.org/?q="x">`_ 也行。',
         '<a href="https://www.sphinx-doc.org/">Sphinx</a>',
+        "我们把其中的\\ *事实*\\ 重建",
+        "标签 *graph, pytorch* 的",
     ],
 )
 def test_chinese_punctuation_and_code_pass(tmp_path: Path, chinese: str) -> None:

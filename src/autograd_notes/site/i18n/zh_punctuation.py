@@ -6,6 +6,8 @@ through :func:`~autograd_notes.site.i18n.catalogs.check_locale`):
 
 * **no ASCII quotes around quoted text**: a quoted English message is set in
   “…” (code stays in literals, and an HTML attribute keeps its own);
+* **no space beside emphasis** between Chinese characters (``的 *事实* 重建``):
+  the page shows it; a gallery catalog writes ``\ `` and a Markdown one nothing;
 * **no space before full-width punctuation** (``（``, ``“``, ``，``, ``。``
   …): Chinese text puts none, and after an inline literal of a gallery page
   the escaped space ``\ `` is what ends the literal without showing a space;
@@ -21,17 +23,26 @@ import re
 
 from babel.messages.catalog import Catalog
 
-__all__ = ["join_sentences", "punctuation_problems", "sentence_gap"]
+__all__ = ["gap_after", "join_sentences", "punctuation_problems", "sentence_gap"]
 
 # what may hold ASCII quotes of its own: literals, roles' targets, HTML tags
 _CODE = re.compile(r"``.+?``|`[^`]*`|<[^>]+>")
 _ASCII_QUOTES = re.compile(r'"[^"\n]{1,300}?"')
 _SPACE_BEFORE_FULL_WIDTH = re.compile(r"(?<!\\) +(?=[（“，。：；！？、）」』”])")
+# emphasis between Chinese characters set off by spaces, which the page shows ("的 *事实* 重建")
+_SPACED_EMPHASIS = re.compile(
+    r"[\u4e00-\u9fff] \*[\u4e00-\u9fff][^*]*\*|\*[^*]*[\u4e00-\u9fff]\* [\u4e00-\u9fff]"
+)
 
 
 def sentence_gap(language: str) -> str:
     """What separates two sentences in ``language``: nothing after Chinese full-width stops, else a space."""
     return "" if language.startswith("zh") else " "
+
+
+def gap_after(said: str) -> str:
+    """What separates a next sentence from ``said``: nothing after a Chinese full stop, else a space."""
+    return "" if said.rstrip()[-1:] in ("。", "！", "？") else " "
 
 
 def join_sentences(sentences: list[str], language: str) -> str:
@@ -40,7 +51,7 @@ def join_sentences(sentences: list[str], language: str) -> str:
 
 
 def punctuation_problems(catalog: Catalog) -> list[str]:
-    """The zh_CN translations that set ASCII quotes or a space before full-width punctuation."""
+    """The zh_CN translations with ASCII quotes, or a space before full-width punctuation or by emphasis."""
     problems = []
     for message in catalog:
         if not message.id or not message.string or message.fuzzy:
@@ -54,6 +65,11 @@ def punctuation_problems(catalog: Catalog) -> list[str]:
             before = text[max(0, space.start() - 12) : space.end() + 1]
             found.append(
                 f"a space before full-width punctuation in {before!r}: drop it (after a literal: '\\\\ ')"
+            )
+        for spaced in _SPACED_EMPHASIS.finditer(prose):
+            found.append(
+                f"a space beside emphasis in {text[spaced.start() : spaced.end()][:40]!r}: "
+                "Chinese shows it; write '\\ ' (reStructuredText) or nothing (Markdown)"
             )
         problems += [f"line {message.lineno}: {problem}" for problem in found]
     return problems

@@ -21,7 +21,7 @@ from ...records.history.changelog import change_sentence as decided_sentence
 from ...records.history.releases import version_key
 from ...records.history.timeline_changes import ChangeEntry, changelog_entries, release_changes
 from ..i18n.page_catalog import translate_from
-from ..i18n.zh_punctuation import sentence_gap
+from ..i18n.zh_punctuation import gap_after
 from ..upstream.gallery_conf import gallery_folders
 from ..web.html_nodes import HtmlList
 from ..web.links import (
@@ -222,7 +222,8 @@ class TimelineChangelogDirective(SphinxDirective):
             if others:  # the same rename of other operations, one entry: "Alike for Add, Pow."
                 named = nodes.inline("", "", *list_of([_code(name) for name in others], language))
                 alike = compose(_("Alike for {names}."), names=named)
-                sentence += [nodes.Text(sentence_gap(language)), *alike]
+                said = "".join(node.astext() for node in sentence)
+                sentence += [nodes.Text(gap_after(said)), *alike]
             said = nodes.paragraph("", "", *sentence)
             entries += nodes.list_item("", said, nodes.paragraph("", "", *where, classes=["tl-places"]))
         return entries

@@ -20,7 +20,7 @@ from ..i18n.check_labels import label_node
 from ..i18n.zh_punctuation import sentence_gap
 from ..web.html_nodes import HtmlBlock, HtmlInline, HtmlLine, HtmlList, HtmlPre
 from ..web.links import cell_label, cell_number, label_link
-from ..web.nodes import compose, doc_reference
+from ..web.nodes import compose, doc_reference, gap
 from .timeline_legends import _CLASSES, SYMBOLS, diff_legend, legend, mark_names
 from .timeline_sentences import (
     _code,
@@ -45,8 +45,11 @@ TIMELINE_DOC = "timeline"
 
 
 def _kind(check: CheckTimeline) -> list[nodes.Node]:
-    name = nodes.Text(_kind_name(check.kind))
-    return [name, nodes.Text(" "), label_node(check.label)] if check.label else [name]
+    name = _kind_name(check.kind)
+    if not check.label:
+        return [nodes.Text(name)]
+    label = label_node(check.label)
+    return [nodes.Text(name + gap(name, label.astext())), label]
 
 
 Runs = list[tuple[list[str], Observation]]
@@ -57,7 +60,9 @@ def _observations(runs: Runs, pinned: str) -> nodes.Element:
     names = mark_names()
     items = HtmlList(classes=["tl-observations"])
     for releases, seen in runs:
-        head = _span(releases) + (" " + _("(documented)") if pinned in releases else "")
+        documented = _("(documented)")
+        space = "" if documented.startswith("（") else " "  # none before a full-width bracket
+        head = _span(releases) + (space + documented if pinned in releases else "")
         if seen.mark == Mark.SAME:
             text = seen.text or ""
             body = HtmlPre(text, text, classes=["tl-text"])
@@ -141,7 +146,10 @@ def _difference(
     one line, its checks differing in other releases, are told apart closed.
     """
     checks, runs = group
-    what = ", ".join(names[m] for m in sorted({seen.mark for _r, seen in runs} - {Mark.SAME, Mark.NO_RECORD}))
+    comma = "、" if language.startswith("zh") else ", "  # Chinese lists with its own comma
+    what = comma.join(
+        names[m] for m in sorted({seen.mark for _r, seen in runs} - {Mark.SAME, Mark.NO_RECORD})
+    )
     differing = [
         r for releases, seen in runs if seen.mark not in (Mark.SAME, Mark.NO_RECORD) for r in releases
     ]
@@ -150,11 +158,11 @@ def _difference(
     where = (
         _("line {line}").format(line=lines[0])
         if len(lines) == 1
-        else _("lines {lines}").format(lines=", ".join(lines))
+        else _("lines {lines}").format(lines=comma.join(lines))
     )
     kinds: list[nodes.Node] = []
     for check in checks:
-        kinds += ([nodes.Text(", ")] if kinds else []) + _kind(check)
+        kinds += ([nodes.Text(comma)] if kinds else []) + _kind(check)
     # A <summary> is the control that opens its <details>: a link inside it would be an
     # interactive element inside another (two tab stops for one row, and a screen reader
     # announces one of them wrongly; axe-core: nested-interactive). The summary names the

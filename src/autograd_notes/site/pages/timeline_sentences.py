@@ -19,7 +19,7 @@ from ...records.history.timeline import ExampleTimeline
 from ...records.history.timeline_changes import ChangeEntry
 from ...records.history.timeline_summary import summarise
 from ..i18n.check_labels import label_node
-from ..i18n.zh_punctuation import sentence_gap
+from ..i18n.zh_punctuation import gap_after, sentence_gap
 from ..web.html_nodes import HtmlCode, HtmlInline
 from ..web.nodes import compose, list_of
 
@@ -111,21 +111,33 @@ def _ranges(releases: list[str], chosen: list[str], language: str = "en") -> str
 
 
 def held_sentence(timeline: ExampleTimeline, language: str = "en") -> str:
-    """In which recorded releases every check of the example held, as plain text (the sources page).
+    """In which recorded releases every check held as documented, as plain text (the sources page).
 
-    A check that differs need not touch the source's claim (a count of warnings): the sentence says
-    that some checks differ, and the example's own table says which.
+    Three kinds of release, each named once: every check as documented (or
+    printing otherwise only because of how that PyTorch was built); a message
+    worded otherwise (the checks hold, the words changed); some checks differ.
+    A check that differs need not touch the source's claim (a count of
+    warnings): the example's own table says which.
     """
     recorded = timeline.recorded_releases()
-    held = [r for r in recorded if timeline.holds_in(r)]
-    if len(held) == len(recorded):
+    marks = {release: timeline.mark(release) for release in recorded}
+    same = [r for r in recorded if marks[r] in (Mark.SAME, Mark.BUILD)]
+    if len(same) == len(recorded):
         return _("every check as documented in every recorded release: {releases}").format(
-            releases=_ranges(recorded, held, language)
+            releases=_ranges(recorded, recorded, language)
         )
-    return _("every check as documented in {held}; some differ in {failing}").format(
-        held=_ranges(recorded, held, language) or "–",
-        failing=_ranges(recorded, [r for r in recorded if r not in held], language),
-    )
+    worded = [r for r in recorded if marks[r] == Mark.WORDS]
+    differ = [r for r in recorded if r not in same and r not in worded]
+    clauses = [
+        template.format(releases=_ranges(recorded, releases, language))
+        for template, releases in (
+            (_("every check as documented in {releases}"), same),
+            (_("a message worded otherwise in {releases}"), worded),
+            (_("some checks differ in {releases}"), differ),
+        )
+        if releases
+    ]
+    return ("；" if language.startswith("zh") else "; ").join(clauses)
 
 
 def _kind_name(kind: str) -> str:
@@ -194,11 +206,14 @@ def _one_stop(sentence: list[nodes.Node]) -> list[nodes.Node]:
 
     A recorded message often ends a sentence of its own ("… at version 1."),
     or is shortened with an ellipsis: the template's stop after it would read
-    as "1.." or "….".
+    as "1.." or "….". Chinese keeps its "。" after an ellipsis: it ends the
+    Chinese sentence, which the next one follows without a space.
     """
     if len(sentence) < 2 or not isinstance(sentence[-1], nodes.Text):
         return sentence
     stop, before = sentence[-1].astext().strip(), sentence[-2].astext().rstrip()
+    if stop == "。" and before.endswith("…"):
+        return sentence  # a Chinese sentence ends with its own stop after a shortened message
     if stop and stop in _STOPS and before[-1:] in _STOPS + "…":
         return sentence[:-1]
     return sentence
@@ -229,8 +244,7 @@ def change_sentence(entry: ChangeEntry) -> list[nodes.Node]:
     sentence = _one_stop(sentence)
     for follows in entry.follows:
         label = label_node(follows.check.label) if follows.check.label else nodes.Text(_kind_name("value"))
-        sentence += [
-            nodes.Text(" "),
-            *_one_stop(compose(follows_template(), label=label, diff=_diff_code(follows.diff))),
-        ]
+        following = _one_stop(compose(follows_template(), label=label, diff=_diff_code(follows.diff)))
+        said = "".join(node.astext() for node in sentence)
+        sentence += [nodes.Text(gap_after(said)), *following]
     return sentence

@@ -16,6 +16,7 @@ __all__ = [
     "Cell",
     "compose",
     "doc_reference",
+    "gap",
     "list_of",
     "make_table",
     "untranslatable",
@@ -154,6 +155,11 @@ def _part_text(part: Part) -> str:
     if isinstance(part, (list, tuple)):
         return "".join(_part_text(item) for item in part)
     return str(part)
+
+
+def gap(left: str, right: str) -> str:
+    """The space between two texts set side by side: none between Chinese ones, else one."""
+    return "" if _cjk(left.rstrip()[-1:]) and _cjk(right.lstrip()[:1]) else " "
 
 
 def _cjk(char: str) -> bool:
