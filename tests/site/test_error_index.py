@@ -136,6 +136,15 @@ def test_a_summary_is_the_first_sentence_shortened_at_a_clause() -> None:
         "to DTensor."
     ) == ("aten.add.Tensor got mixed torch.Tensor and DTensor, need to convert all torch.Tensor to DTensor")
     assert message_summary("TypeError: expected torch.Tensor. Got list instead.") == "expected torch.Tensor"
+    # nor a name of code: an overload (aten::add_.Tensor), an enum member (ShardingStrategy.FULL_SHARD)
+    assert message_summary(
+        "RuntimeError: attempted to call in-place operation (aten::add_.Tensor) that would mutate it. No."
+    ) == ("attempted to call in-place operation (aten::add_.Tensor) that would mutate it")
+    assert message_summary(
+        "UserWarning: FSDP is switching to use `NO_SHARD` instead of ShardingStrategy.FULL_SHARD since the "
+        "world size is 1."
+    ).endswith("since the world size is 1")
+    assert message_summary("RuntimeError: This is not allowed.You should not.") == "This is not allowed"
 
 
 def test_every_recorded_message_has_a_short_readable_summary() -> None:

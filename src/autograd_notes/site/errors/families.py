@@ -161,14 +161,17 @@ def message_summary(text: str, *, limit: int = SUMMARY_LIMIT) -> str:
 def _in_dotted_name(message: str, at: int) -> bool:
     """Whether the period at ``at`` is inside a dotted name (``aten.add.Tensor``, ``torch.Tensor``).
 
-    It is when a word follows it directly and its name has another period or
-    starts with one of PyTorch's namespaces; ``allowed.You`` stays a sentence
-    end.
+    It is when a word follows it directly and its name has another period,
+    starts with one of PyTorch's namespaces or is a name of code (``add_.Tensor``,
+    ``ShardingStrategy.FULL_SHARD``); ``allowed.You`` stays a sentence end.
     """
     if at + 1 >= len(message) or not message[at + 1].isalnum():
         return False
     token = next(m for m in _DOTTED.finditer(message) if m.start() <= at < m.end()).group(0)
-    return token.count(".") > 1 or token.split(".", 1)[0] in _NAMESPACES
+    head = token.split(".", 1)[0]
+    # a name of code before it: snake_case (aten::add_.Tensor) or CamelCase (ShardingStrategy.FULL_SHARD)
+    code = "_" in head or any(char.isupper() for char in head[1:])
+    return token.count(".") > 1 or head in _NAMESPACES or code
 
 
 def message_head(text: str) -> str:

@@ -28,6 +28,15 @@ def _torch_key(torch: str) -> tuple[int, ...]:
     return version_key(torch.split("+")[0])
 
 
+def _row_name(runner: RunnerRelease, own: list[RunnerRelease], own_name: str) -> str:
+    """A row's runner: this site's, the runner of the release the pages document, or of other releases."""
+    if runner in own:
+        return own_name
+    if not runner.pinned:
+        return _("{runner}, other PyTorch releases").format(runner=runner_name(runner.device))
+    return runner_name(runner.device)
+
+
 def facts_table(
     runs: list[RunnerRecord], total: int, this_runner: str, own_name: str, language: str
 ) -> nodes.Node:
@@ -72,7 +81,7 @@ def facts_table(
         examples = _("{count} of {total}").format(count=count, total=total)
         rows.append(
             [
-                own_name if group[0] in own else runner_name(group[0].device),
+                _row_name(group[0], own, own_name),
                 nodes.paragraph("", "", *pytorch),
                 nodes.paragraph("", "", *list_of(machines, language)),
                 when,

@@ -120,6 +120,16 @@ class RunnerMatrixDirective(RunnerDirective):
         # with this build's runner alone and nothing that differs, the matrix would be one column of
         # "same": the summary line says it, and each example's page shows its own record
         matrix = [self._legend(), table] if columns or drift_sections else []
+        if not columns:
+            matrix.append(
+                nodes.paragraph(
+                    "",
+                    _(
+                        "No GPU has recorded the examples yet: once one has, a table here compares it with "
+                        "the CPU, one row per section of the gallery."
+                    ),
+                )
+            )
         return untranslatable([summary, facts, *builds, *notes, *matrix, *drift_sections])
 
     def _examples(self, generated: Path, pages: list[Path]) -> list[_Example]:
