@@ -100,6 +100,19 @@ def test_a_word_diff_renders_for_the_terminal() -> None:
     assert render_word_diff(()) == ""
 
 
+def test_two_messages_that_say_other_things_are_replaced_whole() -> None:
+    """Their few shared words ("no", "on", "system.") do not weave them into one line."""
+    old = "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU"
+    new = "RuntimeError: pin_memory=True requires an accelerator backend; no allocator is on this system."
+    assert render_word_diff(word_diff(old, new)) == (
+        "RuntimeError: [-"
+        + old.removeprefix("RuntimeError: ")
+        + "-]{+"
+        + new.removeprefix("RuntimeError: ")
+        + "+}"
+    )
+
+
 def test_word_diff_collapses_long_unchanged_runs_keeping_context() -> None:
     words = [f"w{n}" for n in range(1, 41)]
     head, middle, tail = " ".join(words[:10]), " ".join(words[10:30]), " ".join(words[30:])

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from .status import Word
 
-__all__ = ["Change", "Segment", "WordDiff", "render_word_diff", "spaced_segments", "word_diff"]
+__all__ = ["UNRELATED", "Change", "Segment", "WordDiff", "render_word_diff", "spaced_segments", "word_diff"]
 
 
 class Change(Word):
@@ -37,15 +37,34 @@ WordDiff = tuple[Segment, ...]
 """The words of two texts, in order: a replacement is a removed segment and the added one after it."""
 
 
+UNRELATED = 0.5
+"""Below this share of shared words (difflib's ratio), two texts are replaced whole, not word by word."""
+
+
 def word_diff(old: str, new: str, *, context: int = 4) -> WordDiff:
     """The changed words of two texts, with at most ``context`` unchanged words around each change.
+
+    Two texts that share few words (:data:`UNRELATED`) keep their common start
+    and are otherwise replaced whole.
 
     >>> render_word_diff(word_diff("output 0 of AddBackward0, is at", "output 0 of Add, is at"))
     'output 0 of [-AddBackward0,-]{+Add,+} is at'
     """
     a, b = old.split(), new.split()
     segments: list[Segment] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    if matcher.ratio() < UNRELATED:
+        # two messages that say other things: their few shared words ("no", "on", "a") would weave
+        # them into one unreadable line; after their common start, the old one goes and the new one comes
+        start = next((n for n, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+        if start:
+            segments.append(Segment(Change.KEPT, " ".join(a[:start])))
+        if a[start:]:
+            segments.append(Segment(Change.REMOVED, " ".join(a[start:])))
+        if b[start:]:
+            segments.append(Segment(Change.ADDED, " ".join(b[start:])))
+        return tuple(segments)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             same = a[i1:i2]
             if len(same) > 2 * context:
