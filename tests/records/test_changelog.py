@@ -136,7 +136,7 @@ def test_a_cell_that_stops_before_the_check_and_one_that_runs_to_it() -> None:
     )
     stopped["cells"].append({"lines": [21, 30], "status": "not run", "output": [], "events": []})
     lines = [text for _, text in texts(TODAY, **{"2_12_1": stopped})]
-    assert lines == ["The cell runs to this check, where it stopped before: `OSError: gone`."] * 2
+    assert lines == ["The cell now gets past the error that stopped it before: `OSError: gone`."] * 2
     assert [sentence for sentence, _ in texts(TODAY, **{"2_14_1": stopped})] == [Sentence.STOPS] * 2
 
 
@@ -174,7 +174,7 @@ def test_what_changed_in_2_15_0_is_two_reworded_messages() -> None:
         "use_reentrant parameter should be passed",
     )
     assert release_change_lines(ROOT / "records", ["2.15.0", "2.12.1", "2.4.1"]) == [
-        "2.4.1: the oldest recorded release, the others are compared with it",
+        "2.4.1: the oldest recorded release, where the comparisons start",
         "2.12.1 (against 2.11.0): no documented check changed",
         "2.15.0 (against 2.14.1): 2 change(s)",
         "  The `RuntimeError` is worded otherwise: `RuntimeError: {+mm:+} mat2 must be a "
@@ -195,12 +195,12 @@ def test_the_changes_command_prints_them(tmp_path: Path, capsys: pytest.CaptureF
     (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
     assert main(["changes", "--root", str(tmp_path), "2.12.1", "2.15.0"]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        "2.12.1: the oldest recorded release, the others are compared with it",
+        "2.12.1: the oldest recorded release, where the comparisons start",
         "2.15.0: no records",
     ]
     assert main(["changes", "--root", str(tmp_path)]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        "2.12.1: the oldest recorded release, the others are compared with it"
+        "2.12.1: the oldest recorded release, where the comparisons start"
     ]
 
 

@@ -53,7 +53,7 @@ class Sentence(Word):
 
 SENTENCES = {
     Sentence.STOPS: "The cell stops before this check: {reason}.",
-    Sentence.RUNS: "The cell runs to this check, where it stopped before: {reason}.",
+    Sentence.RUNS: "The cell now gets past the error that stopped it before: {reason}.",
     Sentence.CATEGORY: "The warning {message} is a {new}, no longer a {old}.",
     Sentence.OUTCOME: "The outcome changed from {old} to {new}: {diff}.",
     Sentence.WORDED: "The {outcome} is worded otherwise: {diff}.",
@@ -174,7 +174,7 @@ def release_change_lines(records: Path, releases: list[str], runner: str = "cpu"
             continue
         index = recorded.index(release)
         if index == 0:
-            lines.append(f"{release}: the oldest recorded release, the others are compared with it")
+            lines.append(f"{release}: the oldest recorded release, where the comparisons start")
             continue
         changes = by_release.get(release, {})
         previous = recorded[index - 1]

@@ -165,7 +165,10 @@ class TimelineChangelogDirective(SphinxDirective):
             if index == 0:
                 section += nodes.paragraph(
                     "",
-                    _("The oldest recorded release: the others are compared with it."),
+                    _(
+                        "The oldest recorded release: each newer one above is compared with the one "
+                        "before it."
+                    ),
                     classes=["tl-none"],
                 )
             elif release not in by_release:

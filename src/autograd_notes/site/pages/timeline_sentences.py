@@ -184,7 +184,7 @@ def sentence_templates() -> dict[Sentence, str]:
     """Each sentence of the changelog, in the build's language (English: :data:`~.changelog.SENTENCES`)."""
     return {
         Sentence.STOPS: _("The cell stops before this check: {reason}."),
-        Sentence.RUNS: _("The cell runs to this check, where it stopped before: {reason}."),
+        Sentence.RUNS: _("The cell now gets past the error that stopped it before: {reason}."),
         Sentence.CATEGORY: _("The warning {message} is a {new}, no longer a {old}."),
         Sentence.OUTCOME: _("The outcome changed from {old} to {new}: {diff}."),
         Sentence.WORDED: _("The {outcome} is worded otherwise: {diff}."),
