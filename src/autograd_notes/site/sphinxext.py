@@ -27,6 +27,8 @@ own handlers, e.g. :mod:`.build.stale_examples` and :mod:`.i18n.catalog_check` a
   ranking an error's examples first; :mod:`.search.questions` and
   :mod:`.search.documents`: the questions each page answers, and the search
   page's ranking of pages (MiniSearch) by their questions, titles and prose.
+* :mod:`.pages.source_links`: a source document cited by its number
+  ("Document 003"), not its whole title.
 * :mod:`.build.fast_build`: fast example runs; :mod:`.build.navigation_cache`: the
   sidebar's tree made once per folder; :mod:`.web.static_files`: the site's
   stylesheet and script; :mod:`.build.staging_log`: a truthful log;
@@ -67,6 +69,7 @@ EXTENSIONS = (
     "autograd_notes.site.search.documents",
     "autograd_notes.site.pages.runner_directives",
     "autograd_notes.site.pages.errors",
+    "autograd_notes.site.pages.source_links",
     "autograd_notes.site.web.static_files",
     "autograd_notes.site.build.stale_examples",
     "autograd_notes.site.build.fast_build",
