@@ -403,3 +403,56 @@ def test_a_run_ended_by_sigterm_ends_its_examples_and_leaves_no_folder(
     assert run.wait(timeout=30) == 128 + signal.SIGTERM
     assert not _alive(int(sleeper.read_text()))
     assert list(scratch.iterdir()) == []
+
+
+THEN = '''"""
+Then
+====
+
+Waits its turn behind the sleeper.
+"""
+
+# %%
+import os
+from pathlib import Path
+
+Path(os.environ["SLEEPER_PID"]).with_name("then.ran").write_text("ran")
+'''
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_stopped_run_starts_none_of_the_examples_still_waiting(
+    project: Path, tmp_path: Path, sleeper: Path, signum: int
+) -> None:
+    """`timeout` (SIGTERM) or Ctrl-C (SIGINT) ends the run at once: a queued example never starts."""
+    (project / "gallery" / "01_x" / "plot_then.py").write_text(THEN, encoding="utf-8")
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "autograd_notes",
+            "capture",
+            "--isolate",
+            "--jobs",
+            "1",
+            "plot_sleep",
+            "plot_then",
+        ],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while not sleeper.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert sleeper.exists()
+    started = time.monotonic()
+    run.send_signal(signum)
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 128 + signum, err
+    assert time.monotonic() - started < 20  # not after the queued example ran
+    assert not (tmp_path / "then.ran").exists()
+    assert "plot_then" not in out
+    assert not _alive(int(sleeper.read_text()))
+    assert "Traceback" not in err

@@ -14,12 +14,13 @@ time is printed at the end.
 from __future__ import annotations
 
 import textwrap
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from .capture.isolated import capture_isolated
+from .capture.isolated import capture_isolated, end_all
 from .drift.compare import compare_records
 from .drift.report import ExampleResult
 from .exchange.archive import ARCHIVE_FORMAT, Manifest, RunResult, write_archive
@@ -72,6 +73,10 @@ def compare_captured(
     return result
 
 
+_STOP = threading.Event()
+"""Set when a run is stopped: an example that has not started yet does not start."""
+
+
 @dataclass(frozen=True)
 class Destination:
     """Where a run writes: the records folder, its runner subfolder, and the archive if any."""
@@ -112,7 +117,9 @@ def run_captures(
     archived: dict[str, Record] = {}
     ran: list[RunResult] = []
     start = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    _STOP.clear()
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
         running = {pool.submit(_isolated, root, example, device, timeout): example for example in examples}
         for done, future in enumerate(as_completed(running), start=1):
             example = running[future]
@@ -141,12 +148,23 @@ def run_captures(
                     results=sorted(ran, key=lambda item: order[item["example"]]),
                 )
                 write_archive(where.archive, dict(sorted(archived.items())), manifest)
+    except BaseException:
+        # a signal (SIGTERM from `timeout`) or Ctrl-C: no example waiting in the queue starts, and
+        # those running end with everything they started; the archive written so far stays whole
+        _STOP.set()
+        pool.shutdown(wait=False, cancel_futures=True)
+        end_all()
+        raise
+    finally:
+        pool.shutdown(wait=True)
     total = time.perf_counter() - start
     print(f"captured {len(examples)} example(s) on {device} in {total:.1f} s ({jobs} at a time)", flush=True)
     return sorted(results, key=lambda result: order[result.example])
 
 
 def _isolated(root: Path, example: str, device: str, timeout: float) -> tuple[Record | None, float, str]:
+    if _STOP.is_set():  # the run was stopped while this example waited for a worker
+        return None, 0.0, "not run: the run was stopped"
     outcome = capture_isolated(root, example, device, timeout)
     if outcome.timed_out:
         return None, outcome.seconds, f"timed out after {timeout:g} s (--timeout): no record was made"

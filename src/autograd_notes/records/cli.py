@@ -297,6 +297,9 @@ def main(argv: list[str] | None = None) -> int:
     before = signal.getsignal(signal.SIGTERM)
     try:
         return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C: what was written stays, what ran has ended; no traceback
+        print("interrupted: the records and archive written so far are kept", file=sys.stderr)
+        return 128 + signal.SIGINT
     finally:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, before)
