@@ -184,9 +184,13 @@ def test_an_example_past_its_timeout_is_ended(
 def test_a_run_cut_off_leaves_what_it_recorded(project: Path, tmp_path: Path, sleeper: Path) -> None:
     archive = tmp_path / "cpu.tar.gz"
     command = [sys.executable, "-m", "autograd_notes", "capture", "--jobs", "1", "--archive", str(archive)]
+    # SIGKILL leaves the run no time to remove its temporary folders: they stay in the test's own
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
     run = subprocess.Popen(
         [*command, "plot_fast", "plot_sleep"],
         cwd=project,
+        env={**os.environ, "TMPDIR": str(scratch)},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
