@@ -11,12 +11,19 @@ from typing import Any
 import pytest
 import torch
 
-from autograd_notes import BehaviourDrift
+from autograd_notes import BehaviourDrift, _release_notes
 from autograd_notes._download_page import DownloadPage, page_in, running_page
 from autograd_notes._drift import STRICT_VARIABLE, Location, caller_location, expected_on_this_release
 from autograd_notes._reader_words import words
-from autograd_notes._release_notes import NOTES, pinned_release, read_notes
-from autograd_notes._typed_json import SchemaError
+from autograd_notes._release_notes import (
+    NOTES,
+    ReleaseNotes,
+    pinned_release,
+    read_notes,
+    recorded_difference,
+    recorded_note,
+)
+from autograd_notes._typed_json import SchemaError, shipped
 
 
 def where_called() -> Location:
@@ -193,6 +200,33 @@ def test_the_shipped_notes_are_read_as_their_types_and_a_damaged_file_is_refused
         read_notes(short)
     with pytest.raises(SchemaError, match="pinned: must be a string"):
         read_notes(json.dumps({**notes, "pinned": 2}))
+
+
+@pytest.mark.parametrize(
+    "damaged",
+    [
+        "[]",
+        '{"site": "x"}',
+        "{",
+        '{"site": "x", "pinned": "2.13.0", "releases": [], "examples": [], "checks": 1}',
+    ],
+)
+def test_damaged_shipped_notes_leave_the_plain_drift_message(
+    damaged: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A list, missing keys, broken JSON: no notes, and a drift message says what it always said."""
+    package = tmp_path / "damaged_notes"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / NOTES).write_text(damaged, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    notes = shipped("damaged_notes", NOTES, ReleaseNotes)
+    assert notes is None
+    monkeypatch.setattr(_release_notes, "_notes", lambda: notes)
+    where = "10_higher_order/plot_forward_mode.py"
+    assert recorded_note(where, 112, "warnings on the first call: 18", "2.14.1+cu130") == ""
+    assert not recorded_difference(where, 112, "warnings on the first call: 18", "2.14.1+cu130")
+    assert pinned_release() is None
 
 
 # -- a download on a release the site records: it says what is expected there, and goes on ---------

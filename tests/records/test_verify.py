@@ -282,3 +282,29 @@ def test_a_damaged_member_is_one_error_not_a_traceback(tmp_path: Path) -> None:
     path.write_bytes(bytes(data))
     with pytest.raises(DownloadError, match=r"crc\.zip:plot_x\.py: cannot be read"):
         find_downloads(path)
+
+
+def _patched(path: Path, *, local: int, central: int, value: int) -> Path:
+    """``path`` with a 2-byte field of its member's local and central headers set to ``value``."""
+    data = bytearray(path.read_bytes())
+    for signature, offset in ((b"PK\x03\x04", local), (b"PK\x01\x02", central)):
+        at = data.index(signature) + offset
+        data[at : at + 2] = value.to_bytes(2, "little")
+    path.write_bytes(bytes(data))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ((8, 10), 98, "compression method is not supported"),  # PPMd, which zipfile cannot read
+        ((6, 8), 1, "encrypted"),  # the general-purpose flag's bit 0: a password is needed
+    ],
+)
+def test_a_member_zipfile_cannot_read_is_one_error_not_a_traceback(
+    tmp_path: Path, field: tuple[int, int], value: int, said: str
+) -> None:
+    path = _zip(tmp_path / "odd.zip", [("plot_x.py", b"print(1)\n")], method=zipfile.ZIP_STORED)
+    _patched(path, local=field[0], central=field[1], value=value)
+    with pytest.raises(DownloadError, match=rf"odd\.zip:plot_x\.py: cannot be read: .*{said}"):
+        find_downloads(path)
