@@ -20,7 +20,7 @@ from ..i18n.check_labels import label_node
 from ..i18n.zh_punctuation import sentence_gap
 from ..web.html_nodes import HtmlBlock, HtmlInline, HtmlLine, HtmlList, HtmlPre
 from ..web.links import cell_label, cell_number, label_link
-from ..web.nodes import compose, doc_reference, gap
+from ..web.nodes import compose, doc_reference
 from .timeline_legends import _CLASSES, SYMBOLS, diff_legend, legend, mark_names
 from .timeline_sentences import (
     _code,
@@ -29,6 +29,7 @@ from .timeline_sentences import (
     _ranges,
     _span,
     heading_nodes,
+    kind_nodes,
     summary_sentence,
 )
 from .timeline_tables import _cell, _header, _mark_cells, _table, release_groups
@@ -42,14 +43,6 @@ __all__ = [
 
 SECTION_ID = "across-pytorch-releases"
 TIMELINE_DOC = "timeline"
-
-
-def _kind(check: CheckTimeline) -> list[nodes.Node]:
-    name = _kind_name(check.kind)
-    if not check.label:
-        return [nodes.Text(name)]
-    label = label_node(check.label)
-    return [nodes.Text(name + gap(name, label.astext())), label]
 
 
 Runs = list[tuple[list[str], Observation]]
@@ -162,7 +155,7 @@ def _difference(
     )
     kinds: list[nodes.Node] = []
     for check in checks:
-        kinds += ([nodes.Text(comma)] if kinds else []) + _kind(check)
+        kinds += ([nodes.Text(comma)] if kinds else []) + kind_nodes(check)
     # A <summary> is the control that opens its <details>: a link inside it would be an
     # interactive element inside another (two tab stops for one row, and a screen reader
     # announces one of them wrongly; axe-core: nested-interactive). The summary names the

@@ -15,19 +15,20 @@ from ...records.format.status import Mark
 from ...records.format.word_diffs import Change, WordDiff, spaced_segments
 from ...records.history.changelog import Sentence, shorten
 from ...records.history.changelog import change_sentence as decided_sentence
-from ...records.history.timeline import ExampleTimeline
+from ...records.history.timeline import CheckTimeline, ExampleTimeline
 from ...records.history.timeline_changes import ChangeEntry
 from ...records.history.timeline_summary import summarise
 from ..i18n.check_labels import label_node
 from ..i18n.zh_punctuation import gap_after, sentence_gap
 from ..web.html_nodes import HtmlCode, HtmlInline
-from ..web.nodes import compose, list_of
+from ..web.nodes import compose, gap, list_of
 
 __all__ = [
     "change_sentence",
     "follows_template",
     "heading_nodes",
     "held_sentence",
+    "kind_nodes",
     "sentence_templates",
     "summary_sentence",
 ]
@@ -140,6 +141,15 @@ def held_sentence(timeline: ExampleTimeline, language: str = "en") -> str:
     return ("；" if language.startswith("zh") else "; ").join(clauses)
 
 
+def kind_nodes(check: CheckTimeline) -> list[nodes.Node]:
+    """What a check is, with its label: "checked value «norm of the raw entries»"."""
+    name = _kind_name(check.kind)
+    if not check.label:
+        return [nodes.Text(name)]
+    label = label_node(check.label)
+    return [nodes.Text(name + gap(name, label.astext())), label]
+
+
 def _kind_name(kind: str) -> str:
     kinds = {"error": _("expected error"), "warning": _("expected warning"), "value": _("checked value")}
     return kinds.get(kind, kind)
@@ -206,14 +216,11 @@ def _one_stop(sentence: list[nodes.Node]) -> list[nodes.Node]:
 
     A recorded message often ends a sentence of its own ("… at version 1."),
     or is shortened with an ellipsis: the template's stop after it would read
-    as "1.." or "….". Chinese keeps its "。" after an ellipsis: it ends the
-    Chinese sentence, which the next one follows without a space.
+    as "1.." or "….".
     """
     if len(sentence) < 2 or not isinstance(sentence[-1], nodes.Text):
         return sentence
     stop, before = sentence[-1].astext().strip(), sentence[-2].astext().rstrip()
-    if stop == "。" and before.endswith("…"):
-        return sentence  # a Chinese sentence ends with its own stop after a shortened message
     if stop and stop in _STOPS and before[-1:] in _STOPS + "…":
         return sentence[:-1]
     return sentence

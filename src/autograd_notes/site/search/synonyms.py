@@ -1,9 +1,10 @@
 """The search page's synonyms: words readers use for the same thing, per language.
 
 ``docs/search_synonyms.toml`` holds, for each language of the site, groups of
-words (``["gradient", "grad", "derivative"]``): the search page looks for each
-word of a query and, at a lower weight, for the other words of its group
-(``static/site_search.js``). Read strictly when the site is built: a file that
+words (``["freeze", "frozen", "unfreeze"]``): where no page uses a word of a
+query ("unfreeze"; the English "freeze" on a Russian page), the search page
+looks for the words of its group that pages use (``static/site_search.js``).
+A word that pages use is looked for as it is: a synonym never adds to it. Read strictly when the site is built: a file that
 is not TOML, a group that is not two or more single words, or a word in two
 groups of one language stops the build, naming the file (and the line where
 TOML says it).

@@ -14,7 +14,6 @@
   var ERRORS_PAGE = "errors"; // the error-message index
   var SNIPPET = 220; // the most characters of a page's opening shown under its title
   var BOOST = { q: 4, t: 3, h: 1.5, b: 1 };
-  var SYNONYM = 0.5; // a word of the query's word's group (docs/search_synonyms.toml) weighs half
   // Words that ask rather than say what about, in the site's languages (Sphinx's stop words
   // cover the rest); Chinese has no stop words of Sphinx's.
   var ASKING = new Set([
@@ -119,30 +118,43 @@
     return stemmer && !CJK.test(word) ? stemmer.stemWord(word) : word;
   }
 
-  // Each word of a synonyms group, as the search compares it, with the other words of its group.
+  // Each word of a synonyms group (docs/search_synonyms.toml), as the search compares it, with the
+  // other words of its group.
   var groups = null;
-  function synonymsOf(term) {
+  function synonymsOf(word) {
     if (groups === null) {
       groups = new Map();
       (data.synonyms || []).forEach(function (group) {
-        var processed = group.map(processTerm).filter(Boolean);
-        processed.forEach(function (word) {
+        var words = group.map(processTerm).filter(Boolean);
+        words.forEach(function (each) {
           groups.set(
-            word,
-            processed.filter(function (other) {
-              return other !== word;
+            each,
+            words.filter(function (other) {
+              return other !== each;
             }),
           );
         });
       });
     }
-    return groups.get(term) || [];
+    return groups.get(word) || [];
   }
 
-  // A word of a query, as the search compares it, and the words of its group.
+  // A word of a query as the search looks for it: the word itself, or, where no page uses it
+  // ("unfreeze"; "freeze" on a Russian page), the words of its group that pages do use.
   function withSynonyms(term) {
     var word = processTerm(term);
-    return word ? [word].concat(synonymsOf(word)) : null;
+    if (!word) {
+      return null;
+    }
+    var exact = { fuzzy: false, prefix: false, processTerm: String };
+    var used = function (each) {
+      return pages().search(each, exact).length > 0;
+    };
+    if (used(word)) {
+      return word;
+    }
+    var others = synonymsOf(word).filter(used);
+    return others.length ? others : word; // a word of no group may be a typo: fuzzy matching finds it
   }
 
   var index = null;
@@ -232,9 +244,6 @@
         boost: BOOST,
         combineWith: "OR",
         processTerm: withSynonyms,
-        boostTerm: function (term) {
-          return asked.has(term) ? 1 : SYNONYM;
-        },
         fuzzy: function (term) {
           return term.length > 5 ? 0.2 : null;
         },
