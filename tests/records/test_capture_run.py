@@ -460,3 +460,45 @@ def test_a_stopped_run_starts_none_of_the_examples_still_waiting(
     assert "plot_then" not in out
     assert not _alive(int(sleeper.read_text()))
     assert "Traceback" not in err
+
+
+DAEMON = '''"""
+Daemon
+======
+
+Leaves a process behind with its environment cleared.
+"""
+
+# %%
+import os
+from pathlib import Path
+
+marker = Path(os.environ["SLEEPER_PID"])
+child = os.fork()
+if child == 0:
+    os.setsid()
+    if os.fork() == 0:
+        marker.write_text(str(os.getpid()))
+        os.execve("/bin/sleep", ["sleep", "600"], {})  # no mark of the run left in its environment
+    os._exit(0)
+os.waitpid(child, 0)
+while not marker.exists():
+    pass
+print("left a daemon")
+'''
+
+
+def test_a_daemon_that_clears_its_environment_ends_with_its_example(
+    project: Path, sleeper: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A double fork with env={} escapes the run's mark: the run adopts the orphan and ends it."""
+    (project / "gallery" / "01_x" / "plot_daemon.py").write_text(DAEMON, encoding="utf-8")
+    status = main(["capture", "--root", str(project), "--isolate", "plot_daemon"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert progress(out) == [("01_x/plot_daemon.py", "recorded")]
+    daemon = int(sleeper.read_text())
+    deadline = time.monotonic() + 10
+    while _alive(daemon) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(daemon)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, cast
 
 from ..._device import DEVICE_VARIABLE
 from .limits import output_limits
+from .orphans import adopt_orphans, end_orphans
 from .reset import TIMEOUT_VARIABLE, example_memory_mib, example_timeout, seconds
 
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ RUN_VARIABLE = "AUTOGRAD_NOTES_RUN"
 """A mark in the environment of an example's process, which every process it starts inherits."""
 _RUNNING: dict[int, tuple[subprocess.Popen[bytes], str]] = {}
 """The examples' processes running now (by pid), each with its mark."""
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()  # a signal handler (end_all) may come while its own thread holds it
 
 
 def _end_strays(mark: str) -> None:
@@ -129,6 +130,13 @@ def _end_group(process: subprocess.Popen[bytes], mark: str) -> None:
         process.kill()
     _end_strays(mark)
     process.wait()
+    _end_orphans()
+
+
+def _end_orphans() -> None:
+    """End the processes that examples left to this one, their mark cleared (:mod:`.orphans`)."""
+    with _LOCK:
+        end_orphans({pid for pid, (process, _mark) in _RUNNING.items() if process.returncode is None})
 
 
 def end_all() -> None:
@@ -153,7 +161,8 @@ def capture_isolated(root: Path, example: str, device: str, timeout: float) -> I
         mark = uuid.uuid4().hex
         env = {**child_environment(device, timeout), RUN_VARIABLE: mark}
         start = time.perf_counter()
-        with log.open("wb") as output_file:
+        # started and registered at once: an orphan hunt in another thread never takes it for one
+        with _LOCK, log.open("wb") as output_file:
             process = subprocess.Popen(
                 command,
                 env=env,
@@ -162,7 +171,6 @@ def capture_isolated(root: Path, example: str, device: str, timeout: float) -> I
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
-        with _LOCK:
             _RUNNING[process.pid] = (process, mark)
         try:
             process.wait(timeout=timeout)
@@ -177,6 +185,7 @@ def capture_isolated(root: Path, example: str, device: str, timeout: float) -> I
                 _RUNNING.pop(process.pid, None)
         seconds = time.perf_counter() - start
         _end_strays(mark)  # it ended: what it started ends too
+        _end_orphans()
         output = log.read_text(encoding="utf-8", errors="replace")
         if process.returncode != 0 or not out.exists():
             tail = "\n".join(output.splitlines()[-_TAIL:])
@@ -206,6 +215,8 @@ def positive_jobs(text: str) -> int:
 def end_with_the_run() -> None:
     """On SIGTERM (``timeout``, a machine's limit), end every example running and all it started.
 
+    The run also adopts the orphans its examples leave (:func:`.orphans.adopt_orphans`).
+
     Then the run exits as Ctrl-C makes it: its temporary folders removed,
     what it recorded kept.
     """
@@ -213,6 +224,8 @@ def end_with_the_run() -> None:
     def terminated(signum: int, _frame: object) -> None:
         end_all()
         raise SystemExit(128 + signum)
+
+    adopt_orphans()  # what an example leaves behind with its mark cleared comes back to this process
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, terminated)

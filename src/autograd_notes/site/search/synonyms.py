@@ -4,10 +4,10 @@
 words (``["freeze", "frozen", "unfreeze"]``): where no page uses a word of a
 query ("unfreeze"; the English "freeze" on a Russian page), the search page
 looks for the words of its group that pages use (``static/site_search.js``).
-A word that pages use is looked for as it is: a synonym never adds to it. Read strictly when the site is built: a file that
-is not TOML, a group that is not two or more single words, or a word in two
-groups of one language stops the build, naming the file (and the line where
-TOML says it).
+A word that pages use is looked for as it is: a synonym never adds to it.
+Read strictly when the site is built: a file that is not TOML, a group that is
+not two or more single words, or a word in two groups of one language stops
+the build, naming the file (and the line where TOML says it).
 """
 
 from __future__ import annotations
