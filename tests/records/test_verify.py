@@ -206,7 +206,7 @@ def test_verify_on_this_cpu_writes_an_archive_that_ingest_accepts(
 
     assert main(["verify", "--device", "cpu"]) == 0
     out = capsys.readouterr().out
-    assert f"  {Verdict.HOLDS:<30} {len(EXAMPLES)}" in out
+    assert f"  {Verdict.HOLDS:<37} {len(EXAMPLES)}" in out
     archive = reader_folder / archive_name(release_of(torch.__version__), "cpu")
     assert f"archive: {archive.name}" in out
 

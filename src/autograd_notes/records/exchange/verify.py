@@ -57,6 +57,8 @@ __all__ = [
 ]
 
 _WIDTH = 160
+_VERDICT_WIDTH = 37
+"""The summary's column of verdicts: the longest, "differs as recorded for this release", and a space."""
 """The most characters of a documented or observed text the summary shows."""
 
 
@@ -231,7 +233,7 @@ def render_summary(ran: list[_Ran], runner: Runner | None, seconds: float) -> li
     for verdict in Verdict:
         count = sum(r.finding.verdict == verdict for r in ran)
         if count:
-            lines.append(f"  {verdict:<30} {count}")
+            lines.append(f"  {verdict:<{_VERDICT_WIDTH}} {count}")
     for item in ran:
         finding = item.finding
         if finding.verdict == Verdict.HOLDS:
