@@ -145,6 +145,10 @@ def test_a_summary_is_the_first_sentence_shortened_at_a_clause() -> None:
         "world size is 1."
     ).endswith("since the world size is 1")
     assert message_summary("RuntimeError: This is not allowed.You should not.") == "This is not allowed"
+    assert message_summary(
+        "RuntimeError: In order to use an autograd.Function with functorch transforms, it must override "
+        "the setup_context staticmethod."
+    ).startswith("In order to use an autograd.Function with functorch transforms")
 
 
 def test_every_recorded_message_has_a_short_readable_summary() -> None:

@@ -218,7 +218,7 @@ def test_the_changed_note_says_what_the_check_does_in_that_release(html: NodeWri
 def test_summary_sentences(monkeypatch: pytest.MonkeyPatch) -> None:
     same = example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", {"2.12.1": TODAY})
     assert (
-        sentence(summary_sentence(same)) == "Holds as documented in every recorded release, 2.12.1 to 2.13.0."
+        sentence(summary_sentence(same)) == "Every check holds in every recorded release, 2.12.1 to 2.13.0."
     )
     renamed = example_timeline(
         "05_x/plot_fixture.py",
@@ -227,7 +227,7 @@ def test_summary_sentences(monkeypatch: pytest.MonkeyPatch) -> None:
         {"2.12.1": record("2.12.1", error("output 0 of AddBackward0 <is> at version 1"))},
     )
     assert sentence(summary_sentence(renamed)) == (
-        "Holds as documented in every recorded release, 2.12.1 to 2.13.0. One check still holds, "
+        "Every check holds in every recorded release, 2.12.1 to 2.13.0. One check still holds, "
         "but prints other words in 2.12.1: `RuntimeError`."
     )
     # two checks of one type reworded: counted as two, the type named once
@@ -246,7 +246,7 @@ def test_summary_sentences(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     assert (
         sentence(summary_sentence(broken))
-        == "Holds as documented since 2.12.1; in 2.9.1, the release before it, its one check differs."
+        == "Every check holds since 2.12.1; in 2.9.1, the release before it, its one check differs."
     )
 
     # the release before counts every check the page lists as differing: one reworded as well as one
@@ -260,7 +260,7 @@ def test_summary_sentences(monkeypatch: pytest.MonkeyPatch) -> None:
     mixed = both({**error("other", holds=False), "raised": "ValueError"}, error("x, worded"), "2.9.1")
     two = example_timeline("05_x/plot_fixture.py", today, "2.13.0", {"2.9.1": mixed, "2.12.1": today})
     assert sentence(summary_sentence(two)) == (
-        "Holds as documented since 2.12.1; in 2.9.1, the release before it, 2 of 2 checks differ."
+        "Every check holds since 2.12.1; in 2.9.1, the release before it, 2 of 2 checks differ."
     )  # the reworded check's ≈ is under its cell's ✗ in the table: the summary says what the table shows
     alone = example_timeline("05_x/plot_fixture.py", TODAY, "2.13.0", {})
     assert (

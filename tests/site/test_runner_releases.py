@@ -113,10 +113,10 @@ def test_the_runners_page_has_a_column_and_a_row_per_runner_and_release(with_gpu
     rows = [[td.text() for td in tr.find_all("td")] for tr in facts.find("tbody").find_all("tr")]
     assert rows[0][0] == "CPU runner (this site)"
     assert rows[0][4] == "2 of 2"
-    cuda = [row for row in rows if row[0] == "CUDA runner, other PyTorch releases"]
+    cuda = [row for row in rows if row[0] == "CUDA runner, each recorded release"]
     assert [[row[1], row[2], row[4]] for row in cuda] == [[f"{RELEASE}+cu130", MACHINE, "1 of 2"]]
     # the CPU's other releases, counted: neighbours alike in all but the release share a row
-    cpu_releases = [row[1] for row in rows[1:] if row[0] == "CPU runner, other PyTorch releases"]
+    cpu_releases = [row[1] for row in rows[1:] if row[0] == "CPU runner, each recorded release"]
     assert cpu_releases
     assert all(re.fullmatch(r"\S+ to \S+, \d+ releases|\S+", text) for text in cpu_releases), cpu_releases
     coverage = page.article.find("p", "runner-summary-line").text()

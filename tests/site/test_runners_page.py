@@ -306,7 +306,7 @@ def test_each_runner_is_described_once_above_the_matrix(two_cuda_records: Path) 
     ]
     # neighbouring releases alike in all but the release share a row ("2.4.1+cu121 to 2.12.1+cu130,
     # 9 releases"), so that the rows differ in what they say
-    cpu = [row for row in rows if row[0] == "CPU runner, other PyTorch releases"]
+    cpu = [row for row in rows if row[0] == "CPU runner, each recorded release"]
     grouped = [re.search(r", (\d+) releases$", row[1]) for row in cpu]
     counted = [int(found.group(1)) if found else 1 for found in grouped]
     assert sum(counted) == len(list((ROOT / "records" / "releases").iterdir())) + 1  # and the synthetic one

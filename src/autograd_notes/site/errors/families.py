@@ -63,7 +63,10 @@ _VARYING = [
 _SENTENCE_END = re.compile(r"(?<=[^.\s])\.(?=\s+[A-Z]|[A-Z]|\s*$)")
 # a name that PyTorch's messages write with dots: torch.Tensor, aten.add.Tensor, nn.Module
 _DOTTED = re.compile(r"[\w.]+")
-_NAMESPACES = frozenset({"torch", "aten", "nn", "F", "np", "numpy", "cuda", "ops", "prims", "func"})
+_NAMESPACES = frozenset(
+    {"torch", "aten", "nn", "F", "np", "numpy", "cuda", "ops", "prims", "func", "autograd", "optim", "amp"}
+    | {"utils", "distributed", "functional", "jit", "fx", "linalg", "sparse", "special", "fft", "backends"}
+)
 # Where a long summary may be cut: after a clause, before a parenthesis.
 _CLAUSE_BREAK = re.compile(r",\s|;\s|:\s|\s\(|\s-\s")
 _SHORTEST = 40

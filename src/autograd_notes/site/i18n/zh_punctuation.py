@@ -31,7 +31,7 @@ _ASCII_QUOTES = re.compile(r'"[^"\n]{1,300}?"')
 _SPACE_BEFORE_FULL_WIDTH = re.compile(r"(?<!\\) +(?=[（“，。：；！？、）」』”])")
 # emphasis between Chinese characters set off by spaces, which the page shows ("的 *事实* 重建")
 _SPACED_EMPHASIS = re.compile(
-    r"[\u4e00-\u9fff] \*[\u4e00-\u9fff][^*]*\*|\*[^*]*[\u4e00-\u9fff]\* [\u4e00-\u9fff]"
+    r"[\u4e00-\u9fff] \*{1,2}[\u4e00-\u9fff][^*]*\*|\*[^*]*[\u4e00-\u9fff]\*{1,2} [\u4e00-\u9fff]"
 )
 
 

@@ -29,11 +29,11 @@ def _torch_key(torch: str) -> tuple[int, ...]:
 
 
 def _row_name(runner: RunnerRelease, own: list[RunnerRelease], own_name: str) -> str:
-    """A row's runner: this site's, the runner of the release the pages document, or of other releases."""
+    """A row's runner: this site's, the runner of the release the pages document, or of each release."""
     if runner in own:
         return own_name
     if not runner.pinned:
-        return _("{runner}, other PyTorch releases").format(runner=runner_name(runner.device))
+        return _("{runner}, each recorded release").format(runner=runner_name(runner.device))
     return runner_name(runner.device)
 
 

@@ -55,7 +55,7 @@ def summary_sentence(timeline: ExampleTimeline, language: str = "en") -> list[no
         return [nodes.Text(_("No other PyTorch release has been recorded for this page yet."))]
     if not summary.failing:
         sentence = compose(
-            _("Holds as documented in every recorded release, {first} to {last}."),
+            _("Every check holds in every recorded release, {first} to {last}."),
             first=summary.first,
             last=summary.last,
         )
@@ -75,12 +75,12 @@ def summary_sentence(timeline: ExampleTimeline, language: str = "en") -> list[no
         )
         clause = before.format(release=previous, count=len(failing), total=len(checks))
         sentence = compose(
-            _("Holds as documented since {since}; {before}."), since=summary.holds_since, before=clause
+            _("Every check holds since {since}; {before}."), since=summary.holds_since, before=clause
         )
     else:
         held = [r for r in recorded if r not in summary.failing]
         sentence = compose(
-            _("Holds as documented in {held}; not in {failing}."),
+            _("Every check holds in {held}; some differ in {failing}."),
             held=_ranges(recorded, held, language) or "–",
             failing=_ranges(recorded, summary.failing, language),
         )
