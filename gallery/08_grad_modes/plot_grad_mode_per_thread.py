@@ -15,15 +15,14 @@ alone, and the fix: enter the mode inside the worker.
 
    - Why does my tensor have a grad_fn when I used torch.no_grad()?
    - Does torch.no_grad() apply to a ThreadPoolExecutor or other threads?
-   - Why does my inference server keep autograd graphs in memory?
+   - How do I turn off gradients in a worker thread?
 """
 
 # %%
 # A worker ignores the caller's ``no_grad``
 # -----------------------------------------
 # The main thread enters ``no_grad`` and starts a thread that multiplies a
-# leaf which requires a gradient. The worker stores what it saw; the main
-# thread waits for it, then checks.
+# leaf which requires a gradient. The main thread joins it, then checks.
 import threading
 
 import torch
@@ -48,8 +47,7 @@ with torch.no_grad():
     worker.join()
 
 enabled, y = seen["Thread"]
-check(enabled, True, label="worker: torch.is_grad_enabled()")
-check(y.requires_grad, True, label="y.requires_grad")
+check([enabled, y.requires_grad], [True, True], label="worker: [torch.is_grad_enabled(), y.requires_grad]")
 check(y.grad_fn, "MulBackward0", label="y.grad_fn")
 y.sum().backward()
 check(x.grad, [2.0, 2.0], label="x.grad")
@@ -60,8 +58,8 @@ check(x.grad, [2.0, 2.0], label="x.grad")
 # such nodes also hold the tensors their gradients need
 # (:ref:`gallery_saved_tensors`) for as long as the result lives.
 #
-# Every mode, every kind of thread
-# --------------------------------
+# Every mode, and a thread pool
+# -----------------------------
 # The same holds for ``inference_mode`` and ``set_grad_enabled(False)``,
 # and for a ``ThreadPoolExecutor``:
 from concurrent.futures import ThreadPoolExecutor
@@ -71,11 +69,12 @@ modes = {
     "inference_mode": torch.inference_mode,
     "set_grad_enabled(False)": lambda: torch.set_grad_enabled(False),
 }
+flags = "[is_grad_enabled(), y.requires_grad, y.is_inference()]"  # in the worker
 for name, mode in modes.items():
     with mode(), ThreadPoolExecutor(max_workers=1) as pool:
         pool.submit(multiply, name).result()
     enabled, y = seen[name]
-    check([enabled, y.requires_grad, y.is_inference()], [True, True, False], label=f"{name}: worker")
+    check([enabled, y.requires_grad, y.is_inference()], [True, True, False], label=f"{name}: {flags}")
 
 # %%
 # Each worker had gradients on; its result requires a gradient and, even
@@ -86,38 +85,51 @@ for name, mode in modes.items():
 # -------------------------------------
 # ``torch.no_grad()`` also works as a decorator: ``@torch.no_grad()`` on
 # the worker function, or, as here, applied to an existing one. The
-# function then runs without a graph in whatever thread calls it.
+# function then runs without a graph in whatever thread calls it. A pool
+# reuses its thread for the next task, so what a task leaves matters too:
 with ThreadPoolExecutor(max_workers=1) as pool:
     pool.submit(torch.no_grad()(multiply), "@no_grad").result()
+    check(pool.submit(torch.is_grad_enabled).result(), True, label="grad on after a @no_grad task")
+    pool.submit(torch.set_grad_enabled, False).result()
+    check(pool.submit(torch.is_grad_enabled).result(), False, label="grad on after set_grad_enabled(False)")
 enabled, y = seen["@no_grad"]
-check([enabled, y.requires_grad, y.grad_fn], [False, False, None], label="@no_grad: worker")
+check([enabled, y.requires_grad, y.is_inference()], [False, False, False], label=f"@no_grad: {flags}")
 
+# %%
+# The decorated worker recorded nothing, and the decorator restored the
+# thread's flag when it returned. ``torch.set_grad_enabled(False)`` called
+# as a plain function, outside a ``with`` block, is never undone: the next
+# task on that pool thread ran without gradients.
 import matplotlib.pyplot as plt
 
 from autograd_notes import draw_matrix
 
-rows = ["Thread", "no_grad", "inference_mode", "@no_grad"]
-flags = [[float(seen[row][0]), float(seen[row][1].requires_grad)] for row in rows]
-draw_matrix(flags, rows=rows, columns=["grad enabled", "requires_grad"], title="in the worker")
+keys = ["Thread", "no_grad", "inference_mode", "@no_grad"]
+values = [[float(seen[key][0]), float(seen[key][1].requires_grad)] for key in keys]
+rows = ["Thread, no_grad", "pool, no_grad", "pool, inference_mode", "pool, @no_grad"]
+figure = draw_matrix(values, rows=rows, columns=["grad on", "requires_grad"], title="in the worker")
+figure.set_size_inches(4.4, figure.get_figheight())  # room for the columns' labels
 plt.show()
 
 # %%
-# One row per worker: the ``Thread`` and the pool tasks submitted under
-# ``no_grad`` and ``inference_mode`` show ``1`` (yes) in both columns; the
-# decorated function shows ``0``. A ``with torch.no_grad():`` block inside
-# the worker function does the same.
+# One row per worker above (the kind of thread, then the caller's mode or
+# the decorator): whether it had gradients on, and whether its ``y``
+# requires a gradient. The first three rows show ``1`` (yes) in both
+# columns; only the decorated task shows ``0``.
 #
 # The other way round
 # -------------------
 # A worker's mode changes nothing for the main thread. The worker below
-# enters a mode and waits in it while the main thread multiplies:
+# enters a mode in a ``with`` block and waits there while the main thread
+# multiplies:
 
 
 def multiply_while_worker_in(mode):
-    inside, done = threading.Event(), threading.Event()
+    inside, done, in_worker = threading.Event(), threading.Event(), []
 
     def wait_in_mode():
         with mode():
+            in_worker.append(torch.is_grad_enabled())
             inside.set()
             done.wait()
 
@@ -127,29 +139,18 @@ def multiply_while_worker_in(mode):
     y = x * 2
     done.set()
     worker.join()
-    return y
+    return [in_worker[0], y.requires_grad]
 
 
-check(multiply_while_worker_in(torch.no_grad).grad_fn, "MulBackward0", label="worker in no_grad: y.grad_fn")
+label = "[worker's is_grad_enabled(), main thread's y.requires_grad]"
+check(multiply_while_worker_in(torch.no_grad), [False, True], label=f"worker in no_grad: {label}")
 with torch.no_grad():
-    y = multiply_while_worker_in(torch.enable_grad)
-check(y.grad_fn, None, label="main in no_grad, worker in enable_grad: y.grad_fn")
+    check(multiply_while_worker_in(torch.enable_grad), [True, False], label=f"main in no_grad: {label}")
 
 # %%
-# A pool thread keeps what a task leaves
-# --------------------------------------
-# A pool reuses its threads. ``torch.set_grad_enabled(False)`` called as a
-# function, not in a ``with`` block, is never undone, so it reaches the
-# next task that runs on the same thread:
-with ThreadPoolExecutor(max_workers=1) as pool:
-    pool.submit(torch.set_grad_enabled, False).result()
-    check(pool.submit(torch.is_grad_enabled).result(), False, label="next task: torch.is_grad_enabled()")
-check(torch.is_grad_enabled(), True, label="main thread: torch.is_grad_enabled()")
-
-# %%
-# The pool's one thread ran the second task with gradients off; the main
-# thread kept them on. A ``with`` block or the decorator restores the flag
-# on the way out: set a worker's mode that way.
+# ``no_grad`` inside the worker turns gradients off there only: the main
+# thread's product still requires a gradient. ``enable_grad`` in a worker
+# does not lift the main thread's ``no_grad`` either.
 # :ref:`inference_mode_vs_no_grad` compares the modes themselves.
 #
 # Sources
