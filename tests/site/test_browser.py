@@ -286,6 +286,27 @@ def test_the_runners_box_keeps_its_text_off_its_border_like_an_admonition(
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
+def test_a_table_wider_than_a_phone_says_that_it_scrolls(
+    server: Server, watched: tuple[Any, Problems], language: str
+) -> None:
+    """The runners' facts at 390 px: a line above them, in the page's language; none where tables fit."""
+    page, problems = watched
+    hint = """() => Array.from(document.querySelectorAll('article .table-wrapper')).map(
+        w => [w.classList.contains('autograd-wide'), getComputedStyle(w, '::before').content])"""
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.goto(server.url(language, "runners.html"))
+    wrappers = page.evaluate(hint)
+    wide = [content for is_wide, content in wrappers if is_wide]
+    assert wide, wrappers
+    words = {"en": "Swipe", "ru": "Прокрутите", "zh_CN": "滑动", "pt_BR": "Deslize"}[language]
+    assert all(words in content for content in wide), wide
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(server.url(language, "runners.html"))
+    assert not any(is_wide for is_wide, _content in page.evaluate(hint))
+    assert problems.clear() == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_every_download_link_returns_its_file(whole_site: Site, server: Server, language: str) -> None:
     """Every download link of every example page, followed from the served page's address, returns its
     file (over HTTP: following a link needs no browser)."""

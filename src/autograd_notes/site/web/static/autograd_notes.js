@@ -210,3 +210,22 @@
     event.preventDefault();
   });
 })();
+
+// A table wider than its column (on a phone: the runners' facts, the sources' status) scrolls in
+// furo's wrapper with its first column in view; a line above it says that it scrolls (the words
+// come from the page's template, in its language: --autograd-swipe-hint).
+(function () {
+  function update() {
+    document.querySelectorAll("article .table-wrapper").forEach(function (wrapper) {
+      var table = wrapper.querySelector("table");
+      var wide = table !== null && table.getBoundingClientRect().width > wrapper.clientWidth + 1;
+      wrapper.classList.toggle("autograd-wide", wide);
+    });
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", update);
+  } else {
+    update();
+  }
+  window.addEventListener("resize", update);
+})();
