@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Mapping
 from types import TracebackType
 from typing import Generic, Literal, TypeVar
 
+from ._download_page import running_page
 from ._drift import BehaviourDrift, Location, caller_location, expected_on_this_release
 from ._events import is_recording, report
 from ._normalise import normalise_message
 from ._paths import display_path
+from ._reader_words import words
 from ._traceback import format_clean_traceback
 
 __all__ = ["ExampleTimeout", "expect_error", "expect_warning"]
@@ -33,6 +36,12 @@ def _documented(kinds: type | tuple[type, ...], match: str | None) -> str:
 def _one_line(text: str, limit: int = 300) -> str:
     text = " ".join(normalise_message(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _said(location: Location) -> Mapping[str, str]:
+    """The words of what a check saw, in the language of the download running it (English elsewhere)."""
+    page = running_page(location.file or None)
+    return words(page.language if page is not None else "en")
 
 
 class ExampleTimeout(Exception):
@@ -88,12 +97,13 @@ class expect_error(Generic[E]):  # noqa: N801 - used like a function, as pytest.
             return False  # interrupts, timeouts and drift are never an example's documented error
         documented = _documented(self.expected, self.match)
         problem = None
+        said = _said(self._location)
         if exc is None:
-            problem = "no exception was raised"
+            problem = said["no_exception"]
         elif not isinstance(exc, self.expected):
             problem = f"{type(exc).__name__}: {_one_line(str(exc))}"
         elif self.match is not None and not re.search(self.match, str(exc)):
-            problem = f"the message changed to {_one_line(str(exc))!r}"
+            problem = said["message_changed"].format(message=repr(_one_line(str(exc))))
         report(
             {
                 "kind": "error",
@@ -183,7 +193,8 @@ class expect_warning(Generic[W]):  # noqa: N801 - used like a function, as pytes
             observed = "; ".join(
                 f"{record.category.__name__}: {_one_line(str(record.message))}" for record in others
             )
-            observed = f"other warnings: {observed}" if others else "no warning was emitted"
+            said = _said(self._location)
+            observed = said["other_warnings"].format(warnings=observed) if others else said["no_warning"]
             going_on = expected_on_this_release(self._location, documented, observed)
             if not going_on:
                 raise BehaviourDrift(location=self._location, documented=documented, observed=observed)

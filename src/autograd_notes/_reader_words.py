@@ -23,6 +23,10 @@ _EN: Final = {
     "at {location}:",
     "documented": "  documented: {documented}",
     "observed": "  observed:   {observed}",
+    "no_exception": "no exception was raised",
+    "message_changed": "the message changed to {message}",
+    "other_warnings": "other warnings: {warnings}",
+    "no_warning": "no warning was emitted",
     "covered": "{first} to {last}",
     "not_recorded": "  PyTorch {release} is not among the releases the site records ({covered}). "
     "What each recorded release does: {page}",
@@ -53,6 +57,10 @@ _RU: Final = {
     "в {location}:",
     "documented": "  описано:  {documented}",
     "observed": "  получено: {observed}",
+    "no_exception": "исключение не выброшено",
+    "message_changed": "сообщение стало таким: {message}",
+    "other_warnings": "другие предупреждения: {warnings}",
+    "no_warning": "предупреждений не было",
     "covered": "{first}–{last}",
     "not_recorded": "  PyTorch {release} нет среди выпусков, которые записывает сайт ({covered}). "
     "Что делает каждый записанный выпуск: {page}",
@@ -83,6 +91,10 @@ _ZH_CN: Final = {
     "lead": "PyTorch {torch} 的行为与本示例页面为 PyTorch {pinned} 记录的不同，位置：{location}：",
     "documented": "  页面记录：{documented}",
     "observed": "  实际观察：{observed}",
+    "no_exception": "没有抛出异常",
+    "message_changed": "消息变成了：{message}",
+    "other_warnings": "其他警告：{warnings}",
+    "no_warning": "没有发出警告",
     "covered": "{first} 至 {last}",
     "not_recorded": "  PyTorch {release} 不在本站记录的版本之中（{covered}）。每个已记录版本的行为：{page}",
     "check_elsewhere": "  本站记录这项检查在 PyTorch {release} 上与页面一致：差异来自别处"
@@ -110,6 +122,10 @@ _PT_BR: Final = {
     "em {location}:",
     "documented": "  documentado: {documented}",
     "observed": "  observado:   {observed}",
+    "no_exception": "nenhuma exceção foi levantada",
+    "message_changed": "a mensagem mudou para {message}",
+    "other_warnings": "outros avisos: {warnings}",
+    "no_warning": "nenhum aviso foi emitido",
     "covered": "{first} a {last}",
     "not_recorded": "  O PyTorch {release} não está entre as versões que o site registra ({covered}). "
     "O que cada versão registrada faz: {page}",

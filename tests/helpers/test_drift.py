@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
+import subprocess
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -296,3 +299,25 @@ def test_a_check_that_goes_on_is_still_reported_and_printed(
     said = capsys.readouterr().out
     assert said.startswith("value: 2\n")
     assert words("ru")["goes_on"].format(variable=STRICT_VARIABLE).strip() in said
+
+
+@pytest.mark.parametrize("language", sorted(LEADS))
+def test_what_a_download_saw_is_said_in_its_pages_language(language: str, tmp_path: Path) -> None:
+    """'no warning was emitted' and 'no exception was raised' are the page's words, not English."""
+    page = f"{SITE}{language}/examples/08_grad_modes/plot_mine.html"
+    for body, key in (
+        ("with expect_warning(UserWarning):\n    pass\n", "no_warning"),
+        ("with expect_error(ValueError):\n    pass\n", "no_exception"),
+    ):
+        script = tmp_path / "plot_mine.py"
+        header = f"# {page}\n# pip install autograd-notes\n"
+        script.write_text(f"{header}from autograd_notes import expect_error, expect_warning\n{body}", "utf-8")
+        done = subprocess.run(
+            [sys.executable, str(script)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")},
+            check=False,
+        )
+        assert done.returncode != 0
+        assert words(language)["observed"].format(observed=words(language)[key]) in done.stderr, done.stderr
