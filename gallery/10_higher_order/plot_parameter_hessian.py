@@ -6,9 +6,9 @@ The Hessian of a model's parameters
 
 The Hessian of a loss with respect to a model's parameters holds every
 second derivative: one row and one column per parameter entry. This example
-computes it with ``torch.func.hessian`` through ``functional_call``, reads
-the nested dict of blocks it returns, flattens it into one matrix and checks
-it against a double-backward loop. It then shows which second derivatives a
+computes it with ``torch.func`` through ``functional_call``, reads the
+nested dict of blocks it returns, flattens it into one matrix and checks it
+against a double-backward loop. It then shows which second derivatives a
 ReLU network loses, and replaces the matrix by Hessian-vector products.
 
 .. questions::
@@ -21,20 +21,17 @@ ReLU network loses, and replaces the matrix by Hessian-vector products.
 # %%
 # A dict of dicts of blocks
 # -------------------------
-# ``torch.func.hessian`` differentiates a function, not a module.
+# ``torch.func`` differentiates a function, not a module.
 # ``functional_call`` runs the model with the parameters of a dict, so the
 # loss becomes a function of that dict: 11 parameter entries here.
-import contextlib
-import sys
-
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from torch import nn
 from torch.autograd.functional import hvp
-from torch.func import functional_call, grad, hessian, jacrev, jvp
+from torch.func import functional_call, grad, jacrev, vjp
 
-from autograd_notes import check, draw_matrix, expect_warning, runner_device
+from autograd_notes import check, draw_matrix, runner_device
 
 # sphinx_gallery_thumbnail_number = 2
 device = runner_device()
@@ -51,11 +48,11 @@ def loss_fn(params, net=model):
     return ((functional_call(net, params, (inputs,)) - targets) ** 2).mean()
 
 
-JIT_SCRIPT = r"^`torch\.jit\.script` is (deprecated|not supported in Python 3\.14\+ and may break)\. "
-first_call = "torch._decomp.decompositions_for_jvp" not in sys.modules
-expected = expect_warning(DeprecationWarning, match=JIT_SCRIPT) if first_call else contextlib.nullcontext()
-with expected:
-    H = hessian(loss_fn)(params)
+def hessian(f):
+    return jacrev(jacrev(f))  # the matrix torch.func.hessian gives, reverse over reverse
+
+
+H = hessian(loss_fn)(params)
 check(list(H), ["0.weight", "0.bias", "2.weight", "2.bias"], label="list(H)")
 block = H["0.weight"]["0.bias"]
 check(block.shape, params["0.weight"].shape + params["0.bias"].shape, label='H["0.weight"]["0.bias"].shape')
@@ -63,8 +60,8 @@ check(H["0.bias"]["0.weight"], block.permute(2, 0, 1), label='H["0.bias"]["0.wei
 check(H["2.bias"]["2.bias"], [[2.0]], label='H["2.bias"]["2.bias"]')
 
 # %%
-# ``hessian`` is forward over reverse mode; the first forward-mode call of
-# a process warns on this release (:ref:`forward_mode`). ``H[a][b]``
+# ``torch.func.hessian`` computes the same matrix forward over reverse mode
+# (:ref:`forward_mode`); here both passes are reverse mode. ``H[a][b]``
 # holds the second derivatives in ``params[a]`` and ``params[b]``: its shape
 # is the two shapes joined, ``(2, 3)`` and ``(2,)`` into ``(2, 3, 2)``.
 # ``H[b][a]`` holds the same numbers, axes swapped. The loss is
@@ -163,15 +160,17 @@ check(counts, [121, 121, 0], label="entries not 0 in H_relu, (2/N) JᵀJ, from_n
 # P parameter entries give P×P entries: 121 here, 10¹² for a million
 # parameters (4 TB in float32). Real models use Hessian-vector products
 # instead: ``torch.func.jvp`` of ``torch.func.grad`` (forward over reverse),
-# or ``torch.autograd.functional.hvp``. Neither builds ``H``.
+# ``torch.func.vjp`` of it (reverse over reverse: ``H`` is symmetric, so
+# ``vᵀH = Hv``), or ``torch.autograd.functional.hvp``. None builds ``H``.
 v = {name: torch.randn(p.shape).to(device) for name, p in params.items()}
-_, Hv = jvp(grad(loss_fn), (params,), (v,))
-check(flat(Hv.values()), H_flat @ flat(v.values()), label="jvp(grad(loss_fn)) vs H_flat @ v")
+_, pull_back = vjp(grad(loss_fn), params)
+(Hv,) = pull_back(v)
+check(flat(Hv.values()), H_flat @ flat(v.values()), label="vjp(grad(loss_fn)) vs H_flat @ v")
 _, Hv = hvp(lambda *ps: loss_fn(dict(zip(names, ps, strict=True))), tuple(params.values()), tuple(v.values()))
 check(flat(Hv), H_flat @ flat(v.values()), label="hvp vs H_flat @ v")
 
 # %%
-# Both give ``H @ v`` shaped like the parameters (a dict from ``jvp``, a
+# Both give ``H @ v`` shaped like the parameters (a dict from ``vjp``, a
 # tuple from ``hvp``): vectors of P numbers, never the matrix.
 #
 # Sources
