@@ -101,7 +101,7 @@ def test_verify_runs_the_sites_download_all_archive_and_ingest_takes_its_archive
     monkeypatch.chdir(reader)
     assert main(["verify", "--device", "cpu"]) == 0
     out = capsys.readouterr().out
-    assert "holds                          2" in out, out
+    assert "holds                                 2" in out, out
     archive = reader / f"autograd-notes-{release_of(torch.__version__)}-cpu.tar.gz"
     assert str(tmp_path).encode() not in gzip.decompress(archive.read_bytes())
 

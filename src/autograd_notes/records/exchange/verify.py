@@ -57,8 +57,7 @@ __all__ = [
 ]
 
 _WIDTH = 160
-_VERDICT_WIDTH = 37
-"""The summary's column of verdicts: the longest, "differs as recorded for this release", and a space."""
+_VERDICT_WIDTH = 37  # the summary's column of verdicts: the longest and a space
 """The most characters of a documented or observed text the summary shows."""
 
 
