@@ -17,9 +17,10 @@ import pytest
 from babel.messages.catalog import Catalog
 
 from autograd_notes.site.i18n.catalogs import label_problems, read_catalog
-from autograd_notes.site.i18n.check_labels import CATALOG_FILE, label_node, label_parts
+from autograd_notes.site.i18n.check_labels import CATALOG_FILE, label_node
 from autograd_notes.site.i18n.glossary import glossary_path, load_glossary
 from autograd_notes.site.web.html_nodes import HtmlCode
+from autograd_notes.site.web.nodes import code_nodes
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCALE = ROOT / "docs" / "locale"
@@ -86,7 +87,7 @@ def test_a_label_invents_no_code() -> None:
 
 
 def test_a_translation_shows_its_code_as_code() -> None:
-    parts = label_parts("``grad.shape`` (всего градиента)")
+    parts = code_nodes("``grad.shape`` (всего градиента)")
     assert [type(part).__name__ for part in parts] == ["HtmlCode", "Text"]
     assert parts[0].astext() == "grad.shape"
     assert parts[1].astext() == " (всего градиента)"

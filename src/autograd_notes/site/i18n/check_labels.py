@@ -21,7 +21,6 @@ Sphinx's :meth:`~sphinx.application.Sphinx.add_message_catalog`.
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -32,29 +31,15 @@ from sphinx.application import Sphinx
 from sphinx.locale import get_translation
 
 from ..web.html_nodes import HtmlCode, HtmlInline
+from ..web.nodes import code_nodes
 from .catalogs import read_catalog
 
-__all__ = ["CATALOG", "CATALOG_FILE", "label_node", "label_parts"]
+__all__ = ["CATALOG", "CATALOG_FILE", "label_node"]
 
 CATALOG = "check_labels"
 CATALOG_FILE = CATALOG + ".po"
 
 _translate = get_translation(CATALOG)
-_CODE = re.compile(r"``(.+?)``")
-
-
-def label_parts(translation: str) -> list[nodes.Node]:
-    """A translated label's nodes: its ````code```` as code, the rest as text."""
-    parts: list[nodes.Node] = []
-    position = 0
-    for match in _CODE.finditer(translation):
-        if match.start() > position:
-            parts.append(nodes.Text(translation[position : match.start()]))
-        parts.append(HtmlCode(match.group(1), match.group(1)))
-        position = match.end()
-    if position < len(translation):
-        parts.append(nodes.Text(translation[position:]))
-    return parts
 
 
 def label_node(label: str) -> nodes.Node:
@@ -62,7 +47,7 @@ def label_node(label: str) -> nodes.Node:
     shown = str(_translate(label))
     if shown == label:  # English, or a label the catalog lacks (the test names it)
         return HtmlCode(label, label)
-    return HtmlInline("", "", *label_parts(shown), tag="span", classes=["check-label"], title=label)
+    return HtmlInline("", "", *code_nodes(shown), tag="span", classes=["check-label"], title=label)
 
 
 def _load_catalog(app: Sphinx) -> None:

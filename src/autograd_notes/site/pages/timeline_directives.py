@@ -32,12 +32,12 @@ from ..web.links import (
     gallery_docname,
     page_link,
 )
-from ..web.nodes import compose, list_of, untranslatable
+from ..web.nodes import code_nodes, compose, list_of, untranslatable
 from .record_store import note_records, site_records
 from .runner_releases import gpu_runner_notes
 from .timeline_legends import legend, mark_names
 from .timeline_section import SECTION_ID, TIMELINE_DOC, changed_note, timeline_nodes
-from .timeline_sentences import _code, change_sentence, heading_nodes
+from .timeline_sentences import _code, change_sentence
 from .timeline_tables import _cell, _header, _mark_cells, _table, changes_anchor
 
 __all__ = [
@@ -218,7 +218,7 @@ class TimelineChangelogDirective(SphinxDirective):
                     )
                     links.append(nodes.Text(f"{comma}{cell}"))
                     if heading:
-                        links += [nodes.Text(opening), *heading_nodes(heading), nodes.Text(closing)]
+                        links += [nodes.Text(opening), *code_nodes(heading), nodes.Text(closing)]
             where = compose(_("On {pages}."), pages=nodes.inline("", "", *links))
             sentence = change_sentence(entry)
             others = renamed.get(what, [])[1:]

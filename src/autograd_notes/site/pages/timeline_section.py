@@ -20,7 +20,7 @@ from ..i18n.check_labels import label_node
 from ..i18n.zh_punctuation import sentence_gap
 from ..web.html_nodes import HtmlBlock, HtmlInline, HtmlLine, HtmlList, HtmlPre
 from ..web.links import cell_label, cell_number, label_link
-from ..web.nodes import compose, doc_reference
+from ..web.nodes import code_nodes, compose, doc_reference
 from .timeline_legends import _CLASSES, SYMBOLS, diff_legend, legend, mark_names
 from .timeline_sentences import (
     _code,
@@ -28,7 +28,6 @@ from .timeline_sentences import (
     _kind_name,
     _ranges,
     _span,
-    heading_nodes,
     kind_nodes,
     summary_sentence,
 )
@@ -184,7 +183,7 @@ def _row_name(headings: Sequence[str], number: int, checks: list[CheckTimeline])
     """What a row checks: its cell's section title, else its first check's label, else "Cell n"."""
     heading = headings[number - 1] if 0 < number <= len(headings) else ""
     if heading:
-        return heading_nodes(heading)
+        return code_nodes(heading)
     label = next((check.label for check in checks if check.label), "")
     if label:
         return [label_node(label)]

@@ -26,7 +26,6 @@ from ..web.nodes import compose, gap, list_of
 __all__ = [
     "change_sentence",
     "follows_template",
-    "heading_nodes",
     "held_sentence",
     "kind_nodes",
     "sentence_templates",
@@ -167,15 +166,6 @@ def _diff_nodes(diff: WordDiff) -> list[nodes.Node]:
             parts.append(HtmlInline(segment.text, segment.text, tag="ins"))
         else:
             parts.append(nodes.Text(segment.text))
-    return parts
-
-
-def heading_nodes(heading: str) -> list[nodes.Node]:
-    """A section title as written in reST, its ````code```` as code: ``The double ``where````."""
-    parts: list[nodes.Node] = []
-    for index, piece in enumerate(heading.split("``")):
-        if piece:
-            parts.append(_code(piece) if index % 2 else nodes.Text(piece))
     return parts
 
 

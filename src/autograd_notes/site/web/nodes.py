@@ -10,10 +10,13 @@ from docutils import nodes
 from sphinx.addnodes import pending_xref
 from sphinx.locale import _
 
+from .html_nodes import HtmlCode
+
 __all__ = [
     "CHARACTERS_PER_WIDTH",
     "RUNNER_NAMES",
     "Cell",
+    "code_nodes",
     "compose",
     "doc_reference",
     "gap",
@@ -155,6 +158,15 @@ def _part_text(part: Part) -> str:
     if isinstance(part, (list, tuple)):
         return "".join(_part_text(item) for item in part)
     return str(part)
+
+
+def code_nodes(text: str) -> list[nodes.Node]:
+    """Text as reST writes it, its ````code```` as code: ``The double ``where````, a translated label."""
+    parts: list[nodes.Node] = []
+    for index, piece in enumerate(text.split("``")):
+        if piece:
+            parts.append(HtmlCode(piece, piece) if index % 2 else nodes.Text(piece))
+    return parts
 
 
 def gap(left: str, right: str) -> str:
