@@ -20,7 +20,7 @@ from autograd_notes.site.web.html_nodes import (
     RadioTab,
     UnwrapTables,
 )
-from autograd_notes.site.web.nodes import CHARACTERS_PER_WIDTH, compose, doc_reference, make_table
+from autograd_notes.site.web.nodes import CHARACTERS_PER_WIDTH, compose, doc_reference, gap, make_table
 
 
 def test_table_with_header_and_mixed_cells() -> None:
@@ -226,3 +226,10 @@ def test_compose_sets_no_space_beside_chinese_quotes_only_in_chinese() -> None:
     assert text("值 {label} 变了。", nodes.literal("g", "g")) == "值 g 变了。"  # Latin code keeps its spaces
     assert text("O valor {label} mudou.", nodes.Text("“norma”")) == "O valor “norma” mudou."
     assert text("结果从 {label} 变为 x。", nodes.Text("没有警告")) == "结果从没有警告变为 x。"
+
+
+def test_no_space_goes_before_chinese_punctuation() -> None:
+    assert gap("2.13.0", "（文档版本）") == ""
+    assert gap("值", "“原始条目的范数”") == ""
+    assert gap("O valor", "“norma”") == " "
+    assert gap("value", "g") == " "

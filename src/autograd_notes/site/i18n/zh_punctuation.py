@@ -23,7 +23,14 @@ import re
 
 from babel.messages.catalog import Catalog
 
-__all__ = ["gap_after", "join_sentences", "punctuation_problems", "sentence_gap"]
+__all__ = [
+    "clause_break",
+    "gap_after",
+    "join_sentences",
+    "list_comma",
+    "punctuation_problems",
+    "sentence_gap",
+]
 
 # what may hold ASCII quotes of its own: literals, roles' targets, HTML tags
 _CODE = re.compile(r"``.+?``|`[^`]*`|<[^>]+>")
@@ -38,6 +45,16 @@ _SPACED_EMPHASIS = re.compile(
 def sentence_gap(language: str) -> str:
     """What separates two sentences in ``language``: nothing after Chinese full-width stops, else a space."""
     return "" if language.startswith("zh") else " "
+
+
+def list_comma(language: str) -> str:
+    """What separates the items of a list in ``language``: Chinese has its own comma, 、."""
+    return "、" if language.startswith("zh") else ", "
+
+
+def clause_break(language: str) -> str:
+    """What separates two clauses of one sentence in ``language``: the full-width ； in Chinese."""
+    return "；" if language.startswith("zh") else "; "
 
 
 def gap_after(said: str) -> str:

@@ -17,10 +17,10 @@ from ...records.format.status import Mark
 from ...records.history.releases import version_key
 from ...records.history.timeline import CheckTimeline, ExampleTimeline, Observation, observation_runs, worst
 from ..i18n.check_labels import label_node
-from ..i18n.zh_punctuation import sentence_gap
+from ..i18n.zh_punctuation import list_comma, sentence_gap
 from ..web.html_nodes import HtmlBlock, HtmlInline, HtmlLine, HtmlList, HtmlPre
 from ..web.links import cell_label, cell_number, label_link
-from ..web.nodes import code_nodes, compose, doc_reference
+from ..web.nodes import code_nodes, compose, doc_reference, gap
 from .timeline_legends import _CLASSES, SYMBOLS, diff_legend, legend, mark_names
 from .timeline_sentences import (
     _code,
@@ -53,8 +53,7 @@ def _observations(runs: Runs, pinned: str) -> nodes.Element:
     items = HtmlList(classes=["tl-observations"])
     for releases, seen in runs:
         documented = _("(documented)")
-        space = "" if documented.startswith("（") else " "  # none before a full-width bracket
-        head = _span(releases) + (space + documented if pinned in releases else "")
+        head = _span(releases) + (gap(_span(releases), documented) + documented if pinned in releases else "")
         if seen.mark == Mark.SAME:
             text = seen.text or ""
             body = HtmlPre(text, text, classes=["tl-text"])
@@ -138,7 +137,7 @@ def _difference(
     one line, its checks differing in other releases, are told apart closed.
     """
     checks, runs = group
-    comma = "、" if language.startswith("zh") else ", "  # Chinese lists with its own comma
+    comma = list_comma(language)
     what = comma.join(
         names[m] for m in sorted({seen.mark for _r, seen in runs} - {Mark.SAME, Mark.NO_RECORD})
     )

@@ -19,7 +19,7 @@ from ...records.history.timeline import CheckTimeline, ExampleTimeline
 from ...records.history.timeline_changes import ChangeEntry
 from ...records.history.timeline_summary import summarise
 from ..i18n.check_labels import label_node
-from ..i18n.zh_punctuation import gap_after, sentence_gap
+from ..i18n.zh_punctuation import clause_break, gap_after, list_comma, sentence_gap
 from ..web.html_nodes import HtmlCode, HtmlInline
 from ..web.nodes import compose, gap, list_of
 
@@ -107,7 +107,7 @@ def _ranges(releases: list[str], chosen: list[str], language: str = "en") -> str
             spans[-1].append(release)
         else:
             spans.append([release])
-    return ("、" if language.startswith("zh") else ", ").join(_span(span) for span in spans)
+    return list_comma(language).join(_span(span) for span in spans)
 
 
 def held_sentence(timeline: ExampleTimeline, language: str = "en") -> str:
@@ -137,7 +137,7 @@ def held_sentence(timeline: ExampleTimeline, language: str = "en") -> str:
         )
         if releases
     ]
-    return ("；" if language.startswith("zh") else "; ").join(clauses)
+    return clause_break(language).join(clauses)
 
 
 def kind_nodes(check: CheckTimeline) -> list[nodes.Node]:

@@ -126,7 +126,7 @@ def compose(template: str, **parts: Part) -> list[nodes.Node]:
     for match in _FIELD.finditer(template):
         before = template[position : match.start()]
         part = parts[match.group(1)]
-        if _cjk(_part_text(part)[:1]) and _cjk(before.rstrip(" ")[-1:]):
+        if before.endswith(" ") and not gap(before, _part_text(part)):
             before = before.rstrip(" ")  # "值 {label}" with “…” in the label: no space before “
         if before:
             result.append(nodes.Text(before))
@@ -138,7 +138,7 @@ def compose(template: str, **parts: Part) -> list[nodes.Node]:
             result.append(nodes.Text(str(part)))
         position = match.end()
         after = template[position:].lstrip(" ")
-        if _cjk(_part_text(part)[-1:]) and _cjk(after[:1]):
+        if not gap(_part_text(part), after):
             position = len(template) - len(after)
     if template[position:]:
         result.append(nodes.Text(template[position:]))
@@ -150,6 +150,8 @@ def compose(template: str, **parts: Part) -> list[nodes.Node]:
 # the label “原始条目的范数”; "结果从 {old} 变为", the outcome 没有警告); Latin text keeps its
 # spaces ("值 g 变了"), and so do other languages ("O valor “norma” mudou")
 _CHINESE_QUOTES = "“”‘’"
+# Chinese punctuation no space goes before in any language (not “ ”, which Portuguese sets too)
+_FULL_WIDTH = "（），。：；！？、」』》"
 
 
 def _part_text(part: Part) -> str:
@@ -170,8 +172,14 @@ def code_nodes(text: str) -> list[nodes.Node]:
 
 
 def gap(left: str, right: str) -> str:
-    """The space between two texts set side by side: none between Chinese ones, else one."""
-    return "" if _cjk(left.rstrip()[-1:]) and _cjk(right.lstrip()[:1]) else " "
+    """The space between two texts side by side: none between Chinese ones or before Chinese punctuation.
+
+    ``"2.13.0"`` and ``"（文档版本）"`` join without one; ``"值"`` and ``"g"`` keep theirs.
+    """
+    first = right.lstrip()[:1]
+    if first in _FULL_WIDTH or (_cjk(left.rstrip()[-1:]) and _cjk(first)):
+        return ""
+    return " "
 
 
 def _cjk(char: str) -> bool:
