@@ -369,6 +369,14 @@ def _alive(pid: int) -> bool:
     return not (stat.exists() and stat.read_text().split(")")[-1].split()[0] == "Z")  # a zombie is gone
 
 
+def _ends(pid: int, *, within: float) -> bool:
+    """Whether process ``pid`` is gone, or goes within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not _alive(pid)
+
+
 def test_what_an_example_started_in_its_own_session_ends_with_it(
     project: Path, sleeper: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -380,11 +388,7 @@ def test_what_an_example_started_in_its_own_session_ends_with_it(
     assert time.perf_counter() - start < 50  # not the timeout: its output file is not waited for
     assert status == 0, out
     assert progress(out) == [("01_x/plot_leaves.py", "recorded")]
-    pid = int(sleeper.read_text())
-    deadline = time.monotonic() + 5
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not _alive(pid)
+    assert _ends(int(sleeper.read_text()), within=5)
 
 
 def test_a_run_ended_by_sigterm_ends_its_examples_and_leaves_no_folder(
@@ -497,8 +501,4 @@ def test_a_daemon_that_clears_its_environment_ends_with_its_example(
     out = capsys.readouterr().out
     assert status == 0, out
     assert progress(out) == [("01_x/plot_daemon.py", "recorded")]
-    daemon = int(sleeper.read_text())
-    deadline = time.monotonic() + 10
-    while _alive(daemon) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not _alive(daemon)
+    assert _ends(int(sleeper.read_text()), within=10)
