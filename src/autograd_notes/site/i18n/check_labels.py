@@ -32,12 +32,12 @@ from sphinx.locale import get_translation
 
 from ..web.html_nodes import HtmlCode, HtmlInline
 from ..web.nodes import code_nodes
-from .catalogs import read_catalog
+from .catalogs import LABELS_CATALOG, read_catalog
 
 __all__ = ["CATALOG", "CATALOG_FILE", "label_node"]
 
-CATALOG = "check_labels"
-CATALOG_FILE = CATALOG + ".po"
+CATALOG_FILE = LABELS_CATALOG
+CATALOG = Path(CATALOG_FILE).stem
 
 _translate = get_translation(CATALOG)
 
