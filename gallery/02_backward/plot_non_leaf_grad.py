@@ -13,7 +13,7 @@ then asks autograd to keep that gradient with ``retain_grad()``.
    - Why is ``.grad`` None on an intermediate tensor after ``backward()``?
    - How do I get the gradient of an intermediate activation?
    - What does ``retain_grad()`` do?
-   - What does the warning about accessing ``.grad`` of a non-leaf mean?
+   - What does the warning ``.grad attribute of a Tensor that is not a leaf Tensor`` mean?
 """
 
 # %%

@@ -11,7 +11,7 @@ that a graph whose nodes saved nothing can be run backward twice anyway.
 
 .. questions::
 
-   - Why does calling ``backward()`` twice raise an error?
+   - Why does a second ``backward()`` say ``Trying to backward through the graph a second time``?
    - Does ``backward()`` free the graph?
    - What does ``retain_graph=True`` do, and when do I need it?
 """

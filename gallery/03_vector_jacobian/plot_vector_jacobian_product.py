@@ -13,8 +13,8 @@ wrong-shaped ``gradient`` produces.
 
 .. questions::
 
-   - How do I call ``backward()`` on a tensor with several elements?
-   - What should I pass as the ``gradient`` argument of ``backward()``?
+   - Why does ``backward()`` say ``grad can be implicitly created only for scalar outputs``?
+   - What do I pass as the ``gradient`` argument of ``backward()`` (``Mismatch in shape``)?
    - Is ``y.backward(v)`` the same as ``(v * y).sum().backward()``?
    - How do I get one row of the Jacobian with ``backward()``?
 """

@@ -14,7 +14,7 @@ one), and shows what ``CUDA_LAUNCH_BLOCKING=1`` changes.
 
 .. questions::
 
-   - Why does device-side assert triggered point to the wrong line?
+   - Why does ``device-side assert triggered`` point to the wrong line?
    - What does ``CUDA_LAUNCH_BLOCKING=1`` do?
    - Can I keep using CUDA after a device-side assert?
    - How do I find the bad index behind a CUDA assert?

@@ -12,7 +12,7 @@ machine, and what the "values" printed in a well-known answer really were.
 
 .. questions::
 
-   - Why does ``pin_memory=True`` fail with Found no NVIDIA driver?
+   - Why does ``pin_memory=True`` fail with ``Found no NVIDIA driver``?
    - Does ``pin_memory=True`` make ``torch.empty`` values predictable?
    - Is a pinned tensor stored on the CPU or the GPU?
 """

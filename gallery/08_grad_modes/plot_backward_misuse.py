@@ -14,9 +14,9 @@ tempting fix that silences an error and computes nothing.
 .. questions::
 
    - How do I turn off ``requires_grad`` on a computed tensor?
-   - Why does ``backward()`` say element 0 does not require grad?
+   - Why does ``backward()`` say ``element 0 of tensors does not require grad``?
    - Why does ``loss.requires_grad_()`` stop the error but not train?
-   - Can an integer tensor require gradients?
+   - Why do I get ``only Tensors of floating point dtype can require gradients``?
 """
 
 # %%

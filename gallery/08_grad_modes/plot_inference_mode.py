@@ -15,9 +15,9 @@ exact errors and the two fixes: a ``clone()`` outside the mode, or
 .. questions::
 
    - Difference between ``torch.inference_mode()`` and ``torch.no_grad()``?
-   - Why do I get Inference tensors cannot be saved for backward?
+   - Why do I get ``Inference tensors cannot be saved for backward``?
    - How do I train on a tensor created under ``inference_mode``?
-   - Why can't I modify an inference tensor in place?
+   - Why do I get ``Inplace update to inference tensor outside InferenceMode``?
 """
 
 # %%

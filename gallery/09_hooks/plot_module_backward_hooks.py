@@ -20,7 +20,7 @@ first compiled call.
 .. questions::
 
    - What do ``grad_input`` and ``grad_output`` hold in a module backward hook?
-   - Why does a backward hook break ``nn.ReLU(inplace=True)``?
+   - Why does a hook with ``nn.ReLU(inplace=True)`` raise ``Output 0 of BackwardHookFunction``?
    - How do I capture feature map gradients for Grad-CAM?
    - Why does ``register_backward_hook`` give a wrong ``grad_input``?
 """

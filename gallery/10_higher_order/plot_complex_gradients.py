@@ -18,7 +18,7 @@ through.
 
    - What gradient does PyTorch compute for complex tensors?
    - Should I conjugate ``z.grad`` before a gradient descent step?
-   - Why does ``backward()`` on a complex loss raise an error?
+   - Why does a complex loss say ``grad can be implicitly created only for real scalar outputs``?
    - Do gradients flow through ``view_as_real`` and ``view_as_complex``?
 """
 

@@ -19,7 +19,7 @@ the error by default, ``None`` with ``allow_unused=True``, zeros with
    - Why can't I differentiate the gradient returned by ``autograd.grad``?
    - Does ``backward(create_graph=True)`` cause a memory leak?
    - What do ``allow_unused`` and ``materialize_grads`` do?
-   - Why does ``autograd.grad`` say a differentiated Tensor does not require grad?
+   - Why does ``autograd.grad`` say ``One of the differentiated Tensors does not require grad``?
 """
 
 # %%

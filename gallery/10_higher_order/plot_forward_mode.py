@@ -19,7 +19,7 @@ with ``vmap`` and ``grad``, and checks the two layers that stop them:
    - When is forward-mode autodiff faster than ``backward()``?
    - How do I compute a Jacobian-vector product in PyTorch?
    - How do I get per-sample gradients for a batch?
-   - Why does dropout inside ``vmap`` need a ``randomness`` flag?
+   - Why does dropout in ``vmap`` say ``called random operation while in randomness error mode``?
 """
 
 # %%

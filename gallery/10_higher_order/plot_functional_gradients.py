@@ -16,7 +16,7 @@ when they are mixed: the transforms never write ``.grad``, refuse a
    - Why is ``.grad`` still None after calling ``torch.func.grad``?
    - Can I call ``backward()`` inside a ``torch.func`` transform?
    - Does ``torch.func.vjp`` give the same result as ``backward(v)``?
-   - Why does ``torch.func.grad`` say f must return a scalar?
+   - Why does ``torch.func.grad`` say ``Expected f(*args) to return a scalar Tensor``?
 """
 
 # %%

@@ -15,7 +15,7 @@ costs.
 
    - How do I find which line caused an in-place autograd error?
    - What does ``torch.autograd.set_detect_anomaly`` do?
-   - How do I find where NaN first appears in the backward pass?
+   - Where does ``returned nan values in its 0th output`` come from in the backward pass?
    - Does anomaly detection slow down training?
 """
 

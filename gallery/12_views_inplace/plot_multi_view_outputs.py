@@ -13,8 +13,8 @@ ends with the fixes, ``clone()`` and out-of-place operations.
 
 .. questions::
 
-   - Why can't I modify outputs of ``unbind``, ``split`` or ``chunk`` in place?
-   - Why is writing into a view made under ``no_grad`` forbidden?
+   - Why can't I edit ``unbind`` or ``split`` outputs in place (``returns multiple views``)?
+   - Why do I get ``A view was created in no_grad mode``?
    - How do I edit one chunk of a tensor without autograd errors?
 """
 

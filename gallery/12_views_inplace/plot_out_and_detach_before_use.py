@@ -14,7 +14,7 @@ why it is neither the gradient before the edit nor the gradient after it.
 
 .. questions::
 
-   - Why does ``out=`` fail when an input requires grad?
+   - Why does ``out=`` say ``arguments don't support automatic differentiation``?
    - Why is my gradient wrong but no error after a ``detach()`` edit?
    - How do I write into a preallocated tensor without breaking autograd?
 """

@@ -14,7 +14,7 @@ a ``clone()`` (a write that is part of the computation).
 
 .. questions::
 
-   - Why does assigning ``w[0] = 1`` to a parameter raise an error?
+   - Why does ``w[0] = 1`` on a parameter say ``leaf Variable that requires grad``?
    - How do I initialise or overwrite weights in place safely?
    - How do I overwrite one entry and still backpropagate to the weights?
 """

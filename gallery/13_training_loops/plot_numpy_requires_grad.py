@@ -14,7 +14,7 @@ and backward silently uses the new values.
 
 .. questions::
 
-   - How do I fix Can't call numpy() on Tensor that requires grad?
+   - How do I fix ``Can't call numpy() on Tensor that requires grad``?
    - How do I convert a CUDA tensor with gradients to NumPy?
    - Does ``.detach().cpu().numpy()`` share memory with the tensor?
    - What does ``numpy(force=True)`` do?

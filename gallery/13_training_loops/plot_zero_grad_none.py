@@ -14,10 +14,10 @@ zero.
 
 .. questions::
 
-   - Why do I get NoneType has no attribute norm after ``zero_grad()``?
+   - Why do I get ``'NoneType' object has no attribute`` after ``zero_grad()``?
    - Why is ``.grad`` None after ``optimizer.zero_grad()``?
    - What does ``set_to_none=False`` change in ``zero_grad()``?
-   - Do None gradients and zero gradients train differently?
+   - Why does ``p.grad * lr`` say ``unsupported operand type(s) for *: 'NoneType'``?
 """
 
 # %%

@@ -15,7 +15,7 @@ and shows the fixes.
 
 .. questions::
 
-   - Why does my GAN training fail with modified by an inplace operation?
+   - Why does my GAN training fail with ``modified by an inplace operation``?
    - Why does ``nn.ReLU(inplace=True)`` after ``sigmoid`` break backward?
    - Is ``x += residual`` safe in a residual block?
    - How do I backpropagate two losses before one optimizer step?

@@ -19,7 +19,7 @@ in the prior iteration before starting a new one" unless it is told
 
    - Does autograd work with if statements and loops?
    - Why is ``.grad`` None for layers in a branch not taken?
-   - How do I fix DDP's Expected to have finished reduction error?
+   - How do I fix DDP's ``Expected to have finished reduction in the prior iteration``?
 """
 
 # %%

@@ -15,7 +15,7 @@ they do nothing, and three ways to create the parameter as a leaf.
 .. questions::
 
    - Why is ``.grad`` None after ``torch.randn(3, requires_grad=True) * 0.01``?
-   - What does can't optimize a non-leaf Tensor mean?
+   - What does ``can't optimize a non-leaf Tensor`` mean?
    - How do I create a scaled random weight that stays a leaf?
    - Do ``.cuda()`` and ``.double()`` turn my parameter into a non-leaf?
 """

@@ -26,10 +26,10 @@ buffers") once a plain ``backward()`` has compiled the backward.
 .. questions::
 
    - Does ``torch.compile`` give the same gradients as eager mode?
-   - Why does a gradient penalty fail under ``torch.compile``?
+   - Why does a gradient penalty say ``does not currently support double backward``?
    - Why is my Hessian-vector product zero with ``torch.compile``?
    - Does a graph break change my gradients in ``torch.compile``?
-   - Why does ``retain_graph=True`` fail with donated buffers in ``torch.compile``?
+   - Why does ``torch.compile`` say ``compiled with non-empty donated buffers``?
 """
 
 # %%

@@ -24,7 +24,7 @@ function that was marked with @once_differentiable").
    - Why use ``ctx.save_for_backward`` instead of storing tensors on ``ctx``?
    - Why is my custom ``backward`` never called?
    - When do I need ``mark_dirty`` or ``mark_non_differentiable``?
-   - Why does my ``backward`` return an invalid gradient at index 0?
+   - Why does my ``backward`` say ``returned an invalid gradient at index``?
 """
 
 # %%

@@ -15,8 +15,8 @@ options ``fast_mode``, ``check_undefined_grad`` and ``nondet_tol``.
 .. questions::
 
    - How do I check that my custom backward is correct?
-   - How do I read a ``gradcheck`` Jacobian mismatch error?
-   - Why does ``gradcheck`` fail in float32 for a correct backward?
+   - How do I read ``gradcheck``'s ``Jacobian mismatch for output``?
+   - Why does ``gradcheck`` in float32 warn ``is not a double precision floating point``?
    - What does ``gradgradcheck`` test that ``gradcheck`` does not?
 """
 

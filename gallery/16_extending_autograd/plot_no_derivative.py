@@ -15,7 +15,7 @@ second-order case of ``torch.cdist``: "the derivative for
 
 .. questions::
 
-   - Why does backward() say the derivative is not implemented?
+   - Why does ``backward()`` say ``derivative for aten::bincount is not implemented``?
    - How do I make a histogram loss with torch.histc differentiable?
    - Why does a gradient penalty with torch.cdist fail on the second grad?
 """

@@ -20,8 +20,8 @@ raises no error.
 .. questions::
 
    - How does activation checkpointing reduce memory?
-   - Why are gradients None with ``checkpoint`` and ``use_reentrant=True``?
-   - Should I pass ``use_reentrant=False`` to ``torch.utils.checkpoint``?
+   - Why does ``checkpoint`` warn ``None of the inputs have requires_grad=True``?
+   - What does ``the use_reentrant parameter should be passed explicitly`` want?
    - Does activation checkpointing work with dropout?
 """
 

@@ -16,7 +16,7 @@ a replica, and ends with the wrapper PyTorch recommends instead,
 
 .. questions::
 
-   - Why does ``loss.backward()`` fail with ``nn.DataParallel``?
+   - Why does ``nn.DataParallel`` give ``grad can be implicitly created only for scalar outputs``?
    - Should I use ``loss.mean()`` or ``loss.sum()`` with DataParallel?
    - Why are attributes set in ``forward`` lost under DataParallel?
    - Should I use DataParallel or DistributedDataParallel?

@@ -17,7 +17,7 @@ skips the all-reduce, and two fixes: ``use_reentrant=False`` and
 
 .. questions::
 
-   - Why does DDP say Expected to mark a variable ready only once?
+   - Why does DDP say ``Expected to mark a variable ready only once``?
    - How do I use activation checkpointing with DistributedDataParallel?
    - What does ``static_graph=True`` do in DDP?
    - Why does ``find_unused_parameters=True`` fail with reentrant checkpointing?

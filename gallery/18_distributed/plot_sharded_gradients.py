@@ -18,7 +18,7 @@ sharding the gradients by hand.
 
    - Why is ``.grad`` a DTensor after ``fully_shard``?
    - How do I clip gradients correctly with FSDP?
-   - Why does adding a plain tensor to an FSDP gradient fail?
+   - Why does adding a plain tensor to an FSDP gradient say ``got mixed torch.Tensor and DTensor``?
    - How do I get the full gradient of a sharded parameter?
 """
 

@@ -18,7 +18,7 @@ hand.
 
 .. questions::
 
-   - Why does Adam say it does not support sparse gradients?
+   - Why does Adam say ``does not support sparse gradients``?
    - Which optimizers work with ``nn.Embedding(sparse=True)``?
    - Why does SGD with weight decay fail on sparse gradients?
    - Difference between ``SparseAdam`` and ``Adam`` for embeddings?

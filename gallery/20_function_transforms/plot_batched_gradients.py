@@ -18,7 +18,7 @@ as when code writes a batch in place into a tensor that is not one.
    - What does ``is_grads_batched=True`` do?
    - Why is ``is_grads_batched`` no faster than a loop for some layers?
    - Why does a hook using ``.item()`` fail with ``is_grads_batched``?
-   - Why does ``vmap`` say in-place arithmetic is not possible?
+   - Why does ``vmap`` say ``inplace arithmetic(self, *extra_args) is not possible``?
 """
 
 # %%

@@ -14,7 +14,7 @@ BatchNorm work under ``vmap`` in training mode.
 
 .. questions::
 
-   - Why does ``torch.func.grad`` say it would mutate a captured Tensor?
+   - Why does ``torch.func.grad`` say it ``would mutate a captured Tensor``?
    - Difference between ``torch.func.grad`` and ``torch.autograd.grad``?
    - How do I use a custom ``autograd.Function`` with ``vmap``?
    - How do I run BatchNorm under ``vmap`` in training mode?

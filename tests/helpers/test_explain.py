@@ -28,6 +28,7 @@ from autograd_notes.site.build.error_index import (
     INDEX_FILE,
     build_index,
     cell_messages,
+    cell_quotes,
     code_cell_lines,
     render_index,
 )
@@ -48,11 +49,12 @@ def test_explain_ranks_as_the_matcher_ranks_the_records() -> None:
     """Every hold-out error: the pages explain() lists are the matcher's over the records, in order."""
     messages = cell_messages(ROOT)
     weights = token_weights(m.normalised for m in messages)
+    quotes = cell_quotes(ROOT)
     index = shipped_index()
     assert index is not None
     by_url = {page["path"]: page["example"] for page in index["pages"]}
     for case in HOLDOUT:
-        expected = [match.page for match in rank(case["text"], messages, weights)]
+        expected = [match.page for match in rank(case["text"], messages, weights, quotes)]
         found = [
             f"examples/{by_url[page.url.split('/en/', 1)[1].split('#')[0]].removesuffix('.py')}"
             for page in explain(case["text"])
@@ -155,7 +157,7 @@ def test_a_damaged_index_is_refused_by_name() -> None:
     with pytest.raises(SchemaError, match=r"pages\[0\]\.titles\.en: must be a string"):
         read_index(
             '{"site": "", "unknown": 1, "weights": {}, "messages": [],'
-            ' "pages": [{"example": "", "path": "", "titles": {"en": 3}, "why": {}}]}'
+            ' "pages": [{"example": "", "path": "", "titles": {"en": 3}, "why": {}, "quotes": []}]}'
         )
 
 

@@ -28,6 +28,8 @@ from _browser import Problems, Server, watch
 from _html import read_page
 from _site import LANGUAGES, ROOT, SYNTHETIC_CUDA_EXAMPLE, Site
 
+from autograd_notes._explain.match import rank, token_weights
+from autograd_notes.site.build.error_index import cell_messages, cell_quotes
 from autograd_notes.site.examples.figure_scraper import TEXT_KEY, png_texts
 
 SCREENSHOTS = Path(os.environ.get("AUTOGRAD_NOTES_SCREENSHOTS", ROOT / "build" / "screenshots"))
@@ -787,6 +789,35 @@ def test_a_pasted_error_lists_the_example_that_explains_it_first(
     assert box.locator("p.error-search-status").inner_text() == box.get_attribute("data-none")
     index = box.locator("p.error-search-index a")
     assert (index.get_attribute("href") or "").endswith("errors.html")
+    assert problems.clear() == []
+
+
+ERROR_HOLDOUT = json.loads((Path(__file__).parent / "error_holdout.json").read_text("utf-8"))
+
+
+def test_the_box_ranks_every_real_error_as_explain_does(
+    server: Server, watched: tuple[Any, Problems], whole_site: Site
+) -> None:
+    """The JavaScript port and the Python matcher list the same pages, cells and quotes, in order,
+    for every error of the hold-out set (users' pastes, from tracebacks to bare messages), over the
+    records the site was built from (its synthetic ones included)."""
+    page, problems = watched
+    page.goto(server.url("en", "errors.html"))
+    script = (
+        "texts => texts.map(t => AutogradNotesErrorSearch.rank(t, window.AUTOGRAD_NOTES_ERRORS)"
+        ".map(m => [m.doc, m.cells, m.quote]))"
+    )
+    texts = [case["text"] for case in ERROR_HOLDOUT]
+    in_browser = page.evaluate(script, texts)
+    messages = cell_messages(whole_site.project)
+    weights = token_weights(m.normalised for m in messages)
+    quotes = cell_quotes(whole_site.project)
+    in_python = [
+        [[m.page, m.cells, m.quote] for m in rank(text, messages, weights, quotes)] for text in texts
+    ]
+    assert in_browser == in_python
+    assert sum(bool(found) for found in in_python) >= 60  # the comparison covers real results
+    assert any(m[2] for found in in_python for m in found)  # and a page listed for its quote
     assert problems.clear() == []
 
 

@@ -29,7 +29,10 @@ from autograd_notes._explain.match import (
     token_weights,
     unknown_weight,
 )
-from autograd_notes.site.build.error_index import build_index, cell_messages
+from autograd_notes.records.history.runners import load_runner_records
+from autograd_notes.site.build.error_index import build_index, cell_messages, cell_quotes
+from autograd_notes.site.errors.families import recorded_messages
+from autograd_notes.site.errors.subjects import is_about, page_quotes
 
 # its module-scoped fixtures build once, in one worker
 pytestmark = pytest.mark.xdist_group("test_error_search")
@@ -39,11 +42,15 @@ CASES: dict[str, Any] = json.loads((Path(__file__).parent / "error_search_cases.
 SCRIPT = ROOT / "src" / "autograd_notes" / "site" / "web" / "static" / "error_search.js"
 
 
+Recorded = tuple[list[Message], dict[str, float], dict[str, tuple[str, ...]]]
+
+
 @pytest.fixture(scope="module")
-def recorded() -> tuple[list[Message], dict[str, float]]:
-    """Every message of the committed records, each explained on its example's page, at its cells."""
+def recorded() -> Recorded:
+    """Every message of the committed records, each explained on its example's page, at its cells;
+    the token weights; the messages each page's questions quote."""
     messages = cell_messages(ROOT)
-    return messages, token_weights(m.normalised for m in messages)
+    return messages, token_weights(m.normalised for m in messages), cell_quotes(ROOT)
 
 
 @pytest.mark.parametrize("case", CASES["normalise"], ids=lambda case: case["text"][:40])
@@ -68,11 +75,9 @@ def test_a_traceback_is_its_last_error_and_a_warning_loses_its_path_and_source_l
 
 
 @pytest.mark.parametrize("case", CASES["pastes"], ids=lambda case: case["page"].rsplit("/", 1)[-1])
-def test_a_pasted_error_lists_its_example_first(
-    recorded: tuple[list[Message], dict[str, float]], case: dict[str, str]
-) -> None:
-    messages, weights = recorded
-    found = rank(case["paste"], messages, weights)
+def test_a_pasted_error_lists_its_example_first(recorded: Recorded, case: dict[str, str]) -> None:
+    messages, weights, quotes = recorded
+    found = rank(case["paste"], messages, weights, quotes)
     assert found, case["paste"]
     # the page that must come first, or one that explains the message as well ("also")
     assert found[0].page in {case["page"], *case.get("also", [])}, [(m.page, m.score) for m in found]
@@ -88,10 +93,10 @@ def test_the_pastes_come_from_old_and_new_releases_and_are_many() -> None:
     assert any("output 0 of Add," in paste for paste in pastes)  # 2.13 and after
 
 
-def test_unrelated_text_finds_nothing(recorded: tuple[list[Message], dict[str, float]]) -> None:
-    messages, weights = recorded
-    assert rank("", messages, weights) == []
-    assert rank("the weather in Lisbon is mild in November", messages, weights) == []
+def test_unrelated_text_finds_nothing(recorded: Recorded) -> None:
+    messages, weights, quotes = recorded
+    assert rank("", messages, weights, quotes) == []
+    assert rank("the weather in Lisbon is mild in November", messages, weights, quotes) == []
 
 
 def test_the_score_is_an_f_score_over_weighted_tokens_plus_the_type() -> None:
@@ -128,6 +133,83 @@ def test_the_page_that_raises_a_message_in_more_cells_comes_first() -> None:
     assert (found[0].depth, found[1].depth) == (2, 1)
     # the same message, other shapes: the exact text scores higher, on a page that raises it once
     assert found[0].score < found[1].score <= found[0].score + error_match.SAME_MESSAGE
+
+
+def test_the_page_about_a_message_comes_before_pages_that_raise_it_more() -> None:
+    said = "RuntimeError: a view of a leaf Variable that requires grad is used in an in-place operation"
+    messages = [
+        Message(
+            normalise(said),
+            {"examples/about": [4], "examples/often": [2, 5, 8]},
+            frozenset({"examples/about"}),
+        )
+    ]
+    weights = token_weights(m.normalised for m in messages)
+    found = rank(said, messages, weights)
+    assert [(m.page, m.about, m.depth) for m in found] == [
+        ("examples/about", True, 1),
+        ("examples/often", False, 3),
+    ]
+    # without the page's word for it, the page that raises it in more cells comes first
+    plain = [Message(messages[0].normalised, messages[0].places)]
+    assert [m.page for m in rank(said, plain, weights)] == ["examples/often", "examples/about"]
+
+
+def test_a_quote_the_pasted_message_holds_lists_its_page_without_a_record() -> None:
+    """A GPU's message no CPU record holds: the page that quotes it is listed, with the quote, no cell."""
+    messages = [
+        Message(normalise("IndexError: index 10 is out of bounds for dimension 0"), {"examples/gpu": [3]})
+    ]
+    weights = token_weights(m.normalised for m in messages)
+    pasted = (
+        'Traceback (most recent call last):\n  File "x.py", line 1\n    # device-side assert triggered\n'
+        "RuntimeError: CUDA error: device-side assert triggered\nCUDA kernel errors might be reported later"
+    )
+    quotes = {"examples/gpu": ("device-side assert triggered",), "examples/other": ("index out of range",)}
+    (found,) = rank(pasted, messages, weights, quotes)
+    assert (found.page, found.about, found.quote, found.message, found.cells) == (
+        "examples/gpu",
+        True,
+        "device-side assert triggered",
+        -1,
+        [],
+    )
+    # only the message counts, not the source lines of the traceback's frames
+    assert (
+        rank(
+            '  File "x.py", line 1\n    # device-side assert triggered\nKeyError: 1',
+            messages,
+            weights,
+            quotes,
+        )
+        == []
+    )
+
+
+def test_a_quote_is_a_question_literal_of_plain_words_not_code() -> None:
+    script = (
+        '"""\nTitle\n=====\n\nOpening.\n\n.. questions::\n\n'
+        "   - Why does ``x = x + 1`` differ from ``x += 1``?\n"
+        "   - Why does ``torch.randn(3, requires_grad=True)`` say\n"
+        "     ``can't optimize a non-leaf Tensor``?\n"
+        '   - What does ``Mismatch in shape`` mean?\n"""\n'
+    )
+    assert page_quotes(script) == ("can't optimize a non-leaf Tensor", "Mismatch in shape")
+
+
+def test_every_quote_of_the_gallery_is_a_message_its_page_records_or_one_no_runner_can_raise() -> None:
+    """A page's quote names a message its records hold; the exceptions are messages of hardware no
+    runner of ours has yet (a GPU's), listed here with why."""
+    without_record = {("07_cpu_vs_gpu/plot_async_cuda_errors.py", "device-side assert triggered"): "a GPU's"}
+    texts = recorded_messages(load_runner_records(ROOT / "records"))
+    unmatched = set()
+    for script in sorted((ROOT / "gallery").glob("*/plot_*.py")):
+        example = script.relative_to(ROOT / "gallery").as_posix()
+        own = [text for text, by_example in texts.items() if example in by_example]
+        for quote in page_quotes(script.read_text(encoding="utf-8")):
+            if not any(is_about([quote], text) for text in own):
+                unmatched.add((example, quote))
+    assert unmatched == set(without_record)
 
 
 def test_a_cpp_error_is_its_message_without_its_frames() -> None:

@@ -52,6 +52,8 @@ class IndexPage(TypedDict):
     path: str
     titles: dict[str, str]
     why: dict[str, str]
+    quotes: list[str]
+    """The messages its questions quote (``autograd_notes.site.errors.subjects``)."""
 
 
 class IndexPlace(TypedDict):
@@ -59,6 +61,8 @@ class IndexPlace(TypedDict):
 
     page: int
     cells: list[int]
+    about: bool
+    """Whether the page is about this message (its questions quote it)."""
 
 
 class IndexMessage(TypedDict):
@@ -92,7 +96,7 @@ class Explanation:
     why: str
     """The page's first sentence: what it shows."""
     message: str
-    """The recorded message the error matched best."""
+    """The recorded message the error matched best, or the page's quote it holds."""
     score: float
 
 
@@ -133,10 +137,12 @@ def _normalised(item: IndexMessage) -> Normalised:
 
 def _messages(index: ErrorIndex) -> list[Message]:
     """The index's messages as the matcher ranks them: their pages named by their example."""
+    pages = index["pages"]
     return [
         Message(
             _normalised(item),
-            {index["pages"][place["page"]]["example"]: place["cells"] for place in item["places"]},
+            {pages[place["page"]]["example"]: place["cells"] for place in item["places"]},
+            frozenset(pages[place["page"]]["example"] for place in item["places"] if place["about"]),
         )
         for item in index["messages"]
     ]
@@ -154,7 +160,8 @@ def explain(text: str, language: str = "en", index: ErrorIndex | None = None) ->
     messages = _messages(index)
     pages = {page["example"]: page for page in index["pages"]}
     found = []
-    for match in rank(text, messages, index["weights"]):
+    quotes = {example: page["quotes"] for example, page in pages.items()}
+    for match in rank(text, messages, index["weights"], quotes):
         page = pages[match.page]
         anchor = f"#cell-{match.cells[0]}" if match.cells else ""
         found.append(
@@ -162,7 +169,7 @@ def explain(text: str, language: str = "en", index: ErrorIndex | None = None) ->
                 title=page["titles"].get(language) or page["titles"]["en"],
                 url=f"{index['site']}{language}/{page['path']}{anchor}",
                 why=page["why"].get(language) or page["why"]["en"],
-                message=index["messages"][match.message]["text"],
+                message=index["messages"][match.message]["text"] if match.message >= 0 else match.quote,
                 score=match.score,
             )
         )

@@ -46,9 +46,14 @@ The algorithm:
    score 0: nothing says it is the same message.
 5. **Ranking** (:func:`rank`). A page scores as its best message. The pages
    whose score is within :data:`SAME_MESSAGE` of the best one raise the same
-   message, with other shapes or names: they come first, the page that
-   raises it in more cells first (it is what that page is about), then by
-   score. The others follow by score (ties: the page with more recorded
+   message, with other shapes or names: they come first. Among them, a page
+   that is about that message comes first (its questions quote it:
+   :mod:`autograd_notes.site.errors.subjects`; the in-place error is raised
+   on fifteen pages, most of them on the way to something else), then the
+   page that raises it in more cells, then by score. A page whose questions
+   quote words the pasted message holds (``device-side assert triggered``:
+   a message no CPU record holds) is about it too, and listed whatever its
+   score, with the quote as what it matched. The others follow by score (ties: the page with more recorded
    messages that score the same, then by name). Each is listed with the
    cells that raise its best messages, down to :data:`MIN_SCORE` and
    :data:`NEAR_BEST` of the best score (the pages that explain the same
@@ -76,6 +81,7 @@ __all__ = [
     "Normalised",
     "error_message",
     "normalise",
+    "quoted",
     "rank",
     "similarity",
     "token_weights",
@@ -89,8 +95,8 @@ TYPE_BONUS = 0.1
 MIN_SCORE = 0.4
 """The lowest score a page is listed with. Measured on 78 errors users posted in public issue threads
 (``tests/site/error_holdout.json``, ``benchmarks/error_search_quality.py``): at 0.2, 16 of the 20 that no
-page explains got a page; at 0.4, 4 do, and the explaining page comes first (or tied first) for 46 of
-58, not 49."""
+page explained then got a page; at 0.4, 1 of the 13 that none explains now does (a dtype mismatch in a
+loss, against a scheduler's), and 64 of the 65 others are found; at 0.5 none does, but 62 are found."""
 NEAR_BEST = 0.6
 """The lowest score a page is listed with, as a share of the best page's."""
 RECALL_WEIGHT = 1.5
@@ -98,11 +104,11 @@ RECALL_WEIGHT = 1.5
 On the hold-out set (``benchmarks/error_search_quality.py``), β = 1.5 finds a message padded with the
 reader's context ("... (when checking argument for argument mat2 in method wrapper_mm)") that Dice
 (β = 1) misses; β = 2 gives one more unrelated error a page."""
-SAME_MESSAGE = 0.04
-"""Scores within this of the best are one message with other details: the page that raises it in
-more cells comes first. When it was chosen, it put the page first for 54 of the hold-out set's 65, not
-52, and in the top three for 59, not 57; at 0.05, an exact message on one page loses to a near one on
-two."""
+SAME_MESSAGE = 0.06
+"""Scores within this of the best are one message with other details: the page about it comes first,
+then the page that raises it in more cells. Measured on the hold-out set with the pages' quotes
+(``benchmarks/error_search_quality.py``): at 0.04 the page comes first for 60 of 65, at 0.06 to 0.2 for
+61 (a reader's ``+=: 'NoneType' and 'Tensor'`` is the recorded ``*: 'NoneType' and 'float'``)."""
 MAX_PAGES = 6
 """The most pages listed."""
 
@@ -214,6 +220,8 @@ class Message:
 
     normalised: Normalised
     places: Mapping[str, Sequence[int]]
+    about: frozenset[str] = frozenset()
+    """The pages of ``places`` that are about this message (their questions quote it)."""
 
 
 def unknown_weight(count: int) -> float:
@@ -275,13 +283,28 @@ class Match:
     """How many of its messages score its best score."""
     depth: int = 0
     """How many of its cells raise a message within :data:`SAME_MESSAGE` of the best page's score."""
+    about: bool = False
+    """Whether the page is about a message within :data:`SAME_MESSAGE` of the best page's score."""
     message: int = -1
     """The first of ``messages`` that scores its best score (its index): the message it matched, which
-    the box shows under the page too."""
+    the box shows under the page too; -1 where the page has none."""
+    quote: str = ""
+    """The quote of the page's questions that the pasted message holds, if any."""
 
 
-def rank(text: str, messages: Sequence[Message], weights: Mapping[str, float]) -> list[Match]:
-    """The pages that explain ``text``, best first (step 5)."""
+def quoted(quotes: Iterable[str], text: str) -> str:
+    """The first of ``quotes`` that ``text`` holds, spaces aside (``""`` if none)."""
+    spaced = " ".join(text.split())
+    return next((quote for quote in quotes if quote in spaced), "")
+
+
+def rank(
+    text: str,
+    messages: Sequence[Message],
+    weights: Mapping[str, float],
+    quotes: Mapping[str, Sequence[str]] | None = None,
+) -> list[Match]:
+    """The pages that explain ``text``, best first (step 5); ``quotes``: each page's quoted messages."""
     pasted = normalise(text)
     if not pasted.tokens and not pasted.details:
         return []
@@ -290,6 +313,7 @@ def rank(text: str, messages: Sequence[Message], weights: Mapping[str, float]) -
     top = max(scores, default=0.0)
     best: dict[str, Match] = {}
     near: dict[str, set[int]] = {}
+    about: set[str] = set()
     for number, (message, score) in enumerate(zip(messages, scores, strict=True)):
         for page, cells in message.places.items():
             match = best.get(page)
@@ -300,8 +324,20 @@ def rank(text: str, messages: Sequence[Message], weights: Mapping[str, float]) -
                 match.cells = sorted({*match.cells, *cells})
             if score >= top - SAME_MESSAGE:
                 near.setdefault(page, set()).update(cells)
+                if page in message.about:
+                    about.add(page)
     for page, raising in near.items():
         best[page].depth = len(raising)
-    found = sorted(best.values(), key=lambda m: (-m.depth, -m.score, -m.ties, m.page))
+        best[page].about = page in about
+    said = error_message(text)
+    for page, own in sorted((quotes or {}).items()):
+        quote = quoted(own, said)
+        if quote:
+            match = best.setdefault(page, Match(page, 0.0))
+            match.about, match.quote = True, quote
+    found = sorted(best.values(), key=lambda m: (not m.about, -m.depth, -m.score, -m.ties, m.page))
     lowest = max(MIN_SCORE, top * NEAR_BEST)
-    return [m for m in found if m.score >= lowest][:MAX_PAGES]
+    for match in found:
+        if match.quote and match.score < lowest:  # listed for its quote alone: no message, no cell
+            match.message, match.cells = -1, []
+    return [m for m in found if m.score >= lowest or m.quote][:MAX_PAGES]

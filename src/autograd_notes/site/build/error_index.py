@@ -28,10 +28,20 @@ from ...records.format.script_cells import split_cells, text_end
 from ...records.history.notes import site_address
 from ...records.history.runners import load_runner_records
 from ..errors.families import recorded_messages
+from ..errors.subjects import is_about, page_quotes
 from ..i18n.catalogs import translations
 from ..pages.error_box import shown_message
 
-__all__ = ["INDEX_FILE", "build_index", "cell_messages", "cell_of", "code_cell_lines", "main", "render_index"]
+__all__ = [
+    "INDEX_FILE",
+    "build_index",
+    "cell_messages",
+    "cell_of",
+    "cell_quotes",
+    "code_cell_lines",
+    "main",
+    "render_index",
+]
 
 INDEX_FILE = Path("src") / "autograd_notes" / "_explain" / "error_index.json"
 LOCALE = Path("docs") / "locale"
@@ -83,23 +93,43 @@ def cell_messages(root: Path) -> list[Message]:
     ranking on the committed records.
     """
     gallery = root / "gallery"
-    firsts = {
-        path.relative_to(gallery).as_posix(): code_cell_lines(path.read_text(encoding="utf-8"))
+    sources = {
+        path.relative_to(gallery).as_posix(): path.read_text(encoding="utf-8")
         for path in gallery.glob("*/plot_*.py")
     }
-    return [
-        Message(
-            normalise(text),
-            {
-                f"{GALLERY_PAGES}/{example.removesuffix('.py')}": sorted(
-                    {cell_of(firsts[example], line) for line in lines}
-                )
-                for example, lines in by_example.items()
-                if example in firsts
-            },
+    firsts = {example: code_cell_lines(source) for example, source in sources.items()}
+    quotes = {example: page_quotes(source) for example, source in sources.items()}
+    messages = []
+    for text, by_example in recorded_messages(load_runner_records(root / "records")).items():
+        ours = {example: lines for example, lines in by_example.items() if example in firsts}
+        messages.append(
+            Message(
+                normalise(text),
+                {
+                    _page_name(example): sorted({cell_of(firsts[example], line) for line in lines})
+                    for example, lines in ours.items()
+                },
+                frozenset(_page_name(example) for example in ours if is_about(quotes[example], text)),
+            )
         )
-        for text, by_example in recorded_messages(load_runner_records(root / "records")).items()
-    ]
+    return messages
+
+
+def cell_quotes(root: Path) -> dict[str, tuple[str, ...]]:
+    """The messages each example page's questions quote (:mod:`..errors.subjects`).
+
+    Pages are named as :func:`cell_messages` names them.
+    """
+    gallery = root / "gallery"
+    return {
+        _page_name(path.relative_to(gallery).as_posix()): page_quotes(path.read_text(encoding="utf-8"))
+        for path in sorted(gallery.glob("*/plot_*.py"))
+    }
+
+
+def _page_name(example: str) -> str:
+    """How the matcher names an example's page: ``examples/<section>/plot_x``."""
+    return f"{GALLERY_PAGES}/{example.removesuffix('.py')}"
 
 
 def _plain(text: str) -> str:
@@ -146,7 +176,8 @@ def _page(root: Path, example: str) -> IndexPage:
         catalog = translations(root / LOCALE / language / "LC_MESSAGES" / f"{docname}.po")
         titles[language] = _plain(catalog.get(title, title))
         why[language] = _first_sentence(catalog.get(" ".join(opening.split()), opening))
-    return IndexPage(example=example, path=f"{docname}.html", titles=titles, why=why)
+    quotes = list(page_quotes(script.read_text(encoding="utf-8")))
+    return IndexPage(example=example, path=f"{docname}.html", titles=titles, why=why, quotes=quotes)
 
 
 def build_index(root: Path) -> ErrorIndex:
@@ -157,6 +188,7 @@ def build_index(root: Path) -> ErrorIndex:
     pages: list[IndexPage] = []
     numbers: dict[str, int] = {}
     firsts: dict[str, list[int]] = {}
+    quotes: dict[str, tuple[str, ...]] = {}
     messages: list[IndexMessage] = []
     forms = []
     for text, by_example in recorded_messages(runs).items():
@@ -165,9 +197,12 @@ def build_index(root: Path) -> ErrorIndex:
             if example not in numbers:
                 numbers[example] = len(pages)
                 pages.append(_page(root, example))
-                firsts[example] = code_cell_lines((gallery / example).read_text(encoding="utf-8"))
+                source = (gallery / example).read_text(encoding="utf-8")
+                firsts[example] = code_cell_lines(source)
+                quotes[example] = page_quotes(source)
             cells = sorted({cell_of(firsts[example], line) for line in lines})
-            places.append(IndexPlace(page=numbers[example], cells=cells))
+            about = is_about(quotes[example], text)
+            places.append(IndexPlace(page=numbers[example], cells=cells, about=about))
         normalised = normalise(text)
         forms.append(normalised)
         messages.append(

@@ -33,6 +33,7 @@ from sphinx.util.nodes import clean_astext
 
 from ..._explain.match import Message, normalise, token_weights, unknown_weight
 from ..errors.families import recorded_messages
+from ..errors.subjects import is_about, page_quotes
 from ..upstream.gallery_conf import gallery_folders
 from ..upstream.gallery_rst import code_cells
 from ..web.links import cell_number
@@ -126,6 +127,8 @@ class SearchPage(TypedDict):
     doc: str
     uri: str
     title: str
+    quotes: list[str]
+    """The messages its questions quote (:mod:`autograd_notes.site.errors.subjects`)."""
 
 
 class SearchPlace(TypedDict):
@@ -133,6 +136,8 @@ class SearchPlace(TypedDict):
 
     page: int
     cells: list[int]
+    about: bool
+    """Whether the page is about this message (its questions quote it)."""
 
 
 class SearchMessage(TypedDict):
@@ -174,6 +179,7 @@ def search_data(app: Sphinx) -> SearchData:
     index: dict[str, int] = {}
     messages: list[SearchMessage] = []
     normalised = []
+    quotes: dict[str, tuple[str, ...]] = {}
     for text, by_example in recorded_messages(site_records(env).runs).items():
         where: list[SearchPlace] = []
         for example, lines in by_example.items():
@@ -183,8 +189,16 @@ def search_data(app: Sphinx) -> SearchData:
             if docname not in index:
                 index[docname] = len(pages)
                 title = clean_astext(env.titles[docname])
-                pages.append(SearchPage(doc=docname, uri=app.builder.get_target_uri(docname), title=title))
-            where.append(SearchPlace(page=index[docname], cells=_example_cells(app, example, lines)))
+                quotes[example] = page_quotes((gallery.source / example).read_text(encoding="utf-8"))
+                uri = app.builder.get_target_uri(docname)
+                pages.append(SearchPage(doc=docname, uri=uri, title=title, quotes=list(quotes[example])))
+            where.append(
+                SearchPlace(
+                    page=index[docname],
+                    cells=_example_cells(app, example, lines),
+                    about=is_about(quotes[example], text),
+                )
+            )
         if where:
             message = Message(normalise(text), {})
             normalised.append(message.normalised)

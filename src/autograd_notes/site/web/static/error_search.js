@@ -16,7 +16,7 @@
   var MIN_SCORE = 0.4;
   var NEAR_BEST = 0.6;
   var RECALL_WEIGHT = 1.5;
-  var SAME_MESSAGE = 0.04;
+  var SAME_MESSAGE = 0.06;
   var MAX_PAGES = 6;
 
   var TYPE = /(?:^|[\s:])((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Warning|Exception)))(?::\s|:$|$)/;
@@ -157,6 +157,33 @@
     return ((1 + recall) * shared) / total + bonus;
   }
 
+  // A page's match before any message is weighed.
+  function newMatch(page, score) {
+    return {
+      doc: page.doc,
+      uri: page.uri,
+      title: page.title,
+      score: score,
+      cells: [],
+      ties: 0,
+      depth: 0,
+      about: false,
+      quote: "",
+      text: "",
+    };
+  }
+
+  // The first of `quotes` that `text` holds, spaces aside ("" if none).
+  function quoted(quotes, text) {
+    var spaced = text.split(/\s+/).filter(Boolean).join(" ");
+    for (var i = 0; i < quotes.length; i += 1) {
+      if (spaced.indexOf(quotes[i]) !== -1) {
+        return quotes[i];
+      }
+    }
+    return "";
+  }
+
   // The pages that explain `text`, best first: {doc, uri, title, score, cells}.
   function rank(text, data) {
     var pasted = normalise(text);
@@ -171,13 +198,14 @@
     }, 0);
     var best = new Map();
     var near = new Map();
+    var about = new Set();
     data.messages.forEach(function (recorded, number) {
       var score = scores[number];
       recorded.places.forEach(function (place) {
         var page = data.pages[place.page];
         var match = best.get(page.doc);
         if (match === undefined || score > match.score) {
-          match = { doc: page.doc, uri: page.uri, title: page.title, score: score, cells: [], ties: 0, depth: 0 };
+          match = newMatch(page, score);
           match.text = recorded.text;
           best.set(page.doc, match);
         }
@@ -193,14 +221,37 @@
             cells.add(cell);
           });
           near.set(page.doc, cells);
+          if (place.about) {
+            about.add(page.doc);
+          }
         }
       });
     });
     near.forEach(function (cells, doc) {
       best.get(doc).depth = cells.size;
+      best.get(doc).about = about.has(doc);
     });
+    var said = errorMessage(text);
+    data.pages
+      .slice()
+      .sort(function (a, b) {
+        return a.doc < b.doc ? -1 : a.doc > b.doc ? 1 : 0;
+      })
+      .forEach(function (page) {
+        var quote = quoted(page.quotes || [], said);
+        if (quote) {
+          var match = best.get(page.doc);
+          if (match === undefined) {
+            match = newMatch(page, 0);
+            best.set(page.doc, match);
+          }
+          match.about = true;
+          match.quote = quote;
+        }
+      });
     var found = Array.from(best.values()).sort(function (a, b) {
       return (
+        Number(b.about) - Number(a.about) ||
         b.depth - a.depth ||
         b.score - a.score ||
         b.ties - a.ties ||
@@ -208,9 +259,16 @@
       );
     });
     var lowest = Math.max(MIN_SCORE, top * NEAR_BEST);
+    found.forEach(function (match) {
+      if (match.quote && match.score < lowest) {
+        // listed for its quote alone: no message, no cell
+        match.text = match.quote;
+        match.cells = [];
+      }
+    });
     return found
       .filter(function (match) {
-        return match.score >= lowest;
+        return match.score >= lowest || match.quote;
       })
       .slice(0, MAX_PAGES);
   }
