@@ -272,13 +272,16 @@ def test_errors_users_posted_find_their_page_and_unrelated_ones_find_none() -> N
     records): 46 of 58 first, 4 of 20 unrelated errors given a page (16 before the lowest score rose).
     Since the pages for five more error families (seven of the 20 are explained now), the F-score and
     the page that raises the message in more cells first: 54 of 65 first, 59 in the top three, 1 of 13
-    unrelated errors given a page; 52 first once three more pages recorded five more messages.
+    unrelated errors given a page; 52 first once three more pages recorded five more messages. With the
+    page about an error first (its questions quote it) and the pages that explain an error as well
+    counted: 61 of 65 first, 63 in the top three, 1 not found.
     """
     quality = _holdout_quality()
     assert quality.explained >= 65
     assert quality.unrelated >= 13
-    assert quality.first >= 52
-    assert quality.top_three >= 59
+    assert quality.first >= 61
+    assert quality.top_three >= 63
+    assert len(quality.missed) <= 2
     assert quality.false_leads <= 1
 
 
