@@ -14,6 +14,7 @@ follows ``requires_grad`` through a few operations, then cuts a chain with
    - Why is ``.grad`` None after part of my computation ran under ``no_grad``?
    - Does ``torch.no_grad()`` turn off ``requires_grad`` on my weights?
    - When does the result of an operation require a gradient?
+   - Should I use ``detach()`` or ``torch.no_grad()``?
 """
 
 # %%
@@ -23,7 +24,7 @@ follows ``requires_grad`` through a few operations, then cuts a chain with
 # An operation's result requires one as soon as any input does.
 import torch
 
-from autograd_notes import check, runner_device, show_state
+from autograd_notes import check, expect_error, runner_device, show_state
 
 # sphinx_gallery_thumbnail_number = 2
 device = runner_device()
@@ -102,6 +103,38 @@ check(w.grad, None, label="w.grad")
 # computed from ``w``. This is the silent way to lose a gradient: no error,
 # no warning.
 #
+# ``no_grad`` or ``detach()``
+# ---------------------------
+# Both make tensors that autograd treats as constants, but they cut in
+# different places. ``torch.no_grad()`` turns recording off for every
+# operation of its block. ``detach()`` cuts one tensor out and leaves
+# recording on, so one expression can use ``x`` as a constant in one place
+# and as a variable in another. Here ``x.detach() * x`` is differentiated
+# through its second factor only: the gradient is ``x``, not ``2 * x``.
+x = torch.tensor([1.0, 3.0], device=device, requires_grad=True)
+(x.detach() * x).sum().backward()
+check(x.grad, [1.0, 3.0], label="x.grad with one factor detached")
+x.grad = None
+(x * x).sum().backward()
+check(x.grad, [2.0, 6.0], label="x.grad with no factor detached")
+
+# %%
+# Under ``no_grad`` the whole product is a constant: there is nothing to
+# differentiate, and ``backward()`` refuses it.
+with torch.no_grad():
+    quiet = (x * x).sum()
+with expect_error(RuntimeError, match=r"^element 0 of tensors does not require grad"):
+    quiet.backward()
+
+# %%
+# ``detach()`` returns a tensor that shares ``x``'s memory, so an in-place
+# edit of it changes ``x`` (:ref:`detach_shares_storage`). Use
+# ``no_grad`` for code that needs no gradient at all, such as evaluation
+# or a weight update, and ``detach()`` for one value inside code that
+# does.
+check(x.detach().data_ptr() == x.data_ptr(), True, label="x.detach() shares x's memory")
+
+# %%
 # Sources
 # -------
 # - :ref:`source_002` claims that a tensor made from data does not require a

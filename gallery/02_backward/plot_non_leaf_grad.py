@@ -14,6 +14,7 @@ then asks autograd to keep that gradient with ``retain_grad()``.
    - How do I get the gradient of an intermediate activation?
    - What does ``retain_grad()`` do?
    - What does the warning ``.grad attribute of a Tensor that is not a leaf Tensor`` mean?
+   - Why does a layer's output have no ``.grad`` after ``backward()``?
 """
 
 # %%
@@ -95,6 +96,27 @@ show_state(w=w, scaled=scaled, total=total)
 # ``scaled.grad`` is 1, the derivative of ``total = scaled + 3``, and it is
 # read without a warning. The leaf's gradient is unchanged: retaining an
 # intermediate gradient does not alter what reaches ``w``.
+#
+# A layer's output is not a leaf either
+# -------------------------------------
+# What a module returns is computed from its parameters, so it is an
+# intermediate tensor like ``scaled``: after ``backward()`` the weights of
+# ``nn.Linear`` have a ``.grad`` and its output has none, unless
+# ``retain_grad()`` was called on it first (or a hook reads the gradient as
+# it passes, :ref:`tensor_hooks`).
+layer = torch.nn.Linear(3, 2).to(device)
+activation = layer(torch.ones(4, 3, device=device))
+activation.retain_grad()
+activation.sum().backward()
+check(activation.is_leaf, False, label="activation.is_leaf")
+check(layer.weight.is_leaf, True, label="layer.weight.is_leaf")
+check(activation.grad, [[1.0, 1.0]] * 4, label="activation.grad")
+check(layer.weight.grad, [[4.0, 4.0, 4.0]] * 2, label="layer.weight.grad")
+
+# %%
+# The gradient of ``sum()`` with respect to each entry of the activation
+# is 1; the weight's gradient adds the four rows of the batch, each an
+# input of ones.
 #
 # Sources
 # -------

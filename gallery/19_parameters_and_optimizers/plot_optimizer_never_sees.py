@@ -21,6 +21,7 @@ schedulers fail after ``add_param_group``.
    - Should I create the optimizer before or after ``model.to()``?
    - Why did loading pretrained embeddings break my weight tying?
    - Why does my LR scheduler fail after ``add_param_group``?
+   - What happens if I assign a new ``nn.Parameter`` to a layer while training?
 """
 
 # %%
@@ -226,6 +227,23 @@ check(moves(layer, layer_optimizer), True, label="layer.weight moved, new optimi
 # last check shows that an optimizer built then trains the new weight.
 # FSDP2's ``fully_shard`` also swaps parameters for sharded ones, so the
 # same rule applies; it needs a process group and is not checked here.
+#
+# Assigning a parameter by hand during training does the same: the module
+# registers the new tensor, and the optimizer keeps stepping the old one.
+layer = nn.Linear(4, 2).to(device)
+layer_optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)
+layer.weight = nn.Parameter(torch.zeros(2, 4, device=device))
+held = layer_optimizer.param_groups[0]["params"]
+check(any(p is layer.weight for p in held), False, label="the optimizer holds the assigned weight")
+check(moves(layer, layer_optimizer), False, label="the assigned weight moved by a step")
+
+# %%
+# ``nn.Parameter`` assignment keeps training the rest of the layer (its
+# bias is still the optimizer's), so the loss may go down while the new
+# weight never changes. Give the new tensor to the optimizer
+# (``add_param_group``, above), or copy values into the existing
+# parameter under ``torch.no_grad()`` (``layer.weight.copy_(...)``), which
+# keeps the object the optimizer holds.
 
 # %%
 # A weight tie broken by re-creation
