@@ -18,6 +18,7 @@ handle.
    - Difference between ``register_hook`` and ``retain_grad()``?
    - How do I run the optimizer step inside ``backward()`` to save memory?
    - How do I remove a hook registered on a tensor?
+   - Do tensor hooks run when I call ``torch.autograd.grad``?
 """
 
 # %%
@@ -219,6 +220,35 @@ plt.show()
 # graph kept with ``retain_graph=True``, or through a second loss built
 # before this pass, finds the leaf at a newer version and raises the error
 # of :ref:`detach_inplace_saved`.
+#
+# ``torch.autograd.grad`` runs hooks but accumulates nothing
+# ----------------------------------------------------------
+# ``torch.autograd.grad`` computes the same gradients as ``backward()`` but
+# returns them instead of adding them to ``.grad``. An ordinary hook on an
+# input still runs, and what it returns is what ``grad`` returns. A
+# post-accumulate hook does not run, as nothing is accumulated: an
+# optimizer step placed in one does not happen, and nothing says so.
+v = torch.tensor([1.0, 2.0], device=device, requires_grad=True)
+ran = []
+
+
+def scaled_by_ten(grad):
+    ran.append("hook")
+    return grad * 10
+
+
+v.register_hook(scaled_by_ten)
+v.register_post_accumulate_grad_hook(lambda leaf: ran.append("post-accumulate"))
+(returned,) = torch.autograd.grad((v * 3).sum(), v)
+check(returned, [30.0, 30.0], label="what autograd.grad returned")
+check(ran, ["hook"], label="hooks that ran")
+check(v.grad, None, label="v.grad")
+
+# %%
+# The hook turned the gradient ``[3, 3]`` into ``[30, 30]`` before
+# ``grad`` returned it, and ``v.grad`` was never written. Code that relies
+# on a post-accumulate hook (the step inside backward above, or a
+# framework's gradient hook) needs ``backward()``.
 #
 # Removing a hook
 # ---------------
