@@ -225,7 +225,8 @@
     var messages = window.AUTOGRAD_NOTES_ERRORS;
     if (errors && messages) {
       var matches = errors.rank(query, messages);
-      if (matches.length && matches[0].score >= ERROR_FIRST) {
+      // a page listed for its quote alone (a GPU's message no record holds) leads too
+      if (matches.length && (matches[0].score >= ERROR_FIRST || matches[0].quote)) {
         matches.forEach(function (match) {
           var anchor = match.cells.length ? "#cell-" + match.cells[0] : "";
           found.push([match.doc, match.title, anchor, 1000 + match.score, snippet(match.doc, asked, match.text)]);
