@@ -13,11 +13,12 @@ only, and each installs the rest into its own site-packages.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import venv
 from pathlib import Path
 
-__all__ = ["NOT_OURS", "bare_environment", "site_packages", "torch_only", "venv_on"]
+__all__ = ["NOT_OURS", "bare_environment", "python_of", "site_packages", "torch_only", "venv_on"]
 
 ROOT = Path(__file__).resolve().parents[1]
 NOT_OURS = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV")
@@ -66,3 +67,14 @@ def venv_on(shared: Path, folder: Path) -> Path:
     python = _create(folder)
     (site_packages(python) / "_shared_torch.pth").write_text(f"{shared}\n", encoding="utf-8")
     return python
+
+
+def python_of(version: str) -> str:
+    """An interpreter of ``version`` (``3.10``): on PATH, else one pyenv installed (its shims may not run)."""
+    found = shutil.which(f"python{version}")
+    if found and subprocess.run([found, "-c", ""], capture_output=True, check=False).returncode == 0:
+        return found
+    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    installed = sorted(root.glob(f"versions/{version}.*/bin/python{version}"))
+    assert installed, f"no Python {version} here: the package supports it, and its downloads are tested on it"
+    return str(installed[-1])

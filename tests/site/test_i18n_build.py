@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
-import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +21,7 @@ from _site import (
     small_site,
     unguarded,
 )
+from _venvs import python_of
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
@@ -161,17 +160,6 @@ for name in sys.argv[1:]:
     except (SyntaxError, SyntaxWarning) as error:
         print(f"{name}: {type(error).__name__}: {error}")
 """
-
-
-def python_of(version: str) -> str:
-    """An interpreter of ``version`` (``3.10``): on PATH, else one pyenv installed (its shims may not run)."""
-    found = shutil.which(f"python{version}")
-    if found and subprocess.run([found, "-c", ""], capture_output=True, check=False).returncode == 0:
-        return found
-    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
-    installed = sorted(root.glob(f"versions/{version}.*/bin/python{version}"))
-    assert installed, f"no Python {version} here: the package supports it, and its downloads are tested on it"
-    return str(installed[-1])
 
 
 @pytest.mark.parametrize("version", ["3.10", "3.13"])

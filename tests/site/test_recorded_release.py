@@ -2,9 +2,10 @@
 
 The install line on every page brings the newest PyTorch the reader's pip
 allows, often newer than the release the pages document. This test is that
-reader: a fresh environment with PyTorch :data:`OTHER` (a CUDA build that
-lies on this machine's disk, so pip installs it without the network), NumPy,
-matplotlib, Jupyter's kernel and the site's own wheel, from the built site.
+reader: a fresh environment of the newest Python the package supports
+(:data:`PYTHON`) with PyTorch :data:`OTHER` (a CUDA build, from the package
+registry), NumPy, matplotlib, Jupyter's kernel and the site's own wheel, from
+the built site.
 
 * ``verify`` runs every English ``.py`` of the site's download-all archive:
   each holds or "differs as recorded for this release", exactly the examples
@@ -18,13 +19,12 @@ matplotlib, Jupyter's kernel and the site's own wheel, from the built site.
 from __future__ import annotations
 
 import subprocess
-import venv
 from pathlib import Path
 
 import nbformat
 import pytest
 from _site import Site
-from _venvs import bare_environment
+from _venvs import bare_environment, python_of
 from nbclient import NotebookClient
 from packaging.version import Version
 
@@ -35,7 +35,9 @@ from autograd_notes.records.exchange.verify import Verdict
 from autograd_notes.records.format.status import Mark
 
 OTHER = "2.14.1"
-"""A recorded release that is not the pinned one and that pip takes from this machine's disk."""
+"""A recorded release that is not the pinned one, and the newest that every pip here may install."""
+PYTHON = "3.13"
+"""The newest Python the package supports (``pyproject.toml``'s classifiers)."""
 KERNEL = "autograd-notes-other-release"
 LANGUAGE = "ru"
 
@@ -78,7 +80,8 @@ def _differing(release: str) -> set[str]:
 def other_release(whole_site: Site, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh environment with PyTorch :data:`OTHER` and the site's wheel; returns its python."""
     folder = tmp_path_factory.mktemp("other-release") / "venv"
-    venv.EnvBuilder(with_pip=True).create(folder)
+    created = _run(python_of(PYTHON), "-m", "venv", folder)
+    assert created.returncode == 0, created.stderr[-3000:]
     python = folder / "bin" / "python"
     (wheel,) = (whole_site.html / "packages").glob("autograd_notes-*.whl")
     pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
@@ -113,6 +116,7 @@ def test_every_english_download_runs_and_only_recorded_differences_show(
     gallery = {path.stem for path in (ROOT / "gallery").rglob("plot_*.py")}
     assert set(verdicts) == gallery, "every example ran"
     assert f"PyTorch {OTHER}" in result.stdout
+    assert f"Python {PYTHON}." in result.stdout
     recorded = {name for name, verdict in verdicts.items() if verdict == Verdict.RECORDED}
     assert recorded == _differing(OTHER)
     assert {verdict for name, verdict in verdicts.items() if name not in recorded} == {str(Verdict.HOLDS)}
