@@ -92,7 +92,7 @@ plt.show()
 # %%
 # Above the line, row ``y[i]`` and column ``p[j]`` hold
 # :math:`\partial y_i / \partial p_j`, and so on for ``q`` and ``r``; the
-# larger the value, the darker the blue, and zeros are grey. Each block is
+# larger the value, the stronger the blue, and zeros are grey. Each block is
 # diagonal, since ``y[i]`` depends only on ``p[i]``, ``q[i]`` and
 # ``r[i]``. Below the line is ``v @ J``: the rows of ``J`` weighted by
 # ``v = [0.1, 1, 0.0001]`` and added up, which are ``p.grad``, ``q.grad``

@@ -300,8 +300,8 @@ plt.show()
 
 # %%
 # The 6 × 6 map ``cam``, one cell per position of the image, with its value
-# written in it: zero (white) where the weighted channels sum to a negative
-# value, deeper blue where they add up to more.
+# written in it: zero (the page's background) where the weighted channels
+# sum to a negative value, a stronger blue where they add up to more.
 #
 # Removing hooks
 # --------------

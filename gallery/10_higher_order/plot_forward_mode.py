@@ -58,8 +58,8 @@ plt.show()
 # Two rows and three columns: row ``y[0]`` holds ``2, 1, 1`` (the
 # derivatives of ``x[0]·x[1] + x[2]``: ``x[1]``, ``x[0]`` and 1), row
 # ``y[1]`` holds ``0, 9, 12`` (``y[1] = x[1]·x[2]²`` does not depend on
-# ``x[0]``; ``x[2]² = 9`` and ``2·x[1]·x[2] = 12``). The deeper the blue,
-# the larger the value; the 0 is the palest cell, the 1s barely darker.
+# ``x[0]``; ``x[2]² = 9`` and ``2·x[1]·x[2] = 12``). The stronger the blue,
+# the larger the value; the 0 is the faintest cell, the 1s barely stronger.
 #
 # ``backward(gradient=u)`` reads rows
 # -----------------------------------
