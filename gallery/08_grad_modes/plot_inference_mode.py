@@ -167,7 +167,7 @@ plt.show()
 # each statement on it (rows, top to bottom, in the order they ran): made
 # as ``x * 2``, edited with ``.add_(1)`` inside ``inference_mode``, then
 # the two edits outside it that raised a ``RuntimeError``, marked ``⚠``.
-# The values change on every row, the last two included; the deeper the
+# The values change on every row, the last two included; the stronger the
 # blue, the larger the value.
 #
 # The check comes *after* the operation has written its result: what fails

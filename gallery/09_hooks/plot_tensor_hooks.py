@@ -81,7 +81,7 @@ plt.show()
 # that ``on_y`` received, ``[6, 12]``, the one that ``on_x`` received
 # after the hook on ``y`` had returned ten times its own, ``[180, 360]``,
 # and ``x.grad``, the same. The last row is the true gradient
-# :math:`18x = [18, 36]`; the deeper the blue, the larger the value.
+# :math:`18x = [18, 36]`; the stronger the blue, the larger the value.
 #
 # The hook on ``y`` received ``2y = [6, 12]`` and returned ``[60, 120]``;
 # from there on the modified gradient is the only one: the multiplication

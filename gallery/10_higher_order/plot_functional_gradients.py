@@ -94,7 +94,7 @@ plt.show()
 # %%
 # The three Jacobians side by side, one row per output element ``y[i]``,
 # one column per input element, each cell the derivative of its row's
-# output with respect to its column's input: the deeper the blue, the
+# output with respect to its column's input: the stronger the blue, the
 # larger. Only the diagonal of each block is not 0: 3 for ``p``, ``4q``
 # (12, 16, 20) for ``q``, ``1/r`` for ``r``.
 #
@@ -149,7 +149,7 @@ plt.show()
 # %%
 # One row per way of computing the product of ``v`` with the Jacobian (the
 # row ``backward(v)`` holds ``p.grad``, ``q.grad`` and ``r.grad``), one
-# column per input element, the deeper the blue the larger: the five rows
+# column per input element, the stronger the blue the larger: the five rows
 # are the same numbers (equal within float32 tolerances, as checked), from
 # 16 for ``q[1]`` down to ``1.25e-05`` for ``r[2]``.
 #

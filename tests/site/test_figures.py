@@ -32,6 +32,26 @@ def figures(site: Site, language: str, example: Path) -> list[str]:
     ]
 
 
+# words that describe a figure's shades as the light page shows them: dark mode inverts figures
+# (hues kept, autograd_notes.css), so "darker" there is lighter and "white" is the dark background
+LIGHT_ONLY_SHADES = re.compile(
+    r"\b(darker|darkest|deeper|paler|palest|lighter|lightest)\b|\(white\)|\bwhite (cell|square|tile)s?\b",
+    re.IGNORECASE,
+)
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=str)
+def test_figure_prose_names_no_shade_that_dark_mode_inverts(example: Path) -> None:
+    prose = [
+        (number, line)
+        for number, line in enumerate(
+            (ROOT / "gallery" / example).read_text(encoding="utf-8").splitlines(), 1
+        )
+        if line.lstrip().startswith("#") and LIGHT_ONLY_SHADES.search(line)
+    ]
+    assert prose == [], f"{example}: say 'stronger' or 'fainter', not a shade only the light page shows"
+
+
 @pytest.mark.parametrize("example", EXAMPLES, ids=str)
 def test_every_script_chooses_its_thumbnail(example: Path) -> None:
     found = THUMBNAIL.findall((ROOT / "gallery" / example).read_text(encoding="utf-8"))
