@@ -27,13 +27,13 @@ import re
 from collections.abc import Iterable
 
 from ..._explain.match import quoted
-from ..search.questions import QUESTIONS_BOX
 
 __all__ = ["QUOTE_WORDS", "is_about", "page_quotes"]
 
 QUOTE_WORDS = 3
 """The fewest plain words a question's literal has to be a quoted message."""
 
+_BOX = re.compile(r"^\.\. questions::[ \t]*\n((?:[ \t]*\n|[ \t]+\S.*\n?)+)", re.M)
 _LITERAL = re.compile(r"``(.+?)``")
 _PLAIN_WORD = re.compile(r"[A-Za-z]+(?:['-][A-Za-z]+)*")
 
@@ -42,7 +42,7 @@ def page_quotes(source: str) -> tuple[str, ...]:
     """The messages a gallery script's questions quote (its docstring's ``.. questions::`` boxes)."""
     docstring = ast.get_docstring(ast.parse(source), clean=True) or ""
     quotes: list[str] = []
-    for box in QUESTIONS_BOX.finditer(docstring + "\n"):
+    for box in _BOX.finditer(docstring + "\n"):
         text = " ".join(box.group(1).split())
         quotes.extend(q for q in (" ".join(found.split()) for found in _LITERAL.findall(text)) if _long(q))
     return tuple(dict.fromkeys(quotes))

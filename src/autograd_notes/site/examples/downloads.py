@@ -43,7 +43,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..search.questions import QUESTIONS_BOX
 from .notebook_cells import quiet_last_expression
 from .script_translation import docstring_end, translate_script
 
@@ -260,6 +259,9 @@ def drop_escaped_spaces(text: str) -> str:
     return _LITERAL_OR_ESCAPED_SPACE.sub(lambda m: m.group(1) or "", text)
 
 
+_QUESTIONS = re.compile(r"^\.\. questions::[ \t]*\n\n?((?:[ \t]+\S.*\n?|[ \t]*\n(?=[ \t]+\S))+)", re.M)
+
+
 def questions_as_markdown(text: str, heading: str) -> str:
     """A ``.. questions::`` box as a notebook shows it: ``heading`` in bold over the list, not indented.
 
@@ -270,7 +272,7 @@ def questions_as_markdown(text: str, heading: str) -> str:
         items = textwrap.dedent(match.group(1)).rstrip("\n")
         return f"**{heading}**\n\n{items}\n"
 
-    return QUESTIONS_BOX.sub(markdown, text)
+    return _QUESTIONS.sub(markdown, text)
 
 
 def _notebook(script: Path, gallery_conf: dict[str, Any], reader: ReaderText, address: str) -> str:

@@ -17,7 +17,6 @@ reader's language, in a box of class :data:`QUESTIONS_CLASS`.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from docutils import nodes
@@ -25,13 +24,10 @@ from sphinx.application import Sphinx
 from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
-__all__ = ["QUESTIONS_BOX", "QUESTIONS_CLASS", "QuestionsDirective", "page_questions", "setup"]
+__all__ = ["QUESTIONS_CLASS", "QuestionsDirective", "page_questions", "setup"]
 
 QUESTIONS_CLASS = "page-questions"
 """The class of the box that holds a page's questions."""
-QUESTIONS_BOX = re.compile(r"^\.\. questions::[ \t]*\n\n?((?:[ \t]+\S.*\n?|[ \t]*\n(?=[ \t]+\S))+)", re.M)
-"""A ``.. questions::`` box in reST source, before Sphinx reads it: group 1 is its indented list
-(a download's notebook shows it as Markdown; the error search reads the messages it quotes)."""
 
 
 class QuestionsDirective(SphinxDirective):
