@@ -163,20 +163,23 @@ def _title_and_opening(source: str) -> tuple[str, str]:
     raise ValueError("no title in the docstring")
 
 
-def _page(root: Path, example: str) -> IndexPage:
-    """An example's page: its address under a language's folder, its title and first sentence in each."""
-    script = root / "gallery" / example
+def _page(root: Path, example: str, source: str) -> IndexPage:
+    """An example's page, from its script's ``source``.
+
+    Its address under a language's folder, its title and first sentence in each, the messages its
+    questions quote.
+    """
     try:
-        title, opening = _title_and_opening(script.read_text(encoding="utf-8"))
+        title, opening = _title_and_opening(source)
     except (SyntaxError, ValueError) as error:
-        raise SystemExit(f"{script}: {error}") from error
+        raise SystemExit(f"{root / 'gallery' / example}: {error}") from error
     docname = f"{GALLERY_PAGES}/{Path(example).with_suffix('').as_posix()}"
     titles, why = {"en": _plain(title)}, {"en": _first_sentence(opening)}
     for language in LANGUAGES[1:]:
         catalog = translations(root / LOCALE / language / "LC_MESSAGES" / f"{docname}.po")
         titles[language] = _plain(catalog.get(title, title))
         why[language] = _first_sentence(catalog.get(" ".join(opening.split()), opening))
-    quotes = list(page_quotes(script.read_text(encoding="utf-8")))
+    quotes = list(page_quotes(source))
     return IndexPage(example=example, path=f"{docname}.html", titles=titles, why=why, quotes=quotes)
 
 
@@ -188,7 +191,6 @@ def build_index(root: Path) -> ErrorIndex:
     pages: list[IndexPage] = []
     numbers: dict[str, int] = {}
     firsts: dict[str, list[int]] = {}
-    quotes: dict[str, tuple[str, ...]] = {}
     messages: list[IndexMessage] = []
     forms = []
     for text, by_example in recorded_messages(runs).items():
@@ -196,12 +198,11 @@ def build_index(root: Path) -> ErrorIndex:
         for example, lines in by_example.items():
             if example not in numbers:
                 numbers[example] = len(pages)
-                pages.append(_page(root, example))
                 source = (gallery / example).read_text(encoding="utf-8")
+                pages.append(_page(root, example, source))
                 firsts[example] = code_cell_lines(source)
-                quotes[example] = page_quotes(source)
             cells = sorted({cell_of(firsts[example], line) for line in lines})
-            about = is_about(quotes[example], text)
+            about = is_about(pages[numbers[example]]["quotes"], text)
             places.append(IndexPlace(page=numbers[example], cells=cells, about=about))
         normalised = normalise(text)
         forms.append(normalised)
