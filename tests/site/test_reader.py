@@ -34,6 +34,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from _html import read_page
+from _notebooks import run_notebook
 from _site import LANGUAGES, ROOT, Site
 from _venvs import NOT_OURS, venv_on
 from nbclient import NotebookClient
@@ -242,17 +243,7 @@ def test_the_downloaded_notebook_runs_as_the_page_says(
     assert "`source_" not in markdown  # references are links named by title, not bare labels
     assert "sources.html#source-" in markdown
     monkeypatch.setenv("JUPYTER_PATH", str(installed.parents[1] / "share" / "jupyter"))
-    client = NotebookClient(
-        notebook, kernel_name=KERNEL, timeout=600, resources={"metadata": {"path": str(tmp_path)}}
-    )
-    client.execute()
-    printed = "\n".join(
-        output.get("text", "")
-        for cell in notebook.cells
-        if cell.cell_type == "code"
-        for output in cell.outputs
-        if output.output_type == "stream"
-    )
+    printed = run_notebook(notebook, KERNEL, tmp_path)
     _same_outcomes(printed, _page_outputs(whole_site, language))
     # a traceback names its cell as IPython does, and its line is that cell's line it quotes
     frames = CELL_FRAME.findall(printed)

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from _notebooks import run_notebook
 from _site import Site
 from _venvs import bare_environment, python_of
-from nbclient import NotebookClient
 from packaging.version import Version
 
 from autograd_notes._drift import STRICT_VARIABLE
@@ -131,17 +131,7 @@ def test_a_notebook_goes_on_past_a_recorded_difference_in_its_language(
     monkeypatch.setenv("JUPYTER_PATH", str(other_release.parents[1] / "share" / "jupyter"))
     for name in ("PYTHONPATH", STRICT_VARIABLE):
         monkeypatch.delenv(name, raising=False)
-    client = NotebookClient(
-        notebook, kernel_name=KERNEL, timeout=600, resources={"metadata": {"path": str(tmp_path)}}
-    )
-    client.execute()  # raises CellExecutionError where a cell stops
-    printed = "\n".join(
-        output.get("text", "")
-        for cell in notebook.cells
-        if cell.cell_type == "code"
-        for output in cell.outputs
-        if output.output_type == "stream"
-    )
+    printed = run_notebook(notebook, KERNEL, tmp_path)  # raises CellExecutionError where a cell stops
     said = words(LANGUAGE)
     goes_on = said["goes_on"].format(variable=STRICT_VARIABLE)
     assert goes_on in printed, printed[-3000:]
