@@ -330,7 +330,7 @@ def rank(
         best[page].depth = len(raising)
         best[page].about = page in about
     said = error_message(text)
-    for page, own in sorted((quotes or {}).items()):
+    for page, own in (quotes or {}).items():
         quote = quoted(own, said)
         if quote:
             match = best.setdefault(page, Match(page, 0.0))

@@ -232,23 +232,18 @@
       best.get(doc).about = about.has(doc);
     });
     var said = errorMessage(text);
-    data.pages
-      .slice()
-      .sort(function (a, b) {
-        return a.doc < b.doc ? -1 : a.doc > b.doc ? 1 : 0;
-      })
-      .forEach(function (page) {
-        var quote = quoted(page.quotes || [], said);
-        if (quote) {
-          var match = best.get(page.doc);
-          if (match === undefined) {
-            match = newMatch(page, 0);
-            best.set(page.doc, match);
-          }
-          match.about = true;
-          match.quote = quote;
+    data.pages.forEach(function (page) {
+      var quote = quoted(page.quotes || [], said);
+      if (quote) {
+        var match = best.get(page.doc);
+        if (match === undefined) {
+          match = newMatch(page, 0);
+          best.set(page.doc, match);
         }
-      });
+        match.about = true;
+        match.quote = quote;
+      }
+    });
     var found = Array.from(best.values()).sort(function (a, b) {
       return (
         Number(b.about) - Number(a.about) ||
