@@ -272,7 +272,7 @@ figure.set_size_inches(5.0, figure.get_figheight())  # room for the title
 plt.show()
 
 # %%
-# A blue ``1`` is yes, a white ``0`` is no. ``MatMul``'s row is
+# A blue ``1`` is yes, an uncoloured ``0`` is no. ``MatMul``'s row is
 # ``1 0 0``: forward under autocast, backward without it, and no gradient.
 # ``MatMulAmp``'s is ``1 1 1``: autocast in both, and a gradient.
 # ``MatMulFloat32``'s is ``0 0 1``: autocast in neither, and a gradient.

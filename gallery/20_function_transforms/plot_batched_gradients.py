@@ -346,7 +346,7 @@ plt.show()
 
 # %%
 # One row per operation, one column per way of batching; a blue 1 marks an
-# operation whose derivative ran as a loop, a white 0 one that ran batched.
+# operation whose derivative ran as a loop, an uncoloured 0 one that ran batched.
 # ``sin``, ``relu`` and the matrix product are batched by both; ``tanh``,
 # ``softmax``, ``layer_norm`` and ``mse_loss`` loop under
 # ``is_grads_batched`` only; ``pdist`` loops under both. For a model made

@@ -75,7 +75,7 @@ plt.show()
 
 # %%
 # Four rows, one per running mean, four columns, one per channel: the
-# model's before any call (all 0, white), the model's after each call, and
+# model's before any call (all 0, uncoloured), the model's after each call, and
 # the passed buffers' after call 2; red cells are negative values. Call 1,
 # with the parameters only, updated the *model's* buffers: ``running_mean``
 # moved a tenth of the way (the default ``momentum=0.1``) towards the

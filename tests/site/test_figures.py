@@ -35,7 +35,7 @@ def figures(site: Site, language: str, example: Path) -> list[str]:
 # words that describe a figure's shades as the light page shows them: dark mode inverts figures
 # (hues kept, autograd_notes.css), so "darker" there is lighter and "white" is the dark background
 LIGHT_ONLY_SHADES = re.compile(
-    r"\b(darker|darkest|deeper|paler|palest|lighter|lightest)\b|\(white\)|\bwhite (cell|square|tile)s?\b",
+    r"\b(darker|darkest|deeper|paler|palest|lighter|lightest|white)\b",
     re.IGNORECASE,
 )
 
