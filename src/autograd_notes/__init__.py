@@ -13,6 +13,8 @@ Each documented behaviour is checked while the example runs:
 * :func:`draw_series`, :func:`draw_spread` and :func:`draw_matrix` draw
   values over steps, a spread of results and a small matrix;
 * :func:`runner_device` is the device the example runs on;
+* :func:`run_ranks` runs a function on several processes of one process
+  group (``gloo``, on this machine) and returns what each returned;
 * :func:`explain_errors` (a script) and ``%load_ext autograd_notes``
   (IPython, Jupyter) add, under an autograd error's traceback, the page of
   the site that explains it.
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from ._graph.drawing import draw_graph
     from ._graph.model import AutogradGraph
     from ._graph.reading import autograd_graph
+    from ._ranks import run_ranks
     from ._runner import RunnerInfo, runner_info
     from ._state import show_state, state_table
     from ._tensors_picture import draw_tensors
@@ -55,6 +58,7 @@ _MODULES = {
     "AutogradGraph": "_graph.model",
     "draw_graph": "_graph.drawing",
     "autograd_graph": "_graph.reading",
+    "run_ranks": "_ranks",
     "RunnerInfo": "_runner",
     "runner_info": "_runner",
     "show_state": "_state",
@@ -97,6 +101,7 @@ __all__ = [
     "explain_errors",
     "format_value",
     "load_ipython_extension",
+    "run_ranks",
     "runner_device",
     "runner_info",
     "show_state",

@@ -19,6 +19,7 @@ __all__ = ["LANGUAGES", "words"]
 _EN: Final = {
     "frame": "[1 frame inside PyTorch: {functions}]",
     "frames": "[{count} frames inside PyTorch: {functions}]",
+    "rank": "[rank {rank} of {world_size}]",
     "lead": "PyTorch {torch} does not do what this example's page documents for PyTorch {pinned}, "
     "at {location}:",
     "documented": "  documented: {documented}",
@@ -53,6 +54,7 @@ _EN: Final = {
 _RU: Final = {
     "frame": "[1 кадр внутри PyTorch: {functions}]",
     "frames": "[кадров внутри PyTorch: {count}; {functions}]",
+    "rank": "[процесс {rank} из {world_size}]",
     "lead": "PyTorch {torch} ведёт себя не так, как страница этого примера описывает PyTorch {pinned}, "
     "в {location}:",
     "documented": "  описано:  {documented}",
@@ -88,6 +90,7 @@ _RU: Final = {
 _ZH_CN: Final = {
     "frame": "[PyTorch 内部的 1 个栈帧：{functions}]",
     "frames": "[PyTorch 内部的 {count} 个栈帧：{functions}]",
+    "rank": "[进程 {rank}（共 {world_size} 个）]",
     "lead": "PyTorch {torch} 的行为与本示例页面为 PyTorch {pinned} 记录的不同，位置：{location}：",
     "documented": "  页面记录：{documented}",
     "observed": "  实际观察：{observed}",
@@ -118,6 +121,7 @@ _ZH_CN: Final = {
 _PT_BR: Final = {
     "frame": "[1 frame dentro do PyTorch: {functions}]",
     "frames": "[{count} frames dentro do PyTorch: {functions}]",
+    "rank": "[processo {rank} de {world_size}]",
     "lead": "O PyTorch {torch} não faz o que a página deste exemplo documenta para o PyTorch {pinned}, "
     "em {location}:",
     "documented": "  documentado: {documented}",

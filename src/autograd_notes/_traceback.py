@@ -13,7 +13,25 @@ from ._normalise import normalise_message
 from ._paths import display_path, notebook_cell
 from ._reader_words import words
 
-__all__ = ["format_clean_traceback", "is_internal_file"]
+__all__ = ["attach_remote_frames", "format_clean_traceback", "is_internal_file"]
+
+_REMOTE = "_autograd_notes_remote_frames"
+"""The attribute of an exception raised again from another process: where, and that process's frames."""
+
+RemoteFrame = tuple[str, int, str]
+"""A frame of another process: file name, line number, function."""
+
+
+def attach_remote_frames(exc: BaseException, rank: int, world_size: int, frames: list[RemoteFrame]) -> None:
+    """Note on ``exc`` that it was raised in rank ``rank`` of ``world_size``, through ``frames``.
+
+    :func:`format_clean_traceback` goes on from this process's frames into
+    those (the first of this package's own frames there, which started the
+    rank, left out).
+    """
+    while frames and is_internal_file(frames[0][0]) and "autograd_notes" in Path(frames[0][0]).parts:
+        frames = frames[1:]
+    setattr(exc, _REMOTE, (rank, world_size, frames))
 
 
 def _internal_roots() -> tuple[str, ...]:
@@ -66,17 +84,27 @@ def format_clean_traceback(exc: BaseException, tb: TracebackType | None = None) 
             lines.append(f"  {template.format(count=len(internal), functions=' > '.join(internal))}")
             internal.clear()
 
-    for frame in frames:
-        if is_internal_file(frame.filename):
-            internal.append(_module_name(frame.filename, frame.name))
-            continue
+    def add(filename: str, lineno: int | None, function: str, source: str | None) -> None:
+        if is_internal_file(filename):
+            internal.append(_module_name(filename, function))
+            return
         flush_internal()
-        cell = notebook_cell(frame.filename)
-        place = f"Cell {cell}" if cell else f'File "{display_path(frame.filename)}"'  # IPython's own words
-        lines.append(f"  {place}, line {frame.lineno}, in {frame.name}")
-        source = frame.line or linecache.getline(frame.filename, frame.lineno or 0).strip()
+        cell = notebook_cell(filename)
+        place = f"Cell {cell}" if cell else f'File "{display_path(filename)}"'  # IPython's own words
+        lines.append(f"  {place}, line {lineno}, in {function}")
+        source = source or linecache.getline(filename, lineno or 0).strip()
         if source:
             lines.append(f"    {source}")
+
+    for frame in frames:
+        add(frame.filename, frame.lineno, frame.name, frame.line)
+    remote = getattr(exc, _REMOTE, None)
+    if remote is not None:
+        rank, world_size, remote_frames = remote
+        flush_internal()
+        lines.append(f"  {said['rank'].format(rank=rank, world_size=world_size)}")
+        for filename, lineno, function in remote_frames:
+            add(filename, lineno, function, None)
     flush_internal()
     exception_text = "".join(traceback.format_exception_only(type(exc), exc)).rstrip("\n")
     lines.append(normalise_message(exception_text))

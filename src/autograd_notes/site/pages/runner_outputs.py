@@ -32,16 +32,21 @@ __all__ = ["RunnerOutputsDirective", "localise_output"]
 
 
 _INTERNAL_FRAMES = re.compile(r"^(\s*)\[(\d+) frames? inside PyTorch: (.*)\]$")
+_RANK = re.compile(r"^(\s*)\[rank (\d+) of (\d+)\]$")
 
 
 def localise_output(lines: list[str]) -> list[str]:
-    """Translate the helper's own prose in an output: the folded PyTorch frames line.
+    """Translate the helper's own prose in an output: the folded PyTorch frames line, the rank line.
 
     Everything else an example prints (values, tables, PyTorch's messages)
     stays as printed: readers search for those texts.
     """
 
     def localise(line: str) -> str:
+        rank = _RANK.match(line)
+        if rank is not None:  # a traceback going on in another process (run_ranks)
+            template = str(_("[rank {rank} of {world_size}]"))
+            return rank.group(1) + template.format(rank=rank.group(2), world_size=rank.group(3))
         match = _INTERNAL_FRAMES.match(line)
         if match is None:
             return line

@@ -1,0 +1,218 @@
+"""Run a page's function on several processes of one process group, on this machine.
+
+``run_ranks(train, world_size=2)`` starts ``world_size`` fresh Python
+processes (*ranks*), joins them in a ``gloo`` process group through a file
+in a temporary folder (no port to choose), calls ``train(rank, world_size)``
+in each and returns what each returned, in rank order. What a rank printed,
+warned and raised comes back to the page:
+
+* its printed lines are printed by the page, each after ``[rank0]:`` (as
+  ``torchrun --tee`` does);
+* its warnings are warned again by the page, once each: the page's filters
+  and ``expect_warning`` apply to them;
+* an exception in a rank stops the others and is raised again by the page,
+  of the same type and message, its traceback going on into the rank's
+  own lines.
+
+Each rank is started fresh (not forked) and gets the function as its
+source, see :mod:`autograd_notes._shipping`: a page's function cannot be
+imported by another process, and a fork made after a backward on a machine
+with CUDA cannot run autograd. Each rank uses one thread for its
+operations, so ranks do not compete for the cores.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import types
+import warnings
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from ._shipping import pack, unpack
+from ._traceback import attach_remote_frames
+
+__all__ = ["DEFAULT_TIMEOUT", "run_ranks"]
+
+DEFAULT_TIMEOUT = 180.0
+"""Seconds the ranks may take together, starting Python and PyTorch included."""
+
+_CHILD = (
+    "import sys; sys.path.insert(0, sys.argv[1]); from autograd_notes._ranks import _rank_main; _rank_main()"
+)
+
+
+def run_ranks(
+    function: Callable[[int, int], Any], world_size: int = 2, *, timeout: float = DEFAULT_TIMEOUT
+) -> list[Any]:
+    """Call ``function(rank, world_size)`` on ``world_size`` ranks of a ``gloo`` group; return the results.
+
+    ``function`` must be defined at the top level of the page (see the
+    module's docstring for what it may use). Its results must pickle
+    (tensors, numbers, lists, dictionaries). Raises :class:`TimeoutError`
+    naming the ranks that had not finished after ``timeout`` seconds (they
+    are stopped), and the first failing rank's exception when one fails.
+    """
+    if not isinstance(function, types.FunctionType):
+        raise TypeError(f"run_ranks needs a function defined with def, not {type(function).__name__}")
+    if world_size < 1:
+        raise ValueError(f"world_size must be at least 1, not {world_size}")
+    payload = pickle.dumps((pack(function), world_size, timeout))
+    root = str(Path(__file__).resolve().parents[1])
+    environment = {**os.environ, "OMP_NUM_THREADS": "1"}
+    with tempfile.TemporaryDirectory(prefix="ranks-") as folder:
+        Path(folder, "package.pickle").write_bytes(payload)
+        ranks = []
+        for rank in range(world_size):
+            with Path(folder, f"rank{rank}.stderr").open("wb") as stderr:  # a pipe could fill and block
+                ranks.append(
+                    subprocess.Popen(
+                        [sys.executable, "-c", _CHILD, root, folder, str(rank)],
+                        stdin=subprocess.DEVNULL,
+                        stdout=subprocess.DEVNULL,
+                        stderr=stderr,
+                        env=environment,
+                    )
+                )
+        try:
+            outcomes = _wait(ranks, Path(folder), timeout)
+        finally:
+            for process in ranks:
+                if process.poll() is None:
+                    process.kill()
+                process.wait()
+    return _report(outcomes, world_size)
+
+
+def _wait(ranks: list[subprocess.Popen[bytes]], folder: Path, timeout: float) -> list[dict[str, Any]]:
+    """Each rank's outcome, or the first failure's alone; stop waiting after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    outcomes: dict[int, dict[str, Any]] = {}
+    while len(outcomes) < len(ranks):
+        for rank, process in enumerate(ranks):
+            if rank in outcomes or process.poll() is None:
+                continue
+            result = folder / f"rank{rank}.pickle"
+            if result.exists():
+                outcomes[rank] = pickle.loads(result.read_bytes())
+            else:  # died before it could say why: a crash, a signal
+                stderr = (folder / f"rank{rank}.stderr").read_text(errors="replace")
+                last = stderr.strip().splitlines()[-1:] or ["(nothing on stderr)"]
+                error = RuntimeError(f"rank {rank} exited with code {process.returncode}: {last[0]}")
+                # first among the failures: a rank that another's failure stops raises, it does not die
+                outcomes[rank] = {"error": error, "failed_at": 0.0, "frames": [], "printed": ""}
+                outcomes[rank]["warnings"] = []
+        failed = [rank for rank, outcome in outcomes.items() if "error" in outcome]
+        if failed:  # the first to fail: the others may have failed because it left their collective
+            first = min(failed, key=lambda rank: outcomes[rank].get("failed_at", float("inf")))
+            return [outcomes[first] | {"rank": first}]
+        if len(outcomes) < len(ranks):
+            if time.monotonic() > deadline:
+                waiting = [str(rank) for rank in range(len(ranks)) if rank not in outcomes]
+                raise TimeoutError(
+                    f"rank {', '.join(waiting)} of {len(ranks)} had not finished after {timeout:g} s "
+                    "and was stopped"
+                )
+            time.sleep(0.05)
+    return [outcomes[rank] | {"rank": rank} for rank in range(len(ranks))]
+
+
+def _report(outcomes: list[dict[str, Any]], world_size: int) -> list[Any]:
+    """Print, warn and raise again what the ranks did; return their results."""
+    for outcome in outcomes:
+        for line in outcome["printed"].splitlines():
+            print(f"[rank{outcome['rank']}]: {line}")
+    seen: set[tuple[str, str, str, int]] = set()
+    for outcome in outcomes:
+        for category, message, filename, line in outcome["warnings"]:
+            if (category.__name__, message, filename, line) not in seen:
+                seen.add((category.__name__, message, filename, line))
+                warnings.warn_explicit(message, category, filename, line)
+    failed = [outcome for outcome in outcomes if "error" in outcome]
+    if failed:
+        error: BaseException = failed[0]["error"]
+        attach_remote_frames(error, failed[0]["rank"], world_size, failed[0]["frames"])
+        raise error
+    return [outcome["result"] for outcome in outcomes]
+
+
+def _portable(error: BaseException) -> BaseException:
+    """``error`` itself if it survives pickling, else a RuntimeError with its type and message."""
+    try:
+        copy = pickle.loads(pickle.dumps(error))
+        if type(copy) is type(error) and str(copy) == str(error):
+            return error
+    except Exception:  # any exception that fails to pickle gets the fallback
+        pass
+    return RuntimeError(f"{type(error).__name__}: {error}")
+
+
+def _rank_main() -> None:
+    """The rank's side: define the function, join the group, call it, write what happened."""
+    folder, rank = Path(sys.argv[2]), int(sys.argv[3])
+    package, world_size, timeout = pickle.loads((folder / "package.pickle").read_bytes())
+    printed = io.StringIO()
+    outcome: dict[str, Any] = {}
+    failed_at = time.time()  # the time of a failure outside the function (starting, joining the group)
+    with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(printed):
+        warnings.simplefilter("always")
+        try:
+            import torch
+            import torch.distributed as dist
+
+            torch.set_num_threads(1)
+            function = unpack(package)
+            init = (folder / "store").as_uri()
+            dist.init_process_group(
+                "gloo", init_method=init, rank=rank, world_size=world_size, timeout=timedelta(seconds=timeout)
+            )
+            try:
+                outcome["result"] = function(rank, world_size)
+            except Exception:
+                failed_at = time.time()  # before leaving the group makes the others fail too
+                raise
+            finally:
+                dist.destroy_process_group()
+        except Exception as error:  # every failure goes back to the page
+            frames = traceback.extract_tb(error.__traceback__)
+            outcome = {
+                "failed_at": failed_at,  # the ranks' common clock: which one failed first
+                "error": _portable(error),
+                "frames": [(f.filename, f.lineno, f.name) for f in frames],
+            }
+    outcome["printed"] = printed.getvalue()
+    outcome["warnings"] = [
+        (w.category if _pickles(w.category) else UserWarning, str(w.message), w.filename, w.lineno)
+        for w in caught
+    ]
+    try:
+        data = pickle.dumps(outcome)
+    except Exception as error:  # a result that cannot travel is the page's mistake
+        kind = type(outcome.get("result")).__name__
+        outcome = outcome | {
+            "error": TypeError(f"rank {rank} returned a {kind}, which cannot be sent back: {error}"),
+            "frames": [],
+        }
+        outcome.pop("result", None)
+        data = pickle.dumps(outcome)
+    partial = folder / f"rank{rank}.partial"
+    partial.write_bytes(data)
+    partial.rename(folder / f"rank{rank}.pickle")  # whole or absent when the parent looks
+
+
+def _pickles(value: Any) -> bool:
+    try:
+        pickle.loads(pickle.dumps(value))
+    except Exception:
+        return False
+    return True
