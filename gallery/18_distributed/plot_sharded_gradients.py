@@ -10,9 +10,10 @@ shard of every parameter and of its gradient. This example checks what
 and with ``FullyShardedDataParallel`` (a flat shard), what a plain tensor
 with more than one element mixed with such a gradient raises, and the
 clipping trap: the norm of the local shards is not the norm of the
-gradient, so clipping must combine the norms across processes. One
-process runs here; what two processes would hold is computed by
-sharding the gradients by hand.
+gradient, so clipping must combine the norms across processes. The
+first section runs one process; the others run two real processes on
+this machine and compare what each holds with one process computing the
+whole gradient.
 
 .. questions::
 
@@ -42,7 +43,7 @@ from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.fsdp import FSDPModule, FullyShardedDataParallel, fully_shard
 from torch.distributed.tensor import DTensor, Shard, distribute_tensor
 
-from autograd_notes import check, draw_matrix, expect_error, expect_warning, runner_device
+from autograd_notes import check, draw_matrix, expect_error, expect_warning, run_ranks, runner_device
 
 # sphinx_gallery_thumbnail_number = 1
 device = runner_device()
@@ -111,55 +112,84 @@ with expect_error(
 placed = distribute_tensor(noise, mesh, grad.placements)
 check((grad + placed).full_tensor(), reference[0].weight.grad + 0.5, label="(grad + placed).full_tensor()")
 
+dist.destroy_process_group()
+folder.cleanup()
+
 # %%
-# What two processes would hold
-# -----------------------------
-# ``fully_shard`` shards each parameter on its first dimension, and a
-# ``Shard(0)`` placement splits a tensor as ``torch.chunk(t, n, dim=0)``
-# does (both from PyTorch's documentation of ``fully_shard`` and of
-# ``Shard``; a single process cannot show it). With two processes, the
-# ranks would hold these pieces of each gradient:
-world_size = 2
-gradients = {name: p.grad for name, p in reference.named_parameters()}
-shards = [
-    {name: g.chunk(world_size, dim=0)[rank] for name, g in gradients.items()} for rank in range(world_size)
-]
+# Two processes
+# -------------
+# ``sharded_step`` is what each process of a two-process run does: the same
+# model from the same seed, the same batch, ``fully_shard`` over a mesh of
+# both processes, one backward pass, then a norm and a clip.
+# ``run_ranks``, a helper of this site, starts two Python processes on this
+# machine, joins them in one ``gloo`` process group, calls the function in
+# each with its *rank* (0 or 1) and returns what each returned. Both
+# ranks run the same batch, so the gradient they share out is
+# ``reference``'s, and each rank's shard can be compared with its rows:
+max_norm = 1.0
+
+
+def sharded_step(rank, world_size):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 2))
+    inputs = torch.randn(5, 4)
+    fully_shard(model, mesh=init_device_mesh("cpu", (world_size,)))
+    model(inputs).sum().backward()
+    shards = [p.grad.to_local() for p in model.parameters()]
+    local_norm = nn.utils.get_total_norm(shards)  # this rank's shards only: the trap
+    weight_norm = torch.linalg.vector_norm(model[0].weight.grad)
+    result = {
+        "shapes": {name: list(p.grad.to_local().shape) for name, p in model.named_parameters()},
+        "weight_shard": model[0].weight.grad.to_local().clone(),
+        "local_norm": local_norm,
+        "weight_norm_is_partial": weight_norm.placements[0].is_partial(),
+        "local": torch.cat([s.flatten() for s in shards]),
+    }
+    total = nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    result["total_type"] = type(total).__name__
+    result["total_is_replicated"] = total.placements[0].is_replicate()
+    result["total"] = total.full_tensor()
+    result["clipped_weight"] = model[0].weight.grad.full_tensor()
+    return result
+
+
+ranks = run_ranks(sharded_step, world_size=2)
 check(
-    [{name: list(s.shape) for name, s in shards[rank].items()} for rank in range(world_size)],
+    [rank["shapes"] for rank in ranks],
     [
         {"0.weight": [2, 4], "0.bias": [2], "1.weight": [1, 3], "1.bias": [1]},
         {"0.weight": [1, 4], "0.bias": [1], "1.weight": [1, 3], "1.bias": [1]},
     ],
     label="shard shapes on rank 0 and rank 1",
 )
+weight_grad = reference[0].weight.grad
+check(ranks[0]["weight_shard"], weight_grad[:2], label="rank 0's shard of 0.weight's gradient")
+check(ranks[1]["weight_shard"], weight_grad[2:], label="rank 1's shard of 0.weight's gradient")
 
 # %%
-# Rank 0 would hold the first two rows of ``0.weight`` and rank 1 the
-# third: ``torch.chunk`` gives the first pieces the larger share when the
-# size does not divide evenly. Each rank's ``.grad`` would then be a
-# ``DTensor`` of shape ``[3, 4]`` whose ``to_local()`` has only its rows.
+# Each parameter is cut on its first dimension as ``torch.chunk(t, 2,
+# dim=0)`` cuts it: the first piece gets the larger share when the size
+# does not divide evenly, so rank 0 holds the first two rows of
+# ``0.weight``'s gradient and rank 1 the third. Each rank's ``.grad`` is
+# a ``DTensor`` of the whole shape, ``[3, 4]``, whose ``to_local()`` has
+# only its rows.
 #
 # The clipping trap
 # -----------------
 # ``clip_grad_norm_`` scales every gradient by ``max_norm / total``, where
 # ``total`` is the norm of all gradients put end to end
 # (:ref:`gradient_clipping`). A rank that computes a norm from its local
-# shards alone gets a smaller number, and a different one on each rank:
-max_norm = 1.0
-total = torch.linalg.vector_norm(torch.cat([g.flatten() for g in gradients.values()]))
-local_norms = torch.stack(
-    [
-        torch.linalg.vector_norm(torch.cat([s.flatten() for s in shards[rank].values()]))
-        for rank in range(world_size)
-    ]
-)
-check(total, 10.991, label="total (the whole gradient)", rtol=1e-4, atol=0.0)
+# shards alone, here with ``get_total_norm`` over the ``to_local()``
+# tensors, gets a smaller number, and a different one on each rank:
+total = torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in reference.parameters()]))
+local_norms = torch.stack([rank["local_norm"] for rank in ranks])
+check(total, 10.991, label="total (the whole gradient, one process)", rtol=1e-4, atol=0.0)
 check(local_norms, [7.4504, 8.0805], label="local_norms (rank 0, rank 1)", rtol=1e-4, atol=0.0)
 check(torch.linalg.vector_norm(local_norms), total, label="norm of local_norms vs total")
 
-factors = torch.stack([max_norm / local_norms, (max_norm / total).expand(world_size)], dim=1)
+factors = torch.stack([max_norm / local_norms, (max_norm / total).expand(2)], dim=1)
 figure = draw_matrix(
-    torch.cat([torch.stack([local_norms, total.expand(world_size)], dim=1), factors], dim=1),
+    torch.cat([torch.stack([local_norms, total.expand(2)], dim=1), factors], dim=1),
     rows=["rank 0", "rank 1"],
     columns=["local_norms", "total", "max_norm / local_norms", "max_norm / total"],
     title="max_norm = 1.0, world_size = 2",
@@ -168,22 +198,21 @@ figure.set_size_inches(figure.get_figwidth() + 3.5, figure.get_figheight())  # r
 plt.show()
 
 # %%
-# One row per rank of a two-process run, four columns: the rank's local
+# One row per rank of the two-process run, four columns: the rank's local
 # norm (7.45 on rank 0, 8.08 on rank 1), the global norm ``total`` (10.99
-# on both, drawn rounded to 11), and the clipping factor each norm gives (0.134 and 0.124 from
-# the local norms, 0.091 on both ranks from the global one). The global
-# norm is the norm of the local norms, :math:`\sqrt{7.45^2 + 8.08^2}`:
-# that is what a correct clip must compute, with one all-reduce of the
-# squared local norms.
+# on both, drawn rounded to 11), and the clipping factor each norm gives
+# (0.134 and 0.124 from the local norms, 0.091 on both ranks from the
+# global one). The global norm is the norm of the local norms,
+# :math:`\sqrt{7.45^2 + 8.08^2}`: that is what a correct clip must compute,
+# with one all-reduce of the squared local norms.
 #
-# Clipped with its local norm, each rank would bring its own part to norm
-# 1, so the two parts together have norm :math:`\sqrt{2}`, 41 % more than
-# ``max_norm``; and since the two factors differ, the direction of ``g``
-# changes too:
-clipped_locally = torch.cat(
-    [torch.cat([s.flatten() for s in shards[rank].values()]) * factors[rank, 0] for rank in range(world_size)]
-)
-g = torch.cat([torch.cat([s.flatten() for s in shards[rank].values()]) for rank in range(world_size)])
+# Clipped with its local norm, each rank brought its own part to norm 1,
+# so the two parts together have norm :math:`\sqrt{2}`, 41 % more than
+# ``max_norm``; and since the two factors differ, the direction of the
+# gradient changed too:
+local = torch.cat([rank["local"] for rank in ranks])  # the two ranks' shards, end to end
+clipped_locally = torch.cat([rank["local"] * max_norm / rank["local_norm"] for rank in ranks])
+check(torch.linalg.vector_norm(local), total, label="norm of both ranks' shards vs total")
 check(
     torch.linalg.vector_norm(clipped_locally),
     2**0.5,
@@ -193,9 +222,9 @@ check(
 )
 check(factors[:, 0], [0.1342, 0.1238], label="max_norm / local_norms", rtol=1e-3, atol=0.0)
 check(
-    nn.functional.cosine_similarity(g, clipped_locally, dim=0),
+    nn.functional.cosine_similarity(local, clipped_locally, dim=0),
     0.9992,
-    label="cosine with g",
+    label="cosine",
     rtol=1e-4,
     atol=0.0,
 )
@@ -211,100 +240,181 @@ check(
 #
 # ``torch.nn.utils.clip_grad_norm_`` on ``DTensor`` gradients
 # -----------------------------------------------------------
-# With ``fully_shard`` the gradients stay ``DTensor`` objects, and the norm
-# of a sharded ``DTensor`` is itself a ``DTensor`` whose placement says
-# that it is *partial*: each rank's value is its local norm, and the ranks'
-# values must still be combined. The trap is in code that leaves
-# ``DTensor`` first: a norm computed from ``p.grad.to_local()``, or a
-# hand-written clip over local tensors, sees one rank's shards.
-# ``torch.nn.utils.get_total_norm`` over the local tensors returns a plain
-# tensor, the whole norm here only because the one shard is the whole
-# gradient; with two processes it would return ``local_norms[rank]``:
-partial = torch.linalg.vector_norm(grad)
-check(partial.placements[0].is_partial(), True, label="vector_norm(grad).placements[0].is_partial()")
-local_only = nn.utils.get_total_norm([p.grad.to_local() for p in model.parameters()])
-check(isinstance(local_only, DTensor), False, label="get_total_norm(to_local() grads) is a DTensor")
-check(local_only, total, label="get_total_norm of the local grads (one process)")
+# The trap is in code that leaves ``DTensor`` first: a norm computed from
+# ``p.grad.to_local()``, as above, or a hand-written clip over local
+# tensors, sees one rank's shards. On the ``DTensor`` gradients themselves
+# the norm is a ``DTensor`` whose placement is *partial*: each rank's value
+# is its local norm, still to be combined. ``clip_grad_norm_``, given the
+# parameters, combines them (the all-reduce) before it computes the
+# factor, scales every shard by the same factor, and returns the global
+# norm as a ``DTensor`` replicated on every rank. What it returned on each
+# rank, and the first layer's clipped gradient, gathered whole with
+# ``full_tensor()``:
+check([rank["weight_norm_is_partial"] for rank in ranks], [True, True], label="vector_norm(grad) is partial")
+check(
+    [rank["total_type"] for rank in ranks],
+    ["DTensor", "DTensor"],
+    label="type of what clip_grad_norm_ returns",
+)
+check(
+    [rank["total_is_replicated"] for rank in ranks],
+    [True, True],
+    label="returned.placements[0].is_replicate()",
+)
+check(
+    torch.stack([rank["total"] for rank in ranks]),
+    total.expand(2),
+    label="returned.full_tensor() on each rank",
+)
+for rank in ranks:
+    check(
+        rank["clipped_weight"],
+        weight_grad * max_norm / (total + 1e-6),
+        label="0.weight's gradient after clipping",
+    )
 
 # %%
-# ``torch.nn.utils.clip_grad_norm_`` given the parameters themselves keeps
-# the ``DTensor`` gradients: it combines the partial norms (on several
-# processes, that is the all-reduce) before it computes the factor, scales
-# every shard by the same factor, and returns the global norm as a
-# ``DTensor`` replicated on every rank:
-returned = nn.utils.clip_grad_norm_(model.parameters(), max_norm)
-check(isinstance(returned, DTensor), True, label="clip_grad_norm_ returns a DTensor")
-check(returned.placements[0].is_replicate(), True, label="returned.placements[0].is_replicate()")
-check(returned.full_tensor(), total, label="returned.full_tensor() vs total")
+# Both ranks returned 10.99, the norm of the whole gradient, and scaled
+# their shards by the same factor, so the gradient gathered after clipping
+# is ``reference``'s scaled by ``max_norm / total`` (plus the small
+# constant that ``clip_grad_norm_`` adds to the norm, ``1e-6``).
+#
+# Only the submodules sharded
+# ---------------------------
+# ``fully_shard`` is usually applied to each block, then to the root
+# module, which gathers the parameters that no block owns. Forgetting the
+# root leaves those parameters plain tensors, while the blocks' are
+# ``DTensor`` objects, and ``clip_grad_norm_`` cannot compute one norm over
+# both. ``Scaled`` has a parameter of its own, ``scale``:
+
+
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 3)
+        self.scale = nn.Parameter(torch.ones(3))
+
+    def forward(self, x):
+        return self.body(x) * self.scale
+
+
+def clip_submodules_only(rank, world_size):
+    torch.manual_seed(0)
+    model = Scaled()
+    fully_shard(model.body, mesh=init_device_mesh("cpu", (world_size,)))
+    model(torch.randn(5, 4)).sum().backward()
+    return nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+
+
+def clip_with_root(rank, world_size):
+    torch.manual_seed(0)
+    model = Scaled()
+    mesh = init_device_mesh("cpu", (world_size,))
+    fully_shard(model.body, mesh=mesh)
+    fully_shard(model, mesh=mesh)
+    model(torch.randn(5, 4)).sum().backward()
+    return type(model.scale.grad).__name__, nn.utils.clip_grad_norm_(
+        model.parameters(), max_norm
+    ).full_tensor()
+
+
+with expect_error(
+    RuntimeError,
+    match=r"^aten\._foreach_norm\.Scalar got mixed torch\.Tensor and DTensor, "
+    r"need to convert all torch\.Tensor to DTensor before calling distributed operators!$",
+):
+    run_ranks(clip_submodules_only, world_size=2)
+torch.manual_seed(0)
+plain = Scaled()
+plain(torch.randn(5, 4)).sum().backward()
+plain_total = nn.utils.clip_grad_norm_(plain.parameters(), max_norm)
+with_root = run_ranks(clip_with_root, world_size=2)
 check(
-    model[0].weight.grad.full_tensor(),
-    reference[0].weight.grad * max_norm / (total + 1e-6),
-    label="model[0].weight.grad after clipping",
+    [kind for kind, _ in with_root],
+    ["DTensor", "DTensor"],
+    label="type(model.scale.grad) with the root sharded",
+)
+check(
+    torch.stack([norm for _, norm in with_root]),
+    plain_total.expand(2),
+    label="clip_grad_norm_ with the root sharded",
 )
 
 # %%
+# The error is raised on both ranks, inside ``clip_grad_norm_``: the
+# traceback goes on into the rank's own lines. ``_foreach_norm`` computes
+# the norms of all gradients in one call, and one list cannot hold both
+# kinds. With the root sharded too, ``scale``'s gradient is a ``DTensor``
+# and the norm both ranks return is the one-process model's.
+#
 # ``FullyShardedDataParallel``: a flat shard and the root's ``clip_grad_norm_``
 # -----------------------------------------------------------------------------
 # The older wrapper, ``FullyShardedDataParallel`` (FSDP1), flattens the
 # parameters of each wrapped module into one 1-D ``FlatParameter``, and
 # each rank holds a contiguous piece of it (with the default
 # ``use_orig_params=False``; with ``True`` the original names stay, each
-# holding its 1-D piece of the shard). With one process it does not shard
-# at all, and says so:
-torch.manual_seed(0)
-flat = nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 2))
-with expect_warning(
-    UserWarning,
-    match=r"^FSDP is switching to use `NO_SHARD` instead of ShardingStrategy\.FULL_SHARD "
-    r"since the world size is 1\.$",
-):
-    flat[0] = FullyShardedDataParallel(flat[0], device_id=device)
-    flat = FullyShardedDataParallel(flat, device_id=device)
-flat(inputs).sum().backward()
+# holding its 1-D piece of the shard). On the CPU it needs
+# ``device_id=torch.device("cpu")``:
+
+
+def flat_step(rank, world_size):
+    cpu = torch.device("cpu")
+    torch.manual_seed(0)
+    flat = nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 2))
+    inputs = torch.randn(5, 4)
+    flat[0] = FullyShardedDataParallel(flat[0], device_id=cpu)
+    flat = FullyShardedDataParallel(flat, device_id=cpu)
+    flat(inputs).sum().backward()
+    shapes = {
+        name.replace("_fsdp_wrapped_module.", ""): list(p.grad.shape) for name, p in flat.named_parameters()
+    }
+    try:
+        flat.module[0].clip_grad_norm_(max_norm)
+        inner = "no error"
+    except RuntimeError as error:
+        inner = str(error)
+    return shapes, inner, flat.clip_grad_norm_(max_norm)
+
+
+flat_ranks = run_ranks(flat_step, world_size=2)
 check(
-    {name.replace("_fsdp_wrapped_module.", ""): list(p.grad.shape) for name, p in flat.named_parameters()},
-    {"_flat_param": [8], "0._flat_param": [15]},
-    label="the flat parameters' .grad shapes",
+    [shapes for shapes, _, _ in flat_ranks],
+    [{"_flat_param": [4], "0._flat_param": [8]}] * 2,
+    label="the flat parameters' .grad shapes on each rank",
+)
+check(
+    [inner for _, inner, _ in flat_ranks],
+    ["`clip_grad_norm_()` should only be called on the root FSDP instance"] * 2,
+    label="an inner module's clip_grad_norm_ on each rank",
+)
+check(
+    torch.stack([norm for _, _, norm in flat_ranks]), total.expand(2), label="flat.clip_grad_norm_ vs total"
 )
 
 # %%
 # The root's flat parameter holds what ``flat[0]`` does not own, the second
-# layer (:math:`3 \cdot 2 + 2 = 8` numbers); the inner one holds the first
-# layer (:math:`4 \cdot 3 + 3 = 15`). With a sharded strategy and two
-# processes each rank would hold half of each flat gradient, the last
-# rank's half padded with zeros to the same size (4 and 4 of the 8; 8, and
-# 7 plus one zero, of the 15), and
+# layer (:math:`3 \cdot 2 + 2 = 8` numbers), and each rank's gradient is
+# its half, 4; the inner one holds the first layer (:math:`4 \cdot 3 + 3 =
+# 15`), cut in two pieces of 8, the last rank's padded with a zero.
 # ``torch.nn.utils.clip_grad_norm_(flat.parameters(), ...)`` would see only
 # those halves. The method ``clip_grad_norm_`` of the *root* module is the
-# one that sums the local norms' powers across ranks; an inner FSDP module
-# refuses:
-with expect_error(
-    RuntimeError, match=r"^`clip_grad_norm_\(\)` should only be called on the root FSDP instance$"
-):
-    flat.module[0].clip_grad_norm_(max_norm)
-check(flat.clip_grad_norm_(max_norm), total, label="flat.clip_grad_norm_(max_norm) vs total")
-dist.destroy_process_group()
-folder.cleanup()
-
-# %%
-# The root's method returned the global norm, 10.99. With one process
-# FSDP1 switched to ``NO_SHARD``, and in that case the method calls
-# ``torch.nn.utils.clip_grad_norm_`` itself; with a sharded strategy it
-# raises each local norm to the power ``norm_type``, all-reduces the sum,
-# and takes the root of that order (PyTorch's source of ``FullyShardedDataParallel.clip_grad_norm_``).
-# It must be called on every rank, since it communicates.
+# one that raises each local norm to the power ``norm_type``, all-reduces
+# the sum and takes the root of that order: it returned 10.99 on both
+# ranks. An inner FSDP module refuses. The method must be called on every
+# rank, since it communicates.
 #
-# On a GPU runner this page still runs on the CPU, with its mesh over
-# ``gloo``, and is expected to print the same values (no GPU run is recorded
-# yet): sharding over GPUs uses a ``"cuda"`` mesh and the ``nccl`` backend,
-# with one process per GPU, which this one-process page does not start.
+# On a GPU runner this page still runs on the CPU, with its processes in
+# a ``gloo`` group, and is expected to print the same values (no GPU run is
+# recorded yet): sharding over GPUs uses a ``"cuda"`` mesh and the
+# ``nccl`` backend, with one process per GPU.
 #
 # Sources
 # -------
-# This example rebuilds no claim of the source documents (:ref:`sources`);
-# the placements, the shapes, the norms, the warning and the errors are
-# checked on the runner that built this page, and how two processes would
-# split the gradients follows PyTorch's documentation of ``fully_shard``,
-# ``Shard`` and ``FullyShardedDataParallel.clip_grad_norm_``.
+# This example rebuilds no claim of the source documents (:ref:`sources`).
+# The placements, the shapes, the norms, the error and the clipped
+# gradients are checked on two processes of the runner that built this
+# page, against one process computing the whole gradient; what they mean
+# follows PyTorch's documentation of ``fully_shard``, ``Shard``,
+# ``clip_grad_norm_`` and ``FullyShardedDataParallel.clip_grad_norm_``.
 # :ref:`gradient_clipping` covers clipping on one process, and
 # :ref:`micro_batches` the all-reduce of ``DistributedDataParallel``.

@@ -47,6 +47,9 @@ __all__ = ["DEFAULT_TIMEOUT", "run_ranks"]
 DEFAULT_TIMEOUT = 180.0
 """Seconds the ranks may take together, starting Python and PyTorch included."""
 
+_GRACE = 10.0
+"""Seconds the other ranks get, after one failed, to fail or finish before they are stopped."""
+
 _CHILD = (
     "import sys; sys.path.insert(0, sys.argv[1]); from autograd_notes._ranks import _rank_main; _rank_main()"
 )
@@ -98,6 +101,7 @@ def _wait(ranks: list[subprocess.Popen[bytes]], folder: Path, timeout: float) ->
     """Each rank's outcome, or the first failure's alone; stop waiting after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     outcomes: dict[int, dict[str, Any]] = {}
+    grace: float | None = None  # after a failure: how long the others may take to fail or finish
     while len(outcomes) < len(ranks):
         for rank, process in enumerate(ranks):
             if rank in outcomes or process.poll() is None:
@@ -112,11 +116,11 @@ def _wait(ranks: list[subprocess.Popen[bytes]], folder: Path, timeout: float) ->
                 # first among the failures: a rank that another's failure stops raises, it does not die
                 outcomes[rank] = {"error": error, "failed_at": 0.0, "frames": [], "printed": ""}
                 outcomes[rank]["warnings"] = []
-        failed = [rank for rank, outcome in outcomes.items() if "error" in outcome]
-        if failed:  # the first to fail: the others may have failed because it left their collective
-            first = min(failed, key=lambda rank: outcomes[rank].get("failed_at", float("inf")))
-            return [outcomes[first] | {"rank": first}]
+        if grace is None and any("error" in outcome for outcome in outcomes.values()):
+            grace = time.monotonic() + _GRACE
         if len(outcomes) < len(ranks):
+            if grace is not None and time.monotonic() > grace:
+                break
             if time.monotonic() > deadline:
                 waiting = [str(rank) for rank in range(len(ranks)) if rank not in outcomes]
                 raise TimeoutError(
@@ -124,7 +128,28 @@ def _wait(ranks: list[subprocess.Popen[bytes]], folder: Path, timeout: float) ->
                     "and was stopped"
                 )
             time.sleep(0.05)
+    failed = [rank for rank, outcome in outcomes.items() if "error" in outcome]
+    if failed:
+        return [_first_failure(outcomes, failed)]
     return [outcomes[rank] | {"rank": rank} for rank in range(len(ranks))]
+
+
+def _first_failure(outcomes: dict[int, dict[str, Any]], failed: list[int]) -> dict[str, Any]:
+    """The failure to raise again: the earliest, as the lowest rank that raised the same error.
+
+    A rank whose peer left the group fails in its next collective, later:
+    the earliest failure is the cause. Ranks that raise the same error by
+    themselves finish in any order; the lowest of them is named, so a page
+    shows the same traceback at every run.
+    """
+    earliest = min(failed, key=lambda rank: (outcomes[rank]["failed_at"], rank))
+    same = [
+        rank
+        for rank in failed
+        if type(outcomes[rank]["error"]) is type(outcomes[earliest]["error"])
+        and str(outcomes[rank]["error"]) == str(outcomes[earliest]["error"])
+    ]
+    return outcomes[min(same)] | {"rank": min(same)}
 
 
 def _report(outcomes: list[dict[str, Any]], world_size: int) -> list[Any]:
@@ -200,7 +225,8 @@ def _rank_main() -> None:
     except Exception as error:  # a result that cannot travel is the page's mistake
         kind = type(outcome.get("result")).__name__
         outcome = outcome | {
-            "error": TypeError(f"rank {rank} returned a {kind}, which cannot be sent back: {error}"),
+            "error": TypeError(f"{package.function}() returned a {kind}, which cannot be sent back: {error}"),
+            "failed_at": time.time(),
             "frames": [],
         }
         outcome.pop("result", None)

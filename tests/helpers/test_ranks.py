@@ -55,6 +55,11 @@ def fails_on_one(rank: int, world_size: int) -> None:
     dist.barrier()  # waits for rank 1, which never comes
 
 
+def fails_everywhere(rank: int, world_size: int) -> None:
+    time.sleep(0.5 * (world_size - rank))  # the highest rank fails first
+    raise ValueError("the same on every rank")
+
+
 def sleeps(rank: int, world_size: int) -> None:
     time.sleep(600)
 
@@ -103,6 +108,13 @@ def test_a_failing_rank_stops_the_others_and_its_error_comes_back_with_its_lines
     assert after[-1] == "ValueError: no such thing on rank one"
 
 
+def test_ranks_that_raise_the_same_error_are_named_by_the_lowest_rank() -> None:
+    # whichever finishes first, the page shows the same traceback at every run
+    with pytest.raises(ValueError, match=r"^the same on every rank$") as caught:
+        run_ranks(fails_everywhere, world_size=2)
+    assert "  [rank 0 of 2]" in format_clean_traceback(caught.value).splitlines()
+
+
 def test_ranks_that_do_not_finish_in_time_are_stopped() -> None:
     with pytest.raises(TimeoutError, match=r"^rank 0, 1 of 2 had not finished after 20 s and was stopped$"):
         run_ranks(sleeps, world_size=2, timeout=20)
@@ -121,7 +133,7 @@ def test_a_rank_that_dies_says_how() -> None:
 
 
 def test_a_result_that_cannot_travel_is_named() -> None:
-    with pytest.raises(TypeError, match=r"^rank [01] returned a function, which cannot be sent back"):
+    with pytest.raises(TypeError, match=r"^returns_a_function\(\) returned a function, which cannot be sent back"):
         run_ranks(returns_a_function, world_size=2)
 
 
