@@ -185,6 +185,8 @@ def test_translated_pages_show_translated_prose_and_interface(html_root: Path) -
     assert "Раннеры" in ru  # the extension's own words
     assert "[кадров внутри PyTorch: 3; torch._tensor.backward" in ru  # the helper's prose in outputs
     assert "RuntimeError: one of the variables needed for gradient computation" in ru  # PyTorch's, as printed
+    sharded = (html_root / "ru" / "examples/18_distributed/plot_sharded_gradients.html").read_text("utf-8")
+    assert "[процесс 0 из 2]" in html.unescape(sharded)  # a traceback going on in a rank (run_ranks)
     zh = html.unescape((html_root / "zh_CN" / "index.html").read_text("utf-8"))
     assert "回到顶部" in zh
 
