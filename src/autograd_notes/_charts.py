@@ -131,6 +131,16 @@ def draw_spread(
     return figure
 
 
+MATRIX_COLOURS = "RdBu"
+MATRIX_SPREAD = 2.7
+"""The colour scale of :func:`draw_matrix` spans this many times the largest magnitude.
+
+Its strongest cell stays light enough for dark digits to read (contrast
+4.5:1 or more) on the page and on the figure inverted in dark mode, where
+a light cell turns dark and the digits light (tests/helpers/test_charts.py).
+"""
+
+
 def draw_matrix(
     matrix: torch.Tensor | Sequence[Sequence[float]],
     *,
@@ -154,7 +164,8 @@ def draw_matrix(
     width = 0.5 + labels * 9 * CHAR + 0.75 * n_columns  # the row labels, then the cells
     figure, ax = chart_figure(width, 0.6 + 0.55 * n_rows + (0.35 if title else 0.0))
     bound = float(values.abs().max()) or 1.0
-    ax.imshow(values.numpy(), cmap="RdBu", vmin=-bound * 1.6, vmax=bound * 1.6, aspect="auto")
+    spread = bound * MATRIX_SPREAD
+    ax.imshow(values.numpy(), cmap=MATRIX_COLOURS, vmin=-spread, vmax=spread, aspect="auto")
     for i in range(n_rows):
         for j in range(n_columns):
             value = float(values[i, j])

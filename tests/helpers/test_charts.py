@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import math
+import re
+from collections.abc import Callable
+from pathlib import Path
+
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
-from matplotlib.colors import to_hex
+from matplotlib.colors import to_hex, to_rgb
 
 from autograd_notes import draw_matrix, draw_series, draw_spread
+from autograd_notes._charts import MATRIX_COLOURS, MATRIX_SPREAD
+from autograd_notes._figure_style import TEXT
 
 matplotlib.use("agg")
 
@@ -86,3 +93,55 @@ def test_a_matrix_must_be_two_dimensional_and_finite() -> None:
         draw_matrix(torch.ones(3))
     with pytest.raises(ValueError, match="finite"):
         draw_matrix([[1.0, float("nan")]])
+
+
+# -- the digits of draw_matrix, readable on the page and in dark mode -----------------------------
+
+CSS = Path(__file__).resolve().parents[2] / "src/autograd_notes/site/web/static/autograd_notes.css"
+
+
+def _luminance(rgb: np.ndarray) -> float:
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    return float(linear @ np.array([0.2126, 0.7152, 0.0722]))
+
+
+def _contrast(a: np.ndarray, b: np.ndarray) -> float:
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def _dark_mode_filter() -> Callable[[np.ndarray], np.ndarray]:
+    """The site's dark-mode figure filter (invert(a) hue-rotate(d)), as CSS Filter Effects define it."""
+    filters = set(
+        re.findall(r"--autograd-figure-filter: (invert\([^)]*\) hue-rotate\([^)]*\));", CSS.read_text())
+    )
+    assert len(filters) == 1, filters  # one filter, the same for both ways of choosing dark mode
+    amount, degrees = map(float, re.findall(r"\(([\d.]+)(?:deg)?\)", filters.pop()))
+    c, s = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
+    rotate = np.array(
+        [
+            [0.213 + c * 0.787 - s * 0.213, 0.715 - c * 0.715 - s * 0.715, 0.072 - c * 0.072 + s * 0.928],
+            [0.213 - c * 0.213 + s * 0.143, 0.715 + c * 0.285 + s * 0.140, 0.072 - c * 0.072 - s * 0.283],
+            [0.213 - c * 0.213 - s * 0.787, 0.715 - c * 0.715 + s * 0.715, 0.072 + c * 0.928 + s * 0.072],
+        ]
+    )
+    return lambda rgb: np.clip(rotate @ (rgb * (1 - amount) + (1 - rgb) * amount), 0.0, 1.0)
+
+
+def test_matrix_digits_keep_a_contrast_of_4_5_on_every_cell_in_both_modes() -> None:
+    dark = _dark_mode_filter()
+    colours = matplotlib.colormaps[MATRIX_COLOURS]
+    digits = np.array(to_rgb(TEXT))
+    for value in np.linspace(-1.0, 1.0, 201):  # a cell's value over the matrix's largest magnitude
+        cell = np.array(colours(0.5 + value / (2 * MATRIX_SPREAD))[:3])
+        assert _contrast(cell, digits) >= 4.5, value
+        assert _contrast(dark(cell), dark(digits)) >= 4.5, value
+
+
+def test_the_matrix_is_drawn_with_the_tested_scale() -> None:
+    figure = draw_matrix([[2.0, -1.0], [0.0, 0.5]])
+    image = figure.axes[0].get_images()[0]
+    assert image.get_cmap().name == MATRIX_COLOURS
+    assert image.get_clim() == (-2.0 * MATRIX_SPREAD, 2.0 * MATRIX_SPREAD)
+    assert {to_hex(text.get_color()) for text in figure.axes[0].texts} == {TEXT}
+    plt.close(figure)
