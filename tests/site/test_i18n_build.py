@@ -187,6 +187,11 @@ def test_translated_pages_show_translated_prose_and_interface(html_root: Path) -
     assert "RuntimeError: one of the variables needed for gradient computation" in ru  # PyTorch's, as printed
     sharded = (html_root / "ru" / "examples/18_distributed/plot_sharded_gradients.html").read_text("utf-8")
     assert "[процесс 0 из 2]" in html.unescape(sharded)  # a traceback going on in a rank (run_ranks)
+    # "Every difference": a release that raised nothing says so in the page's language
+    never_sees = (html_root / "ru" / "examples/19_parameters_and_optimizers/plot_optimizer_never_sees.html")
+    differences = html.unescape(never_sees.read_text("utf-8")).split('class="tl-observations"', 1)[1]
+    assert "<ins>нет ошибки</ins>" in differences
+    assert ">no error<" not in differences
     zh = html.unescape((html_root / "zh_CN" / "index.html").read_text("utf-8"))
     assert "回到顶部" in zh
 

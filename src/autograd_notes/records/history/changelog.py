@@ -17,7 +17,7 @@ from pathlib import Path
 from ..format.status import Mark, Word
 from ..format.word_diffs import WordDiff, render_word_diff
 from .releases import version_key
-from .timeline import load_timelines
+from .timeline import NO_ERROR, NO_WARNING, load_timelines
 from .timeline_changes import ChangeEntry, changelog_entries, release_changes
 
 __all__ = [
@@ -123,7 +123,7 @@ def change_sentence(entry: ChangeEntry) -> ChangeSentence:
 def _outcome(outcome: str, kind: str) -> str:
     if outcome:
         return f"`{outcome}`"
-    return "no error" if kind == "error" else "no warning"
+    return NO_ERROR if kind == "error" else NO_WARNING
 
 
 def _code(text: str) -> str:

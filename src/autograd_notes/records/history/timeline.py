@@ -79,15 +79,19 @@ def worst(marks: list[Mark]) -> Mark:
     return max(recorded, key=_RANK.__getitem__) if recorded else Mark.NO_RECORD
 
 
+NO_ERROR, NO_WARNING = "no error", "no warning"
+"""What a check observed where nothing was raised, or nothing warned (words: the site translates them)."""
+
+
 def check_text(event: Event) -> str:
     """What a check observed, as one line: ``RuntimeError: ...``, the value, or the warnings."""
     if event["kind"] == "error":
-        return f"{event['raised']}: {event['message']}" if event["raised"] else "no error"
+        return f"{event['raised']}: {event['message']}" if event["raised"] else NO_ERROR
     if event["kind"] == "warning":
         # the same warning many times (once per call of a loop) is said once, with its count
         counts: Counter[str] = Counter(f"{w['category']}: {w['message']}" for w in event["warnings"])
         warned = "; ".join(text if n == 1 else f"{text} (×{n})" for text, n in counts.items())
-        return warned or "no warning"
+        return warned or NO_WARNING
     return str(event["value"])
 
 

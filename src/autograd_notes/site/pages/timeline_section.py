@@ -29,6 +29,7 @@ from .timeline_sentences import (
     _ranges,
     _span,
     kind_nodes,
+    observed_words,
     summary_sentence,
 )
 from .timeline_tables import _cell, _header, _mark_cells, _table, release_groups
@@ -55,7 +56,7 @@ def _observations(runs: Runs, pinned: str) -> nodes.Element:
         documented = _("(documented)")
         head = _span(releases) + (gap(_span(releases), documented) + documented if pinned in releases else "")
         if seen.mark == Mark.SAME:
-            text = seen.text or ""
+            text = observed_words(seen.text or "")
             body = HtmlPre(text, text, classes=["tl-text"])
         elif seen.mark == Mark.MISSING or (seen.mark == Mark.OUTCOME and seen.text is None):
             body = HtmlPre(seen.reason, seen.reason, classes=["tl-text"])

@@ -15,7 +15,7 @@ from ...records.format.status import Mark
 from ...records.format.word_diffs import Change, WordDiff, spaced_segments
 from ...records.history.changelog import Sentence, shorten
 from ...records.history.changelog import change_sentence as decided_sentence
-from ...records.history.timeline import CheckTimeline, ExampleTimeline
+from ...records.history.timeline import NO_ERROR, NO_WARNING, CheckTimeline, ExampleTimeline
 from ...records.history.timeline_changes import ChangeEntry
 from ...records.history.timeline_summary import summarise
 from ..i18n.check_labels import label_node
@@ -154,18 +154,28 @@ def _kind_name(kind: str) -> str:
     return kinds.get(kind, kind)
 
 
+def observed_words(text: str) -> str:
+    """A check's observed text in the page's language: "no error" and "no warning" are words, not data."""
+    if text == NO_ERROR:
+        return str(_("no error"))
+    if text == NO_WARNING:
+        return str(_("no warning"))
+    return text
+
+
 def _diff_nodes(diff: WordDiff) -> list[nodes.Node]:
     """A word diff: removed words in ``<del>``, added ones in ``<ins>``, the rest as text."""
     parts: list[nodes.Node] = []
     for space, segment in spaced_segments(diff):
         if space:
             parts.append(nodes.Text(space))
+        text = observed_words(segment.text)  # a whole side that raised nothing
         if segment.change is Change.REMOVED:
-            parts.append(HtmlInline(segment.text, segment.text, tag="del"))
+            parts.append(HtmlInline(text, text, tag="del"))
         elif segment.change is Change.ADDED:
-            parts.append(HtmlInline(segment.text, segment.text, tag="ins"))
+            parts.append(HtmlInline(text, text, tag="ins"))
         else:
-            parts.append(nodes.Text(segment.text))
+            parts.append(nodes.Text(text))
     return parts
 
 
