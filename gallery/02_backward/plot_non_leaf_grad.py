@@ -129,4 +129,4 @@ check(layer.weight.grad, [[4.0, 4.0, 4.0]] * 2, label="layer.weight.grad")
 # - The warning the document quotes has drifted: it says "If you indeed want
 #   the gradient for a non-leaf Tensor", today's PyTorch says "If you indeed
 #   want the .grad field to be populated for a non-leaf Tensor". The check
-#   above matches today's wording; the table at the end shows older ones.
+#   above matches today's wording, which every recorded release prints.

@@ -285,9 +285,9 @@ check(has_graph, [True, False, False], label="dz.requires_grad for relu, clamp, 
 
 # %%
 # All three equal ReLU at every ``z`` and have its slopes away from 0. At
-# 0, ``torch.relu`` gives 0; ``clamp`` and ``maximum`` give another slope
-# between the left one and the right one, printed above for this runner's
-# PyTorch. Code that needs ReLU's convention at exactly 0 should call
+# 0, ``torch.relu`` gives 0; ``clamp`` and ``maximum`` give a value from 0
+# to 1 (the left slope, the right one or a value between), printed above
+# for this runner's PyTorch. Code that needs ReLU's convention at exactly 0 should call
 # ``torch.relu`` or ``nn.ReLU``.
 #
 # Only ``relu``'s derivative is recorded as a function of ``z`` (with
