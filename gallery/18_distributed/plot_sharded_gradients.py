@@ -206,10 +206,10 @@ plt.show()
 # :math:`\sqrt{7.45^2 + 8.08^2}`: that is what a correct clip must compute,
 # with one all-reduce of the squared local norms.
 #
-# Clipped with its local norm, each rank brought its own part to norm 1,
-# so the two parts together have norm :math:`\sqrt{2}`, 41 % more than
-# ``max_norm``; and since the two factors differ, the direction of the
-# gradient changed too:
+# A clip by the local norm brings each rank's part to norm 1. Done below
+# to the shards the ranks returned, the two parts together have norm
+# :math:`\sqrt{2}`, 41 % more than ``max_norm``, and since the two factors
+# differ, the direction of the gradient changes too:
 local = torch.cat([rank["local"] for rank in ranks])  # the two ranks' shards, end to end
 clipped_locally = torch.cat([rank["local"] * max_norm / rank["local_norm"] for rank in ranks])
 check(torch.linalg.vector_norm(local), total, label="norm of both ranks' shards vs total")
@@ -276,13 +276,13 @@ for rank in ranks:
 # %%
 # Both ranks returned 10.99, the norm of the whole gradient, and scaled
 # their shards by the same factor, so the gradient gathered after clipping
-# is ``reference``'s scaled by ``max_norm / total`` (plus the small
-# constant that ``clip_grad_norm_`` adds to the norm, ``1e-6``).
+# is ``reference``'s times ``max_norm / (total + 1e-6)``: the clip adds a
+# small constant to the norm it divides by.
 #
 # Only the submodules sharded
 # ---------------------------
 # ``fully_shard`` is usually applied to each block, then to the root
-# module, which gathers the parameters that no block owns. Forgetting the
+# module, which takes the parameters that no block owns. Forgetting the
 # root leaves those parameters plain tensors, while the blocks' are
 # ``DTensor`` objects, and ``clip_grad_norm_`` cannot compute one norm over
 # both. ``Scaled`` has a parameter of its own, ``scale``:
@@ -342,7 +342,7 @@ check(
 
 # %%
 # The error is raised on both ranks, inside ``clip_grad_norm_``: the
-# traceback goes on into the rank's own lines. ``_foreach_norm`` computes
+# traceback goes on into the lines rank 0 ran. ``_foreach_norm`` computes
 # the norms of all gradients in one call, and one list cannot hold both
 # kinds. With the root sharded too, ``scale``'s gradient is a ``DTensor``
 # and the norm both ranks return is the one-process model's.
@@ -411,9 +411,9 @@ check(
 # Sources
 # -------
 # This example rebuilds no claim of the source documents (:ref:`sources`).
-# The placements, the shapes, the norms, the error and the clipped
-# gradients are checked on two processes of the runner that built this
-# page, against one process computing the whole gradient; what they mean
+# The placements, shapes, norms, errors and clipped gradients are checked
+# on the runner that built this page, in one process and then on two,
+# against one process computing the whole gradient; what they mean
 # follows PyTorch's documentation of ``fully_shard``, ``Shard``,
 # ``clip_grad_norm_`` and ``FullyShardedDataParallel.clip_grad_norm_``.
 # :ref:`gradient_clipping` covers clipping on one process, and
