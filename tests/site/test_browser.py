@@ -536,8 +536,40 @@ READ_AS_WRITTEN = """() => {
     const shadow = getComputedStyle(cell).boxShadow;
     return Math.abs(before - after) <= 1 && shadow !== "none";
   };
+  // a word of a heading on two lines, cut where no break belongs: a break may follow a space, a dot,
+  // a hyphen, an underscore, "=", "(" or ",", come between a lower-case and an upper-case letter
+  // (CamelCase), or fall next to a Chinese character or full-width mark
+  const cutWords = [];
+  const wideChar = /[\\p{Script=Han}\\u3000-\\u303f\\uff00-\\uffef]/u;
+  const mayBreak = (before, after) => /\\s/.test(before) || /\\s/.test(after) || /[.\\-_=(,]/.test(before)
+    || (/[a-z]/.test(before) && /[A-Z]/.test(after)) || wideChar.test(before) || wideChar.test(after);
+  for (const heading of document.querySelectorAll("article h1, article h2, article h3, article h4")) {
+    if (!shown(heading)) continue;
+    const walker = document.createTreeWalker(heading, NodeFilter.SHOW_TEXT);
+    let last = null;  // the previous character: [its text, its line]
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.parentElement.closest("a.headerlink")) continue;  // the ¶ shown on hover
+      for (let i = 0; i < node.textContent.length; i++) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const rect = [...range.getClientRects()].find(r => r.width > 0);
+        const char = node.textContent[i];
+        if (!rect) {  // a space at the end of a line has no box: it is still the break
+          if (last && /\\s/.test(char)) last = [char, last[1]];
+          continue;
+        }
+        const line = Math.round(rect.top);
+        if (last && last[1] < line - 2 && !mayBreak(last[0], char)) {
+          cutWords.push(heading.textContent.trim().slice(0, 60));
+        }
+        last = [char, line];
+      }
+    }
+  }
   return {
     sideways: html.scrollWidth > html.clientWidth + 1 ? [[html.scrollWidth, html.clientWidth]] : [],
+    word_cut_in_heading: cutWords,
     hidden_output: [...document.querySelectorAll(outputs)].filter(shown)
       .filter(pre => pre.scrollHeight > pre.clientHeight + 1).map(pre => pre.textContent.slice(0, 60)),
     wrapped_code: code.filter(pre => rows(pre) > lines(pre)).map(pre => pre.textContent.slice(0, 60)),
@@ -593,7 +625,9 @@ def test_every_page_loads_and_reads_as_written_at_1280_and_390_px(
     """Every page loads (no error, nothing off the machine) and reads as written, at both widths.
 
     No output cut short, no code line wrapped, no page scrolling sideways,
-    wide tables' first column fixed: a code block or table that scrolls shows
+    no word of a heading cut in two (a name in code breaks at its dots,
+    underscores or capitals), wide
+    tables' first column fixed: a code block or table that scrolls shows
     a shadow at its edge (the scroll hint). At 1280 px, every value and label
     of a figure is at least 10 px tall as shown, and a figure shown smaller
     than drawn is a link to its full size. Each page is loaded once, at 1280

@@ -229,3 +229,48 @@
   }
   window.addEventListener("resize", update);
 })();
+
+// A name in a heading's code breaks at its parts, never inside one: a phone
+// cannot fit ``torch.nn.utils.parametrizations.weight_norm`` or
+// ``find_unused_parameters=True`` on one line of a heading, and the browser
+// would otherwise cut it anywhere (weig|ht_norm). A <wbr> after each dot,
+// underscore, "=", "(" and ",", and inside CamelCase before a capital, is a
+// break opportunity that copies as nothing and leaves the page's title, the
+// table of contents and the search index as written.
+(function () {
+  var parts = /[^._=(,]*[._=(,]|[^._=(,]+$/g;
+  var camel = /([a-z])(?=[A-Z])/g;
+  function withBreaks(text) {
+    var pieces = [];
+    (text.match(parts) || []).forEach(function (part) {
+      part.replace(camel, "$1\u0000").split("\u0000").forEach(function (piece) {
+        pieces.push(piece);
+      });
+    });
+    return pieces;
+  }
+  function breakNames() {
+    var names = document.querySelectorAll(
+      "article h1 code span.pre, article h2 code span.pre, article h3 code span.pre, article h4 code span.pre"
+    );
+    names.forEach(function (span) {
+      var pieces = withBreaks(span.textContent);
+      if (span.dataset.breaks || pieces.length < 2) {
+        return;
+      }
+      span.dataset.breaks = "names";
+      span.textContent = "";
+      pieces.forEach(function (piece, index) {
+        if (index > 0) {
+          span.appendChild(document.createElement("wbr"));
+        }
+        span.appendChild(document.createTextNode(piece));
+      });
+    });
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", breakNames);
+  } else {
+    breakNames();
+  }
+})();
