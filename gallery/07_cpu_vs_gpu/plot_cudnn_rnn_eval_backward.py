@@ -1,0 +1,222 @@
+"""
+.. _cudnn_rnn_eval_backward:
+
+RNN backward in eval mode
+=========================
+
+A gradient through an ``nn.LSTM`` or ``nn.GRU`` in ``eval()`` mode is what a
+saliency map, an adversarial attack or a gradient penalty at evaluation time
+needs. On a CPU it is computed like any other; on an NVIDIA GPU, where the
+RNN runs in cuDNN, backward refuses it: "cudnn RNN backward can only be
+called in training mode". This example computes the input gradient of an
+LSTM in ``eval()`` mode, shows the two ways around the refusal (cuDNN
+switched off around the forward pass, or the RNN in ``train()`` mode with a
+dropout of 0) with what each costs, and checks on the runner that
+``train()`` with a dropout of 0 gives the ``eval()`` outputs and gradients,
+to the bit on a CPU, and that a dropout above 0 does not.
+
+.. questions::
+
+   - Why does ``cudnn RNN backward can only be called in training mode`` appear at eval time?
+   - How do I get input gradients of an LSTM in eval mode on a GPU?
+   - Does ``train()`` change the output of an ``nn.LSTM`` without dropout?
+   - What does ``torch.backends.cudnn.flags(enabled=False)`` cost?
+"""
+
+# %%
+# The input gradient of an LSTM in ``eval()`` mode
+# ------------------------------------------------
+# Two stacked LSTM layers read a sequence of 6 steps of 3 features (one
+# sequence in the batch). ``input_gradient`` returns the output and the
+# gradient of its last step's sum with respect to the input: what a saliency
+# map draws, and what an FGSM attack follows. The model is in ``eval()``
+# mode, as it is after training.
+import torch
+from torch import nn
+
+from autograd_notes import check, expect_error, runner_device
+
+# sphinx_gallery_thumbnail_number = 1
+device = runner_device()
+print(f"runner device: {device.type}")
+
+torch.manual_seed(0)
+lstm = nn.LSTM(input_size=3, hidden_size=4, num_layers=2).to(device)  # dropout=0, the default
+x = torch.randn(6, 1, 3, device=device)
+
+
+def input_gradient(rnn, x):
+    """The RNN's output, and d(output[-1].sum()) / d(input), both detached."""
+    x = x.detach().requires_grad_()
+    output, _ = rnn(x)
+    (gradient,) = torch.autograd.grad(output[-1].sum(), x)
+    return output.detach(), gradient
+
+
+lstm.eval()
+if device.type == "cuda":  # cuDNN on NVIDIA GPUs; MIOpen, on ROCm, has the same check in its own words
+    with expect_error(
+        RuntimeError, match=r"^(cudnn|miopen) RNN backward can only be called in training mode"
+    ):
+        input_gradient(lstm, x)
+else:
+    output_eval, gradient_eval = input_gradient(lstm, x)
+    check(tuple(gradient_eval.shape), (6, 1, 3), label="input gradient's shape, eval()")
+
+# %%
+# On a CPU runner the gradient is computed: backward goes through the same
+# operations the forward pass ran, whatever the mode. On an NVIDIA GPU,
+# ``nn.LSTM`` runs as one cuDNN kernel, and in ``eval()`` mode PyTorch asks
+# cuDNN for its *inference* forward pass, which keeps none of the buffers the
+# backward kernel reads. The backward then stops with "cudnn RNN backward
+# can only be called in training mode": the GPU branch above expects it, and
+# no GPU run is recorded yet. The error comes when the gradient is asked for,
+# not at the forward pass, and ``model.eval()`` may have been called far from
+# it, in an evaluation loop or by a library.
+#
+# Way 1: cuDNN switched off around the forward pass
+# -------------------------------------------------
+# ``torch.backends.cudnn.flags(enabled=False)`` keeps cuDNN out of what runs
+# inside it: the LSTM then runs as PyTorch's own operations, as on a CPU,
+# and backward can go through them in ``eval()`` mode. The forward pass must
+# be inside the block, since it decides which backward is recorded. Its
+# gradient is the reference for the rest of this page.
+with torch.backends.cudnn.flags(enabled=False):
+    output_reference, gradient_reference = input_gradient(lstm, x)
+
+if device.type == "cpu":
+    # a CPU never runs cuDNN: the block changes nothing there
+    check(torch.equal(gradient_reference, gradient_eval), True, label="same as without the block")
+
+# %%
+# It has two costs. On a GPU, the LSTM runs as many small kernels instead of
+# one fused kernel, which is slower. And ``flags`` sets *every* cuDNN flag,
+# not only ``enabled``: those it is not given take its defaults for the time
+# of the block, so a ``deterministic=True`` set for the whole run is off
+# inside it (on every runner: these are plain settings).
+torch.backends.cudnn.deterministic = True
+with torch.backends.cudnn.flags(enabled=False):
+    check(torch.backends.cudnn.deterministic, False, label="deterministic, inside flags(enabled=False)")
+check(torch.backends.cudnn.deterministic, True, label="deterministic, after the block")
+torch.backends.cudnn.deterministic = False
+
+# %%
+# Pass ``deterministic=True`` (and ``benchmark``) to ``flags`` as well where
+# the run relies on them.
+#
+# Way 2: the RNN in ``train()`` mode, with a dropout of 0
+# --------------------------------------------------------
+# The only thing ``train()`` changes in ``nn.LSTM``, ``nn.GRU`` and ``nn.RNN``
+# is the dropout between stacked layers (their ``dropout`` argument, 0 by
+# default). With a dropout of 0, ``train()`` computes the same function, and
+# on a GPU it makes cuDNN run its training forward pass, whose saved buffers
+# backward can read. Only the RNNs may be switched: ``model.train()`` on a
+# whole model would also switch its ``nn.Dropout`` and ``nn.BatchNorm``
+# layers, which do change the output.
+
+
+def rnns_in_train_mode(model):
+    """Put ``model`` in eval() mode, except its RNN layers."""
+    model.eval()
+    for module in model.modules():
+        if isinstance(module, nn.RNNBase):
+            module.train()
+    return model
+
+
+output_train, gradient_train = input_gradient(rnns_in_train_mode(lstm), x)
+# on a GPU, cuDNN's kernel against PyTorch's own operations: close, not equal (see below)
+tolerance = {"rtol": 1e-2, "atol": 1e-4} if device.type == "cuda" else {}
+check(output_train[-1], output_reference[-1], label="last step's output, train() with dropout=0", **tolerance)
+check(gradient_train.squeeze(1), gradient_reference.squeeze(1), label="input gradient, train()", **tolerance)
+if device.type == "cpu":
+    # the same operations in the same order: the same bits
+    check(torch.equal(output_train, output_reference), True, label="torch.equal(outputs)")
+    check(torch.equal(gradient_train, gradient_reference), True, label="torch.equal(input gradients)")
+
+# %%
+# On a CPU runner the outputs and the gradients are the same to the last
+# bit. On a GPU they are expected to agree only within a relative tolerance
+# of 1 %: cuDNN's fused kernel and the operations run with cuDNN switched off
+# do not add in the same order, and on Ampere and later GPUs cuDNN may
+# multiply in TF32, with a 10-bit mantissa, while
+# ``torch.backends.cudnn.allow_tf32`` is on (its default).
+# What this way costs is memory: in training mode cuDNN's forward pass keeps
+# a *reserve* buffer for backward, which its inference pass does not
+# allocate.
+#
+# The same weights with a dropout of 0.5 are another function in
+# ``train()`` mode: every forward pass draws a new mask between the two
+# layers. In ``eval()`` mode, with cuDNN off, they give the reference again.
+dropping = nn.LSTM(input_size=3, hidden_size=4, num_layers=2, dropout=0.5).to(device)
+dropping.load_state_dict(lstm.state_dict())
+
+with torch.backends.cudnn.flags(enabled=False):
+    _, gradient_dropping_eval = input_gradient(dropping.eval(), x)
+check(
+    gradient_dropping_eval.squeeze(1),
+    gradient_reference.squeeze(1),
+    label="input gradient, dropout=0.5, eval()",
+)
+
+torch.manual_seed(1)
+output_dropping, gradient_dropping = input_gradient(dropping.train(), x)
+check(torch.equal(output_dropping, output_reference), False, label="same output, dropout=0.5, train()")
+check(torch.equal(gradient_dropping, gradient_reference), False, label="same gradient, dropout=0.5, train()")
+_, gradient_again = input_gradient(dropping, x)
+check(torch.equal(gradient_again, gradient_dropping), False, label="same gradient, next call")
+
+# %%
+# With a dropout above 0, ``train()`` is no way around the error: the
+# gradient it gives is that of a randomly thinned network, another one at
+# each call. Then only the first way gives the ``eval()`` gradient.
+#
+# The three gradients, drawn
+# --------------------------
+import matplotlib.pyplot as plt
+
+from autograd_notes import draw_series
+
+
+def per_step(gradient):
+    """How much each input step moves the last output: |gradient| summed over the features."""
+    return gradient.abs().sum(dim=(1, 2)).tolist()
+
+
+draw_series(
+    {
+        "eval()": per_step(gradient_reference),
+        "train(), dropout=0": per_step(gradient_train),
+        "train(), dropout=0.5": per_step(gradient_dropping),
+    },
+    xlabel="step",
+    title="|d output[-1].sum() / d x|",
+)
+plt.show()
+
+# %%
+# The horizontal axis is the step of the input sequence, from 1 to 6; the
+# vertical axis is how much that step moves the last output (the absolute
+# input gradient, summed over the 3 features): a saliency map of the
+# sequence. The ``eval()`` gradient and the ``train()`` gradient with a
+# dropout of 0 are the same values, so the line of ``train()``, drawn
+# second, covers the line of ``eval()``: only its square markers show. The
+# line of ``train()`` with a dropout of 0.5 leaves it: the thinned network
+# gives each step another weight.
+#
+# Sources
+# -------
+# No source document: this example rebuilds no claim of the documents listed
+# in :ref:`sources`. It is one of the runner differences of this section,
+# next to :ref:`async_cuda_errors`. What it states about GPUs comes from
+# PyTorch's code: in ``aten/src/ATen/native/cudnn/RNN.cpp``,
+# ``_cudnn_rnn_backward_input`` checks its ``train`` argument with the
+# message "cudnn RNN backward can only be called in training mode", and
+# ``_cudnn_rnn`` allocates cuDNN's training reserve only when ``train`` is
+# true (its inference branch leaves it empty), and gives cuDNN a dropout of 0
+# when it is false. ``nn.LSTM`` passes ``self.training`` as that argument
+# (``torch/nn/modules/rnn.py``). The PyTorch issue "Cannot backward on LSTM
+# in evaluation mode on CUDA" (pytorch/pytorch#5878) calls the refusal a
+# cuDNN limitation, and Captum's issue #564 reports it for integrated
+# gradients, with ``torch.backends.cudnn.enabled = False`` as the
+# workaround (this page's first way, for the block only).

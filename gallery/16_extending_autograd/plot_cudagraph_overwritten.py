@@ -1,0 +1,242 @@
+"""
+.. _cudagraph_overwritten:
+
+Outputs that CUDA graphs overwrite
+==================================
+
+``torch.compile(mode="reduce-overhead")`` replays the compiled step on a GPU
+as a CUDA graph, which writes its outputs to the same memory at every call.
+A loss kept in a list for logging, or any output kept across iterations, is
+then overwritten by the next step, and reading it raises "accessing tensor
+output of CUDAGraphs that has been overwritten by a subsequent run". This
+example shows, on every runner, what such a replay does to a kept tensor and
+why ``.detach()`` does not protect it while ``.clone()`` does; the compiled
+training loop itself, the error, and what
+``torch.compiler.cudagraph_mark_step_begin()`` does and does not change run on a
+GPU only.
+
+.. questions::
+
+   - Why does ``reduce-overhead`` raise ``accessing tensor output of CUDAGraphs that has been
+     overwritten``?
+   - How do I keep a loss across iterations with ``torch.compile(mode="reduce-overhead")``?
+   - Does ``cudagraph_mark_step_begin()`` keep my old outputs alive?
+   - Why does ``.detach()`` not save an output from a CUDA graph?
+"""
+
+# %%
+# A compiled training loop that keeps its losses
+# ----------------------------------------------
+# ``train`` runs four steps of gradient descent on ``w``. At each step it keeps
+# what ``keep`` makes of the loss (the loss itself, a logging list's usual
+# entry), and the loss's value as a Python float, read at once. On a GPU the
+# step is compiled with ``mode="reduce-overhead"``, which uses CUDA graphs
+# there. On a CPU the compiled step would use no CUDA graph (and TorchInductor
+# would need a C++ compiler to build it), so the loop runs the plain step
+# there: the next section shows, on every runner, what a replay does.
+import warnings
+
+import torch
+
+from autograd_notes import check, expect_error, runner_device
+
+# sphinx_gallery_thumbnail_number = 2
+device = runner_device()
+print(f"runner device: {device.type}")
+
+torch.manual_seed(0)
+w0 = torch.randn(3, 2, device=device)
+batches = torch.randn(4, 5, 3, device=device)  # 4 steps, 5 rows of 3 features
+
+
+def row_losses(w, x):
+    return (torch.tanh(x @ w) ** 2).sum(dim=1)
+
+
+def loss_fn(w, x):
+    return row_losses(w, x).mean()
+
+
+def train(step, keep):
+    """Four steps of gradient descent; what ``keep`` made of each loss, and each loss's value."""
+    w = w0.clone().requires_grad_()
+    kept, values = [], []
+    for x in batches:
+        loss = step(w, x)
+        loss.backward()
+        with torch.no_grad():
+            w -= 0.5 * w.grad
+        w.grad = None
+        kept.append(keep(loss))
+        values.append(loss.item())
+    return kept, values
+
+
+OVERWRITTEN = r"^Error: accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run\."
+if device.type == "cuda":
+    # importing TorchInductor makes torch.jit warn that script_method is deprecated (2.10 to 2.13):
+    # a warning of PyTorch's own imports, not of this page's code
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"`torch\.jit\.script_method` is deprecated")
+        step = torch.compile(loss_fn, mode="reduce-overhead")
+        kept, values = train(step, keep=lambda loss: loss)
+        detached, _ = train(step, keep=torch.Tensor.detach)
+        cloned, cloned_values = train(step, keep=lambda loss: loss.detach().clone())
+    with expect_error(RuntimeError, match=OVERWRITTEN):
+        torch.stack(kept)
+    with expect_error(RuntimeError, match=OVERWRITTEN):
+        torch.stack(detached)
+    check(torch.stack(cloned), torch.tensor(cloned_values, device=device), label="the cloned losses")
+else:
+    kept, values = train(loss_fn, keep=lambda loss: loss)
+    check(torch.stack(kept).detach(), torch.tensor(values, device=device), label="the kept losses")
+
+# %%
+# On a CPU runner the kept losses are the losses: each step's tensor is new
+# memory. On a GPU, ``torch.stack(kept)`` is expected to raise "Error:
+# accessing tensor output of CUDAGraphs that has been overwritten by a
+# subsequent run", followed by the line of the compiled function that made
+# the tensor and the advice "To prevent overwriting, clone the tensor outside
+# of torch.compile() or call torch.compiler.cudagraph_mark_step_begin()
+# before each model invocation". So is it with the ``.detach()`` of each
+# loss, while the ``.clone()`` of each loss holds its value. No GPU run is
+# recorded yet: these are the GPU branch's expectations, not its output.
+#
+# What a replay does to a kept tensor
+# -----------------------------------
+# A CUDA graph records the kernels of one call with the memory addresses
+# they used, and each replay runs them again on the same addresses: the
+# outputs of every call are the same memory, written again. ``Replayed``
+# does the same with plain PyTorch, on every runner: it computes the
+# per-row losses of a batch, copies them into one output tensor, and returns
+# that tensor.
+
+
+class Replayed:
+    """Call ``fn`` and return its result in one static output tensor, as a CUDA graph replay does."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.output = None
+
+    def __call__(self, *args):
+        with torch.no_grad():
+            result = self.fn(*args)
+        if self.output is None:
+            self.output = result  # the first call allocates the static output
+        else:
+            self.output.copy_(result)  # every later call writes into it
+        return self.output
+
+
+replayed = Replayed(row_losses)
+w = w0.clone()
+kept, detached, cloned, means = [], [], [], []
+for x in batches:
+    losses = replayed(w, x)
+    kept.append(losses)
+    detached.append(losses.detach())
+    cloned.append(losses.clone())
+    means.append(losses.mean().item())
+
+check(
+    all(t.data_ptr() == replayed.output.data_ptr() for t in kept + detached), True, label="all are the output"
+)
+means = torch.tensor(means, device=device)
+check(torch.stack(kept).mean(dim=1), means[-1].expand(4), label="kept, mean of each, read after the loop")
+check(torch.stack(detached).mean(dim=1), means[-1].expand(4), label="detached, read after the loop")
+check(torch.stack(cloned).mean(dim=1), means, label="cloned, read after the loop")
+
+# %%
+# Every kept tensor, and every ``.detach()`` of one, is the static output
+# itself, so after the loop each of them reads the last step's losses. A
+# ``.detach()`` is a new tensor over the *same* memory: it leaves the
+# autograd graph, not the buffer. ``.clone()`` copies the values into memory
+# of its own, at the moment it runs. The memory of the first step, drawn:
+import matplotlib.pyplot as plt
+
+from autograd_notes import draw_series, draw_tensors
+
+draw_tensors(
+    {"output": replayed.output, "kept[0]": kept[0], "detached[0]": detached[0], "cloned[0]": cloned[0]}
+)
+plt.show()
+
+# %%
+# Each grey strip is one block of memory, with the five values it holds
+# now; each row under it is a tensor that reads those cells, with its shape
+# ``[5]`` and version. ``output``, ``kept[0]`` and ``detached[0]`` are rows
+# of one strip: the static output, at ``v3`` after three copies into it,
+# holding the fourth step's losses. ``cloned[0]`` has a strip of its own,
+# with the first step's losses. The mean loss of each step, as a log would
+# show it:
+draw_series(
+    {
+        "kept[i].mean()": [t.mean().item() for t in kept],
+        "cloned[i].mean()": [t.mean().item() for t in cloned],
+    },
+    xlabel="step",
+)
+plt.show()
+
+# %%
+# The horizontal axis is the step, 1 to 4; the vertical axis is the mean of
+# the losses that entry of the list holds when read after the loop. The
+# ``cloned`` line is the real curve; the ``kept`` line is flat at the last
+# step's value. Silent wrong numbers are what CUDA graph trees, the part
+# of ``torch.compile`` that runs the replays, prevent: when a new step starts,
+# they mark the memory of the outputs that are still alive, and reading it
+# raises the error above instead of returning the new values.
+#
+# ``cudagraph_mark_step_begin()`` keeps nothing alive
+# ---------------------------------------------------
+# The error message suggests calling ``torch.compiler.cudagraph_mark_step_begin()``
+# before each call. That function *starts* a new step, so it frees the outputs
+# of the previous one: it never saves an output kept from an earlier call. It
+# is the fix for another case, where ``torch.compile`` cannot tell that a new
+# step has begun (a forward pass whose outputs still wait for a backward
+# pass), and it should be called where each step begins, with the outputs to
+# keep cloned before. On a GPU, the GPU branch checks that the kept losses
+# are overwritten all the same:
+if device.type == "cuda":
+
+    def marked(w, x):
+        torch.compiler.cudagraph_mark_step_begin()
+        return step(w, x)
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"`torch\.jit\.script_method` is deprecated")
+        kept, _ = train(marked, keep=lambda loss: loss)
+    with expect_error(RuntimeError, match=OVERWRITTEN):
+        torch.stack(kept)
+else:
+    print("not run on a CPU runner: without CUDA graphs, nothing is overwritten")
+
+# %%
+# So: to keep a value, keep ``loss.item()`` (a Python float, which waits for
+# the GPU at each step) or ``loss.detach().clone()`` (a copy on the GPU),
+# never the tensor the compiled step returned, nor its ``.detach()``: the
+# table of PyTorch's documentation on CUDA graph trees says they "cannot
+# persist memory between separate runs through your model". Where that
+# does not suit a program, the default mode of ``torch.compile`` and
+# ``mode="max-autotune-no-cudagraphs"`` compile without CUDA graphs.
+#
+# Sources
+# -------
+# No source document: this example rebuilds no claim of the documents listed
+# in :ref:`sources`. It follows :ref:`compile_and_autograd`, which compiles
+# with ``backend="aot_eager"``. What it states about GPUs comes from PyTorch:
+# the message is built by ``format_dealloc_msg`` in
+# ``torch/_inductor/cudagraph_trees.py`` (a variant for ``.grad`` tensors
+# names "accessing gradient tensor output of CUDAGraphs"); the *Limitations*
+# section of PyTorch's "CUDAGraph Trees" documentation shows the error with
+# two calls of a compiled function and says to clone tensors of a prior
+# iteration, or to mark where an iteration starts; the documentation of
+# ``torch.compiler.cudagraph_mark_step_begin`` says it indicates that a new
+# iteration is about to begin. The PyTorch issue "CUDAGraph capturing of
+# iterating the same function/module" (pytorch/pytorch#170604) shows that
+# marking each step still raises the error, and the pull request that
+# proposed rewording the message (pytorch/pytorch#177192) says that
+# cloning is the only way to keep an old output. The PyTorch issue
+# pytorch/pytorch#144386 reports that the documentation's example raises
+# nothing with CPU tensors.
