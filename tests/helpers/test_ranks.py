@@ -14,7 +14,7 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
 from autograd_notes import run_ranks
-from autograd_notes._shipping import pack, unpack
+from autograd_notes._ranks.shipping import pack, unpack
 from autograd_notes._traceback import format_clean_traceback
 
 # What the workers below name, as a page would have them: a value, a helper, a class
@@ -133,7 +133,8 @@ def test_a_rank_that_dies_says_how() -> None:
 
 
 def test_a_result_that_cannot_travel_is_named() -> None:
-    with pytest.raises(TypeError, match=r"^returns_a_function\(\) returned a function, which cannot be sent back"):
+    refused = r"^returns_a_function\(\) returned a function, which cannot be sent back"
+    with pytest.raises(TypeError, match=refused):
         run_ranks(returns_a_function, world_size=2)
 
 

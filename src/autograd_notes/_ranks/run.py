@@ -15,7 +15,7 @@ warned and raised comes back to the page:
   own lines.
 
 Each rank is started fresh (not forked) and gets the function as its
-source, see :mod:`autograd_notes._shipping`: a page's function cannot be
+source, see :mod:`autograd_notes._ranks.shipping`: a page's function cannot be
 imported by another process, and a fork made after a backward on a machine
 with CUDA cannot run autograd. Each rank uses one thread for its
 operations, so ranks do not compete for the cores.
@@ -39,8 +39,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from ._shipping import pack, unpack
-from ._traceback import attach_remote_frames
+from .._traceback import attach_remote_frames
+from .shipping import pack, unpack
 
 __all__ = ["DEFAULT_TIMEOUT", "run_ranks"]
 
@@ -51,7 +51,8 @@ _GRACE = 10.0
 """Seconds the other ranks get, after one failed, to fail or finish before they are stopped."""
 
 _CHILD = (
-    "import sys; sys.path.insert(0, sys.argv[1]); from autograd_notes._ranks import _rank_main; _rank_main()"
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "from autograd_notes._ranks.run import _rank_main; _rank_main()"
 )
 
 
@@ -71,7 +72,7 @@ def run_ranks(
     if world_size < 1:
         raise ValueError(f"world_size must be at least 1, not {world_size}")
     payload = pickle.dumps((pack(function), world_size, timeout))
-    root = str(Path(__file__).resolve().parents[1])
+    root = str(Path(__file__).resolve().parents[2])  # the folder that holds autograd_notes
     environment = {**os.environ, "OMP_NUM_THREADS": "1"}
     with tempfile.TemporaryDirectory(prefix="ranks-") as folder:
         Path(folder, "package.pickle").write_bytes(payload)
@@ -188,7 +189,7 @@ def _rank_main() -> None:
     package, world_size, timeout = pickle.loads((folder / "package.pickle").read_bytes())
     printed = io.StringIO()
     outcome: dict[str, Any] = {}
-    failed_at = time.time()  # the time of a failure outside the function (starting, joining the group)
+    failed_at: float | None = None  # when the function raised, before the rank left the group
     with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(printed):
         warnings.simplefilter("always")
         try:
@@ -211,7 +212,8 @@ def _rank_main() -> None:
         except Exception as error:  # every failure goes back to the page
             frames = traceback.extract_tb(error.__traceback__)
             outcome = {
-                "failed_at": failed_at,  # the ranks' common clock: which one failed first
+                # the ranks' common clock: which one failed first (joining the group: when it failed)
+                "failed_at": time.time() if failed_at is None else failed_at,
                 "error": _portable(error),
                 "frames": [(f.filename, f.lineno, f.name) for f in frames],
             }
