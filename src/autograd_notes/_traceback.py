@@ -22,14 +22,20 @@ RemoteFrame = tuple[str, int, str]
 """A frame of another process: file name, line number, function."""
 
 
+def _is_ranks_file(filename: str) -> bool:
+    """Whether ``filename`` is a module of this package's ``_ranks``, which runs the ranks."""
+    parts = Path(filename).resolve().parts
+    return len(parts) >= 2 and parts[-2] == "_ranks" and "autograd_notes" in parts
+
+
 def attach_remote_frames(exc: BaseException, rank: int, world_size: int, frames: list[RemoteFrame]) -> None:
     """Note on ``exc`` that it was raised in rank ``rank`` of ``world_size``, through ``frames``.
 
-    :func:`format_clean_traceback` goes on from this process's frames into
-    those (the first of this package's own frames there, which started the
-    rank, left out).
+    :func:`format_clean_traceback` goes on from the page's frames into
+    those; the frames of ``_ranks``, which started the rank here and raised
+    its error again there, are left out on both sides.
     """
-    while frames and is_internal_file(frames[0][0]) and "autograd_notes" in Path(frames[0][0]).parts:
+    while frames and _is_ranks_file(frames[0][0]):
         frames = frames[1:]
     setattr(exc, _REMOTE, (rank, world_size, frames))
 
@@ -96,9 +102,11 @@ def format_clean_traceback(exc: BaseException, tb: TracebackType | None = None) 
         if source:
             lines.append(f"    {source}")
 
-    for frame in frames:
-        add(frame.filename, frame.lineno, frame.name, frame.line)
     remote = getattr(exc, _REMOTE, None)
+    for frame in frames:
+        if remote is not None and _is_ranks_file(frame.filename):
+            continue  # what started the ranks and raised again their error: the rank's frames follow
+        add(frame.filename, frame.lineno, frame.name, frame.line)
     if remote is not None:
         rank, world_size, remote_frames = remote
         flush_internal()

@@ -102,6 +102,8 @@ def test_a_failing_rank_stops_the_others_and_its_error_comes_back_with_its_lines
     assert time.monotonic() - started < 60  # rank 0 was stopped, not left in its barrier
     text = format_clean_traceback(caught.value).splitlines()
     assert "  [rank 1 of 2]" in text
+    assert not [line for line in text if "autograd_notes._ranks" in line]  # the machinery is left out
+    assert text[text.index("  [rank 1 of 2]") - 1] == "    run_ranks(fails_on_one, world_size=2, timeout=120)"
     after = text[text.index("  [rank 1 of 2]") + 1 :]
     assert after[0].endswith(", in fails_on_one")
     assert after[1] == '    raise ValueError("no such thing on rank one")'
