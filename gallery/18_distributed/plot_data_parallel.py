@@ -11,8 +11,9 @@ vector, and ``loss.backward()`` fails with "grad can be implicitly created
 only for scalar outputs". This example shows what runs where there is no
 second GPU, builds the same vector by hand to compare ``.mean()`` with
 ``.sum()``, shows what happens to an attribute that ``forward`` changes on
-a replica, and ends with the wrapper PyTorch recommends instead,
-``DistributedDataParallel``.
+a replica, runs the wrapper PyTorch recommends instead,
+``DistributedDataParallel``, on two processes, and shows what both
+wrappers do to ``BatchNorm``.
 
 .. questions::
 
@@ -33,7 +34,7 @@ import matplotlib.pyplot as plt
 import torch
 from torch import nn
 
-from autograd_notes import check, draw_matrix, expect_error, expect_warning, runner_device
+from autograd_notes import check, draw_matrix, expect_error, expect_warning, run_ranks, runner_device
 
 # sphinx_gallery_thumbnail_number = 1
 device = runner_device()
@@ -241,35 +242,175 @@ check(len(model.sizes) - sizes, 1, label="len(model.sizes) - sizes")
 # ``DataParallel``'s documentation recommends
 # ``DistributedDataParallel`` (DDP), even on a single machine: one process
 # per GPU, each with its own whole model, so nothing is replicated inside a
-# call. Here it runs with a process group of one process (``gloo``, as in
-# :ref:`micro_batches`):
-import tempfile
-from pathlib import Path
-
-import torch.distributed as dist
+# call. ``run_ranks``, a helper of this site, starts two Python processes
+# on this machine, joins them in a process group (``gloo``), calls a
+# function in each with its *rank* (0 or 1) and returns what each
+# returned. Each rank builds ``Regression`` with the seed of ``model``
+# above, so its weights are ``model``'s, and gets its half of the batch,
+# ``inputs.chunk(2)``, as two GPUs would:
 from torch.nn.parallel import DistributedDataParallel
 
-folder = tempfile.TemporaryDirectory()
-dist.init_process_group("gloo", rank=0, world_size=1, init_method=Path(folder.name, "init").as_uri())
-try:
+
+def ddp_halves(rank, world_size):
+    torch.manual_seed(0)  # the weights of ``model``, on both ranks
+    model = Regression().to(device)
     ddp = DistributedDataParallel(model)
-    calls = model.calls
-    loss = ddp(inputs, targets)
-    check(tuple(loss.shape), (), label="tuple(loss.shape)")
-    check(weight_grad(loss), whole, label="weight gradient (= whole)", atol=1e-6, rtol=1e-5)
-    check(model.calls - calls, 1, label="model.calls - calls")
-finally:
-    dist.destroy_process_group()
-    folder.cleanup()
+    loss = ddp(inputs.chunk(world_size)[rank], targets.chunk(world_size)[rank])
+    loss.backward()
+    return {"shape": tuple(loss.shape), "grad": model.linear.weight.grad[0].clone(), "calls": model.calls}
+
+
+ranks = run_ranks(ddp_halves)
+check([r["shape"] for r in ranks], [(), ()], label="tuple(loss.shape) on rank 0 and rank 1")
+check(ranks[0]["grad"], whole, label="rank 0's weight gradient (= whole)", atol=1e-6, rtol=1e-5)
+check(ranks[1]["grad"], whole, label="rank 1's weight gradient (= whole)", atol=1e-6, rtol=1e-5)
+check([r["calls"] for r in ranks], [1, 1], label="model.calls on rank 0 and rank 1")
 
 # %%
 # Under DDP the model returns its 0-dim loss, ``backward()`` works as
-# written, and the counter moves, because each process calls its own model
-# and keeps it. DDP makes the processes agree on the gradient: its
-# ``backward()`` averages the gradients of all processes, the counterpart
-# of ``.mean()`` above. :ref:`ddp_checkpointing` shows how DDP decides
-# when a gradient is ready, and where activation checkpointing breaks
-# that.
+# written, and the counter moves on each rank, because each process calls
+# its own model and keeps it. Each rank computed the gradient of its own
+# half's loss; DDP's ``backward()`` averaged the two, and both ranks end
+# with ``whole``, the gradient of the whole batch: the counterpart of
+# ``.mean()`` above. :ref:`ddp_checkpointing` shows how DDP decides when a
+# gradient is ready, and where activation checkpointing breaks that.
+#
+# ``BatchNorm``: each part normalised apart
+# -----------------------------------------
+# A ``BatchNorm`` layer in training mode normalises its input with the
+# mean and variance of the batch it is given. Under ``DataParallel`` each
+# replica is given one GPU's part, and normalises it with that part's
+# statistics. The replicas update the running statistics (``running_mean``,
+# ``running_var``) in place, and only the first GPU's replica shares its
+# buffers with the model (the guarantee of ``DataParallel``'s
+# documentation named above): the model keeps what the first part gave.
+# Under DDP each rank normalises its own part too. ``Normalised`` puts a
+# ``BatchNorm1d`` before the linear layer; each rank runs two steps on its
+# half of the batch, and the same model is run on the whole batch here in
+# one process:
+
+
+class Normalised(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.BatchNorm1d(4)
+        self.linear = nn.Linear(4, 1)
+
+    def forward(self, x, y):
+        return nn.functional.mse_loss(self.linear(self.norm(x)), y)
+
+
+def normalised_halves(rank, world_size):
+    torch.manual_seed(0)
+    model = Normalised().to(device)
+    ddp = DistributedDataParallel(model)
+    x, y = inputs.chunk(world_size)[rank], targets.chunk(world_size)[rank]
+    running_means = []
+    for _ in range(2):
+        model.zero_grad()
+        ddp(x, y).backward()
+        running_means.append(model.norm.running_mean.clone())
+    return {"grad": model.linear.weight.grad[0].clone(), "running_means": running_means}
+
+
+torch.manual_seed(0)
+normalised = Normalised().to(device)
+normalised(inputs, targets).backward()
+whole_normalised = normalised.linear.weight.grad[0].clone()
+ranks = run_ranks(normalised_halves)
+check(ranks[1]["grad"], ranks[0]["grad"], label="rank 1's weight gradient (= rank 0's)")
+check(
+    torch.allclose(ranks[0]["grad"], whole_normalised, rtol=1e-5, atol=1e-6),
+    False,
+    label="rank 0's weight gradient equals whole_normalised",
+)
+check(whole_normalised, [1.0502, 0.7607, -1.8269, -1.0673], label="whole_normalised", atol=1e-4, rtol=0)
+check(
+    ranks[0]["grad"], [0.9851, 0.6598, -1.4446, -0.9573], label="rank 0's weight gradient", atol=1e-4, rtol=0
+)
+
+draw_matrix(
+    [whole_normalised.tolist(), ranks[0]["grad"].tolist(), ranks[1]["grad"].tolist()],
+    rows=["whole_normalised", 'ranks[0]["grad"]', 'ranks[1]["grad"]'],
+    columns=["[0]", "[1]", "[2]", "[3]"],
+    title="normalised.linear.weight.grad[0]",
+)
+plt.show()
+
+# %%
+# The four elements of the linear layer's weight gradient of
+# ``Normalised``: on the whole batch in one process (top row), and on rank
+# 0 and rank 1 under DDP (the two rows below). The two ranks agree with
+# each other, 0.985, 0.66, -1.44 and -0.957, and not with the top row,
+# 1.05, 0.761, -1.83 and -1.07.
+#
+# Without ``BatchNorm`` the average of the two halves' gradients was the
+# whole batch's gradient; with it, each half was normalised with its own
+# mean and variance, so each rank's loss is not a part of the whole
+# batch's loss, and averaging cannot give that loss's gradient. Each
+# ``DataParallel`` replica normalises its GPU's part the same way.
+#
+# The running statistics follow another rule. By default DDP broadcasts
+# rank 0's buffers to every rank at the beginning of each ``forward``
+# (``broadcast_buffers=True``, an argument that PyTorch 2.13 deprecates
+# for ``forward_sync_buffers``, also ``True`` by default), then each rank
+# updates its own copy with its own half, with the momentum of 0.1:
+first_half, second_half = (x.mean(0) for x in inputs.chunk(2))
+after_step_1 = [r["running_means"][0] for r in ranks]
+check(after_step_1[0], 0.1 * first_half, label="rank 0's running_mean after step 1", atol=1e-6, rtol=1e-5)
+check(after_step_1[1], 0.1 * second_half, label="rank 1's running_mean after step 1", atol=1e-6, rtol=1e-5)
+after_step_2 = [r["running_means"][1] for r in ranks]
+check(
+    after_step_2[0],
+    0.9 * after_step_1[0] + 0.1 * first_half,
+    label="rank 0's running_mean after step 2",
+    atol=1e-6,
+    rtol=1e-5,
+)
+check(
+    after_step_2[1],
+    0.9 * after_step_1[0] + 0.1 * second_half,
+    label="rank 1's running_mean after step 2",
+    atol=1e-6,
+    rtol=1e-5,
+)
+
+# %%
+# After the first step each rank's ``running_mean`` holds 0.1 times its own
+# half's mean. The second step starts from rank 0's value on both ranks,
+# then each adds its own half: the two ranks end with different running
+# statistics, and each is built only from the halves it saw, rank 0's from
+# the first half alone. The model a script saves from rank 0, the usual
+# place, evaluates with statistics of one part of each batch, as the model
+# under ``DataParallel`` keeps the first GPU's.
+#
+# ``SyncBatchNorm``
+# -----------------
+# ``nn.SyncBatchNorm.convert_sync_batchnorm(model)`` replaces each
+# ``BatchNorm`` layer with a ``SyncBatchNorm`` layer, which computes the
+# mean and variance over the parts of all the processes of the group, so
+# that each is normalised with the whole batch's statistics. Here it is
+# tried on two ranks, with the model on the CPU on every runner:
+converted = nn.SyncBatchNorm.convert_sync_batchnorm(Normalised())
+check(type(converted.norm).__name__, "SyncBatchNorm", label="type(converted.norm).__name__")
+
+
+def synchronised_halves(rank, world_size):
+    torch.manual_seed(0)
+    model = nn.SyncBatchNorm.convert_sync_batchnorm(Normalised())
+    ddp = DistributedDataParallel(model)
+    ddp(inputs.chunk(world_size)[rank].cpu(), targets.chunk(world_size)[rank].cpu()).backward()
+    return model.linear.weight.grad[0].clone()
+
+
+with expect_error(ValueError, match=r"^SyncBatchNorm layers only work with GPU modules$"):
+    run_ranks(synchronised_halves)
+
+# %%
+# DDP refuses a CPU model that holds a ``SyncBatchNorm`` layer, when it
+# wraps it. ``SyncBatchNorm``'s documentation says it supports DDP with one
+# GPU per process, so this fix needs GPUs, which no runner of this page has
+# two of: no such run is recorded.
 #
 # Sources
 # -------
@@ -278,5 +419,8 @@ finally:
 # output. What it says about ``DataParallel`` follows PyTorch's
 # documentation of ``torch.nn.DataParallel`` (its warnings about the
 # vector of scalars, about replicas and about in-place updates on the first
-# GPU) and its code in ``torch/nn/parallel/``; the checks above hold on the
-# runner that built this page.
+# GPU) and its code in ``torch/nn/parallel/``; what it says about DDP's
+# buffers and ``SyncBatchNorm`` follows the documentation of
+# ``DistributedDataParallel`` (``broadcast_buffers``,
+# ``forward_sync_buffers``) and of ``torch.nn.SyncBatchNorm``. The checks
+# above hold on the runner that built this page, on two processes for DDP.

@@ -8,11 +8,13 @@ Activation checkpointing under DDP
 processes while the backward pass still runs, and it learns that a
 gradient is ready from a hook on each parameter. The reentrant variant of
 activation checkpointing (``use_reentrant=True``) runs backward passes of
-its own, which that bookkeeping was not made for. This example shows the
-error "Expected to mark a variable ready only once" with
+its own, which that bookkeeping was not made for. This example runs DDP on
+two processes, each with its own half of the batch, and shows the error
+"Expected to mark a variable ready only once" with
 ``find_unused_parameters=True`` and with a block checkpointed twice, a
 case where the same mistake raises nothing while a part of the gradient
-skips the all-reduce, and two fixes: ``use_reentrant=False`` and
+skips the all-reduce, so that the two processes end with different
+gradients, and two fixes: ``use_reentrant=False`` and
 ``static_graph=True``.
 
 .. questions::
@@ -24,28 +26,29 @@ skips the all-reduce, and two fixes: ``use_reentrant=False`` and
 """
 
 # %%
-# A model, a process group and a reference
-# ----------------------------------------
+# A model, two processes and a reference
+# --------------------------------------
 # ``Net`` has a first layer ``stem``, a ``block`` that ``forward`` runs
 # through ``checkpoint`` (``repeats`` times in a row, with the same
 # weights) and a ``head``; on request it also has a second head, ``aux``,
 # that this loss does not use, as in a model with several tasks. Every
-# ``Net`` starts with the same weights. DDP runs in a process group of one
-# process (``gloo``, as in :ref:`micro_batches`), which is enough to see
-# DDP's bookkeeping; the reference gradients come from the same network
+# ``Net`` starts with the same weights. ``run_ranks``, a helper of this
+# site, starts two Python processes on this machine, joins them in a
+# process group (``gloo``), calls a function in each with its *rank* (0 or
+# 1) and returns what each returned; an error raised there is raised again
+# here. ``train`` runs two training steps of a ``Net`` under DDP on the
+# rank's half of a batch of 32 samples, as DDP is used: the same model on
+# every process, different data. The reference is what DDP should give on
+# both ranks: the average of the gradients of the two halves, computed here
 # without DDP and without checkpointing.
-import tempfile
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import torch
-import torch.distributed as dist
 from torch import nn
-from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.checkpoint import checkpoint
 
-from autograd_notes import check, draw_matrix, expect_error, expect_warning, runner_device
+from autograd_notes import check, draw_matrix, expect_error, expect_warning, run_ranks, runner_device
 
 # sphinx_gallery_thumbnail_number = 1
 device = runner_device()
@@ -84,81 +87,88 @@ def gradients(net):
     return {name: p.grad.clone() for name, p in net.named_parameters() if p.grad is not None}
 
 
-def reference(**options):
-    net = Net(None, **options).to(device)
-    net(data).pow(2).mean().backward()
+def train(rank, world_size, net, steps=2, **ddp_options):
+    """Run ``steps`` steps of ``net`` under DDP on this rank's part of ``data``; return the last gradients."""
+    ddp = DistributedDataParallel(net.to(device), **ddp_options)
+    part = data.chunk(world_size)[rank]
+    for _ in range(steps):
+        net.zero_grad()
+        ddp(part).pow(2).mean().backward()
     return gradients(net)
 
 
-def train(net, steps=2, **ddp_options):
-    """Run ``steps`` training steps of ``net`` under DDP.
-
-    Returns the gradients of the last step and, for each parameter, the
-    largest difference between its final ``.grad`` and what the all-reduce
-    was given: 0 when the whole gradient went through the all-reduce.
-    """
-    ddp = DistributedDataParallel(net, **ddp_options)
-    sent = []
-
-    def recording_hook(state, bucket):
-        sent.extend((p, g.clone()) for p, g in zip(bucket.parameters(), bucket.gradients(), strict=True))
-        return default_hooks.allreduce_hook(None, bucket)
-
-    ddp.register_comm_hook(None, recording_hook)
-    names = {p: name for name, p in net.named_parameters()}
-    for _ in range(steps):
-        sent.clear()
-        net.zero_grad()
-        ddp(data).pow(2).mean().backward()
-    unsent = {names[p]: round((p.grad - g).abs().max().item(), 4) for p, g in sent if p.grad is not None}
-    return gradients(net), dict(sorted(unsent.items()))
+def reference(**options):
+    """The average of the gradients of the two halves of ``data``, without DDP or checkpointing."""
+    halves = []
+    for part in data.chunk(2):
+        net = Net(None, **options).to(device)
+        net(part).pow(2).mean().backward()
+        halves.append(gradients(net))
+    return {name: (halves[0][name] + halves[1][name]) / 2 for name in halves[0]}
 
 
 def same(a, b):
     return a.keys() == b.keys() and all(torch.allclose(a[k], b[k], rtol=1e-5, atol=1e-6) for k in a)
 
 
-folder = tempfile.TemporaryDirectory()
-dist.init_process_group("gloo", rank=0, world_size=1, init_method=Path(folder.name, "init").as_uri())
+def one_checkpoint(rank, world_size):
+    return train(rank, world_size, Net(use_reentrant=True))
+
 
 plain = reference()
-grads, unsent = train(Net(use_reentrant=True).to(device))
-check(same(grads, plain), True, label="same(grads, plain)")
-check(set(unsent.values()), {0.0}, label="set(unsent.values())")
+ranks = run_ranks(one_checkpoint)
+check([same(grads, plain) for grads in ranks], [True, True], label="same(grads, plain) on rank 0 and rank 1")
 
 # %%
 # With one reentrant checkpoint, no unused parameter and DDP's defaults,
-# two steps run and give the reference gradients, and every gradient went
-# through the all-reduce. DDP learns that a gradient is ready from a hook
-# that runs when autograd accumulates it into ``.grad``; when all the
-# parameters of a *bucket* (a group of gradients sent together) are ready,
-# it starts that bucket's all-reduce, and when the last bucket has started
-# it schedules the end of its work for the end of the backward pass that
-# is running at that moment. The next sections break that bookkeeping.
+# two steps run on both ranks, and each ends with the reference gradients,
+# the average of the two halves' gradients. DDP learns that a gradient is
+# ready from a hook that runs when autograd accumulates it into ``.grad``;
+# when all the parameters of a *bucket* (a group of gradients sent
+# together) are ready, it starts that bucket's all-reduce, and when the
+# last bucket has started it schedules the end of its work for the end of
+# the backward pass that is running at that moment. The next sections
+# break that bookkeeping.
 #
 # An unused head and ``find_unused_parameters=True``
 # --------------------------------------------------
 # Add the ``aux`` head, which this loss never uses. Its parameters never
-# get a gradient, so DDP's buckets never fill, and the second step says so:
+# get a gradient, so DDP's buckets never fill, and the second step says
+# so, on the ranks:
+
+
+def unused_head(rank, world_size):
+    return train(rank, world_size, Net(use_reentrant=True, aux=True))
+
+
 with expect_error(
     RuntimeError,
     match=r"^Expected to have finished reduction in the prior iteration before starting a new one\.",
 ):
-    train(Net(use_reentrant=True, aux=True).to(device))
+    run_ranks(unused_head)
 
 # %%
-# The message suggests ``find_unused_parameters=True``: at the end of
-# every ``forward``, DDP then walks the graph from the output to find the
-# parameters that will get no gradient, and marks them ready as soon as
-# the backward pass delivers its first gradient. With a reentrant
-# checkpoint, that fails at the first ``backward()``:
+# The traceback goes on from ``run_ranks`` into the lines that the rank
+# named in brackets ran. Both ranks raise this error, each naming itself in
+# the message; ``run_ranks`` raises rank 0's. The message suggests
+# ``find_unused_parameters=True``: at the end of every ``forward``, DDP
+# then walks the graph from the output to find the parameters that will
+# get no gradient, and marks them ready as soon as the backward pass
+# delivers its first gradient. With a reentrant checkpoint, that fails at
+# the first ``backward()``:
 TWICE = (
     r"^Expected to mark a variable ready only once\. This error is caused by one of the following reasons: "
     r"1\) Use of a module parameter outside the `forward` function\.(.|\n)*"
     r"Parameter at index \d+ with name block\.0\.(weight|bias) has been marked as ready twice\."
 )
+
+
+def unused_head_found(rank, world_size):
+    return train(rank, world_size, Net(use_reentrant=True, aux=True), find_unused_parameters=True)
+
+
 with expect_error(RuntimeError, match=TWICE):
-    train(Net(use_reentrant=True, aux=True).to(device), find_unused_parameters=True)
+    run_ranks(unused_head_found)
 
 
 def reachable(net, output):
@@ -185,29 +195,36 @@ for use_reentrant in (True, False):
         check(found, sorted(every_used), label="found, use_reentrant=False")
 
 # %%
-# The walk from the output finds ``stem`` and ``head`` but not ``block``:
-# a reentrant checkpoint runs its block under ``no_grad`` in the forward
-# pass, so the graph holds one ``CheckpointFunctionBackward`` node and none
-# of the block's own (:ref:`activation_checkpointing`). DDP counts the
-# block's parameters as unused with ``aux`` and marks them ready; then the
-# checkpoint's backward reruns the block, the block's gradients arrive,
-# and the same parameters are marked ready a second time. With
-# ``use_reentrant=False`` the block's nodes are in the graph, and the walk
-# finds every parameter but those of ``aux``.
+# The walk from the output, done here in this process without DDP, finds
+# ``stem`` and ``head`` but not ``block``: a reentrant checkpoint runs its
+# block under ``no_grad`` in the forward pass, so the graph holds one
+# ``CheckpointFunctionBackward`` node and none of the block's own
+# (:ref:`activation_checkpointing`). DDP counts the block's parameters as
+# unused with ``aux`` and marks them ready; then the checkpoint's backward
+# reruns the block, the block's gradients arrive, and the same parameters
+# are marked ready a second time. With ``use_reentrant=False`` the block's
+# nodes are in the graph, and the walk finds every parameter but those of
+# ``aux``.
 #
 # The same block, checkpointed twice
 # ----------------------------------
 # Without ``aux`` and with DDP's defaults, checkpointing the block twice in
 # one ``forward`` (a layer whose weights are reused, as in a recurrent or
 # weight-shared network) gives the same error:
+
+
+def block_twice(rank, world_size):
+    return train(rank, world_size, Net(use_reentrant=True, repeats=2))
+
+
 with expect_error(RuntimeError, match=TWICE):
-    train(Net(use_reentrant=True, repeats=2).to(device))
+    run_ranks(block_twice)
 
 # %%
 # A hook on each parameter, registered with
 # ``register_post_accumulate_grad_hook``, runs where DDP's hook runs: each
 # time autograd accumulates into the parameter's ``.grad``. It counts how
-# often that happens in one ``backward()``, without DDP:
+# often that happens in one ``backward()``, in this process, without DDP:
 
 
 def accumulations(use_reentrant):
@@ -251,71 +268,132 @@ plt.show()
 # gradients. Here the ``stem`` is frozen, as in fine-tuning, and its
 # output is made to require grad so that the reentrant checkpoint still
 # gives the block a gradient; the block's parameters are then the last to
-# arrive:
+# arrive. ``apart`` gives, for each parameter, the largest difference
+# between the two ranks' gradients:
+
+
+def reentrant_frozen_stem(rank, world_size):
+    return train(rank, world_size, Net(use_reentrant=True, repeats=2, frozen_stem=True))
+
+
+def apart(first, second):
+    """For each parameter, the largest difference between two ranks' gradients."""
+    return {name: round((first[name] - second[name]).abs().max().item(), 4) for name in first}
+
+
 frozen = reference(repeats=2, frozen_stem=True)
-grads, unsent = train(Net(use_reentrant=True, repeats=2, frozen_stem=True).to(device))
-check(same(grads, frozen), True, label="same(grads, frozen)")
-check(list(unsent), ["block.0.bias", "block.0.weight", "head.bias", "head.weight"], label="list(unsent)")
-check(list(unsent.values()), [0.1002, 0.0401, 0.0, 0.0], label="list(unsent.values())", atol=2e-4, rtol=0)
+ranks = run_ranks(reentrant_frozen_stem)
+reentrant_apart = apart(*ranks)
+check(
+    list(reentrant_apart), ["block.0.weight", "block.0.bias", "head.weight", "head.bias"], label="parameters"
+)
+check(list(reentrant_apart.values()), [0.0373, 0.0069, 0.0, 0.0], label="apart(*ranks)", atol=2e-4, rtol=0)
+check(
+    [same(grads, frozen) for grads in ranks], [False, False], label="same(grads, frozen) on rank 0 and rank 1"
+)
+mean_of_ranks = {name: (ranks[0][name] + ranks[1][name]) / 2 for name in frozen}
+check(same(mean_of_ranks, frozen), True, label="same(mean_of_ranks, frozen)")
 
 # %%
-# No error, and ``.grad`` holds the reference gradient, yet for the
-# block's parameters it is not what the all-reduce averaged. The first of
-# the two reentrant backward passes made every parameter ready: the last
-# bucket started, and DDP finished its work when that inner backward pass
-# ended, since that is where it had scheduled it. The second pass then
-# added its contribution to ``.grad`` with DDP no longer watching. With
-# one process this changes nothing; with several, the second contribution
-# stays local to each process instead of being averaged, their gradients
-# differ, and so do their models after the optimizer step, without a
-# message.
+# No error, and the two ranks end the step with different gradients for
+# the block's parameters: the block's weight gradients are up to 0.0373
+# apart, its bias gradients up to 0.0069, while the ``head``'s gradients
+# are equal on both ranks. Neither rank has the reference gradient, yet the
+# mean of the two ranks' gradients is the reference. The first of the two reentrant backward passes made every
+# parameter ready: the last bucket started, and DDP finished its work when
+# that inner backward pass ended, since that is where it had scheduled it.
+# The second pass then added its contribution to ``.grad`` with DDP no
+# longer watching: that part of the gradient skipped the all-reduce and is
+# each rank's own, computed from its own half of the batch. An optimizer
+# step would move the two copies of the model apart, and DDP, which
+# broadcasts the parameters only when it wraps the model, would never
+# bring them back together, and no message would say so.
 #
 # The fixes
 # ---------
 # ``use_reentrant=False`` keeps the block's nodes in the one graph: the
 # walk of ``find_unused_parameters`` finds them, and each parameter's
-# gradient is accumulated once (the middle row of the figure). DDP's
+# gradient is accumulated once (the middle row of the figure above). DDP's
 # documentation calls it the variant that works with DDP without
 # limitations. ``static_graph=True`` keeps the reentrant checkpoint: DDP
 # then assumes that every iteration uses the same parameters in the same
 # way. In the first iteration it only counts how often each parameter's
 # hook fires and all-reduces everything at the end of the backward pass;
-# from then on it waits for the last of those hooks. Each fix runs here
-# on the three models that failed:
-failing = {
+# from then on it waits for the last of those hooks. ``fixed`` runs each
+# fix on the three models of the sections above, with the DDP options they
+# had:
+FAILING = {
     "aux": (dict(aux=True), dict(find_unused_parameters=True)),
     "repeats=2": (dict(repeats=2), {}),
     "frozen_stem": (dict(repeats=2, frozen_stem=True), {}),
 }
-for label, (model_options, ddp_options) in failing.items():
-    expected = reference(**model_options)
-    grads, unsent = train(Net(use_reentrant=False, **model_options).to(device), **ddp_options)
-    check(
-        same(grads, expected) and set(unsent.values()) == {0.0}, True, label=f"{label}, use_reentrant=False"
-    )
-    grads, unsent = train(Net(use_reentrant=True, **model_options).to(device), static_graph=True)
-    check(same(grads, expected) and set(unsent.values()) == {0.0}, True, label=f"{label}, static_graph=True")
+
+
+def fixed(rank, world_size):
+    runs = {}
+    for label, (model_options, ddp_options) in FAILING.items():
+        net = Net(use_reentrant=False, **model_options)
+        runs[f"{label}, use_reentrant=False"] = train(rank, world_size, net, **ddp_options)
+        net = Net(use_reentrant=True, **model_options)
+        runs[f"{label}, static_graph=True"] = train(rank, world_size, net, static_graph=True, **ddp_options)
+    return runs
+
 
 with expect_warning(UserWarning, match=r"^You passed find_unused_parameters=true to DistributedDataParallel"):
-    train(Net(use_reentrant=True, aux=True).to(device), find_unused_parameters=True, static_graph=True)
-dist.destroy_process_group()
-folder.cleanup()
+    ranks = run_ranks(fixed)
+for label, (model_options, _) in FAILING.items():
+    expected = reference(**model_options)
+    for fix in ("use_reentrant=False", "static_graph=True"):
+        check(
+            [same(grads[f"{label}, {fix}"], expected) for grads in ranks],
+            [True, True],
+            label=f"{label}, {fix}",
+        )
+
+fixes_apart = [
+    apart(*(grads[f"frozen_stem, {fix}"] for grads in ranks))
+    for fix in ("use_reentrant=False", "static_graph=True")
+]
+check([set(found.values()) for found in fixes_apart], [{0.0}, {0.0}], label="apart, frozen_stem, both fixes")
+
+
+def largest(found, module):
+    """The largest of the differences ``found`` for the parameters of ``module``."""
+    return max(value for name, value in found.items() if name.startswith(module + "."))
+
+
+modules = ["block.0", "head"]
+draw_matrix(
+    [[largest(found, module) for module in modules] for found in (reentrant_apart, *fixes_apart)],
+    rows=["use_reentrant=True", "use_reentrant=False", "static_graph=True"],
+    columns=modules,
+    title="(rank0.grad - rank1.grad).abs().max()",
+)
+plt.show()
 
 # %%
-# Both fixes give the reference gradients on the three models, with every
-# gradient through the all-reduce, for two steps each. ``aux`` keeps
-# ``.grad`` at ``None`` (``gradients`` omits it). ``static_graph``
-# finds unused parameters by itself; passing ``find_unused_parameters=True``
-# as well only earns the warning above. It is a promise, though: a model
-# whose used parameters or number of checkpoint calls change from one
-# iteration to the next (a branch taken only sometimes) must not use it.
+# The largest difference between the two ranks' gradients, over the
+# parameters of the block and over those of the head (the columns), for
+# the model with the frozen ``stem``: with the reentrant checkpoint (top
+# row) and with each fix (the two rows below). It is 0.0373 for the block
+# in the top row, and 0 everywhere else.
+#
+# Both fixes give the reference gradients on both ranks for the three
+# models, for two steps each. ``aux`` keeps ``.grad`` at ``None``
+# (``gradients`` omits it). ``static_graph`` finds unused parameters by
+# itself; passing ``find_unused_parameters=True`` as well, as the ``aux``
+# model does here, only earns the warning above, which both ranks gave and
+# the page shows once. It is a promise, though: a model whose used
+# parameters or number of checkpoint calls change from one iteration to
+# the next (a branch taken only sometimes) must not use it.
 # ``use_reentrant=False`` needs no such promise and is the one to choose;
 # it also avoids the other traps of the reentrant variant
 # (:ref:`activation_checkpointing`).
 #
 # On a GPU the model, data and gradients are on the GPU, and ``gloo``
-# all-reduces them via host memory (a multi-GPU run would use ``nccl``):
-# the same errors, counts and checks are expected; no GPU run is recorded yet.
+# all-reduces them via host memory (a multi-GPU run would use ``nccl``,
+# one GPU per process): the same errors and checks are expected; no GPU
+# run is recorded yet.
 #
 # Sources
 # -------
@@ -325,4 +403,4 @@ folder.cleanup()
 # ``torch.utils.checkpoint`` and its ``static_graph`` argument) and
 # DDP's reducer in PyTorch's source (``torch/csrc/distributed/c10d/reducer.cpp``);
 # every error and gradient above is checked on the runner that built this
-# page.
+# page, on two processes.

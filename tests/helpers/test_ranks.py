@@ -57,7 +57,7 @@ def fails_on_one(rank: int, world_size: int) -> None:
 
 def fails_everywhere(rank: int, world_size: int) -> None:
     time.sleep(0.5 * (world_size - rank))  # the highest rank fails first
-    raise ValueError("the same on every rank")
+    raise ValueError(f"the same on every rank, but for its number: {rank}")
 
 
 def sleeps(rank: int, world_size: int) -> None:
@@ -112,7 +112,7 @@ def test_a_failing_rank_stops_the_others_and_its_error_comes_back_with_its_lines
 
 def test_ranks_that_raise_the_same_error_are_named_by_the_lowest_rank() -> None:
     # whichever finishes first, the page shows the same traceback at every run
-    with pytest.raises(ValueError, match=r"^the same on every rank$") as caught:
+    with pytest.raises(ValueError, match=r"^the same on every rank, but for its number: 0$") as caught:
         run_ranks(fails_everywhere, world_size=2)
     assert "  [rank 0 of 2]" in format_clean_traceback(caught.value).splitlines()
 

@@ -27,6 +27,7 @@ import contextlib
 import io
 import os
 import pickle
+import re
 import subprocess
 import sys
 import tempfile
@@ -140,17 +141,18 @@ def _first_failure(outcomes: dict[int, dict[str, Any]], failed: list[int]) -> di
 
     A rank whose peer left the group fails in its next collective, later:
     the earliest failure is the cause. Ranks that raise the same error by
-    themselves finish in any order; the lowest of them is named, so a page
-    shows the same traceback at every run.
+    themselves (the same type and message, but for the numbers in it)
+    finish in any order; the lowest of them is named, so a page shows the
+    same traceback at every run.
     """
     earliest = min(failed, key=lambda rank: (outcomes[rank]["failed_at"], rank))
-    same = [
-        rank
-        for rank in failed
-        if type(outcomes[rank]["error"]) is type(outcomes[earliest]["error"])
-        and str(outcomes[rank]["error"]) == str(outcomes[earliest]["error"])
-    ]
+    same = [rank for rank in failed if _kind(outcomes[rank]["error"]) == _kind(outcomes[earliest]["error"])]
     return outcomes[min(same)] | {"rank": min(same)}
+
+
+def _kind(error: BaseException) -> tuple[type[BaseException], str]:
+    """An error's type and message, its numbers left out: each rank may name itself in it (DDP does)."""
+    return type(error), re.sub(r"\d+", "#", str(error))
 
 
 def _report(outcomes: list[dict[str, Any]], world_size: int) -> list[Any]:
