@@ -188,7 +188,7 @@ def test_translated_pages_show_translated_prose_and_interface(html_root: Path) -
     sharded = (html_root / "ru" / "examples/18_distributed/plot_sharded_gradients.html").read_text("utf-8")
     assert "[процесс 0 из 2]" in html.unescape(sharded)  # a traceback going on in a rank (run_ranks)
     # "Every difference": a release that raised nothing says so in the page's language
-    never_sees = (html_root / "ru" / "examples/19_parameters_and_optimizers/plot_optimizer_never_sees.html")
+    never_sees = html_root / "ru" / "examples/19_parameters_and_optimizers/plot_optimizer_never_sees.html"
     differences = html.unescape(never_sees.read_text("utf-8")).split('class="tl-observations"', 1)[1]
     assert "<ins>нет ошибки</ins>" in differences
     assert ">no error<" not in differences
