@@ -185,9 +185,9 @@ total = torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in reference.
 local_norms = torch.stack([rank["local_norm"] for rank in ranks])
 check(total, 10.991, label="total (the whole gradient, one process)", rtol=1e-4, atol=0.0)
 check(local_norms, [7.4504, 8.0805], label="local_norms (rank 0, rank 1)", rtol=1e-4, atol=0.0)
-check(torch.linalg.vector_norm(local_norms), total, label="norm of local_norms vs total")
 
 factors = torch.stack([max_norm / local_norms, (max_norm / total).expand(2)], dim=1)
+print("max_norm / local_norms, max_norm / total:", [[round(x, 4) for x in row] for row in factors.tolist()])
 figure = draw_matrix(
     torch.cat([torch.stack([local_norms, total.expand(2)], dim=1), factors], dim=1),
     rows=["rank 0", "rank 1"],
@@ -213,20 +213,11 @@ plt.show()
 local = torch.cat([rank["local"] for rank in ranks])  # the two ranks' shards, end to end
 clipped_locally = torch.cat([rank["local"] * max_norm / rank["local_norm"] for rank in ranks])
 check(torch.linalg.vector_norm(local), total, label="norm of both ranks' shards vs total")
-check(
-    torch.linalg.vector_norm(clipped_locally),
-    2**0.5,
-    label="norm after clipping by local norms",
-    rtol=1e-4,
-    atol=0.0,
-)
-check(factors[:, 0], [0.1342, 0.1238], label="max_norm / local_norms", rtol=1e-3, atol=0.0)
-check(
-    nn.functional.cosine_similarity(local, clipped_locally, dim=0),
-    0.9992,
-    label="cosine",
-    rtol=1e-4,
-    atol=0.0,
+# arithmetic on the values above, printed, not checked: each part now has norm 1
+print("norm after clipping by local norms:", round(torch.linalg.vector_norm(clipped_locally).item(), 4))
+print(
+    "cosine with the gradient:",
+    round(nn.functional.cosine_similarity(local, clipped_locally, dim=0).item(), 4),
 )
 
 # %%

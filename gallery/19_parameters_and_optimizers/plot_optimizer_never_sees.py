@@ -430,12 +430,21 @@ both_optimizer.load_state_dict(saved["optimizer"])
 both_scheduler.load_state_dict(saved["scheduler"])
 one_optimizer = torch.optim.SGD(first.parameters(), lr=0.1)
 one_optimizer.load_state_dict(saved["optimizer"])
+epoch_optimizer = torch.optim.SGD(first.parameters(), lr=0.1)
+epoch_optimizer.load_state_dict(saved["optimizer"])  # initial_lr is back: no KeyError now
+epoch_scheduler = schedulers.StepLR(epoch_optimizer, step_size=3, gamma=0.5, last_epoch=4)
+check(epoch_scheduler.last_epoch, 5, label="last_epoch of StepLR(..., last_epoch=4)")
 check(straight, [0.1, 0.1, 0.05, 0.05, 0.05, 0.025], label="six steps without a stop")
 check(stopped + rates(both_optimizer, both_scheduler, 2), straight, label="resumed from both states")
 check(
     stopped + rates(one_optimizer, schedule(one_optimizer), 2),
     [*straight[:5], 0.05],
     label="resumed, new scheduler",
+)
+check(
+    stopped + rates(epoch_optimizer, epoch_scheduler, 2),
+    [*straight[:4], 0.025, 0.025],
+    label="resumed, last_epoch=4",
 )
 
 # %%
@@ -445,7 +454,12 @@ check(
 # the optimizer's state and a new scheduler, the rate is right at first
 # (it is the optimizer's), but the new scheduler counts its steps from 0:
 # the next halving comes three steps after the restart, not at step 6, and
-# no error says so. Save both, and load both.
+# no error says so. Loading the optimizer's state first, as the
+# ``KeyError`` advises, brings ``initial_lr`` back, and
+# ``last_epoch=4`` is then accepted; but the constructor takes a step of
+# its own, so the schedule stands at step 5, one step ahead, and halves
+# one step early. Save both states, load both, and leave ``last_epoch``
+# alone.
 #
 # On a GPU the same checks are expected to hold; no GPU record exists yet.
 #
