@@ -64,45 +64,55 @@ else:
     check(tuple(gradient_eval.shape), (6, 1, 3), label="input gradient's shape, eval()")
 
 # %%
-# On a CPU runner the gradient is computed: backward goes through the same
-# operations the forward pass ran, whatever the mode. On an NVIDIA GPU,
+# On a CPU runner the gradient is computed. There too ``nn.LSTM`` runs as
+# one fused kernel per layer, oneDNN's (the profiler shows
+# ``aten::mkldnn_rnn_layer``, and ``MkldnnRnnLayerBackward0`` in backward),
+# and that kernel's backward works in ``eval()`` mode. On an NVIDIA GPU,
 # ``nn.LSTM`` runs as one cuDNN kernel, and in ``eval()`` mode PyTorch asks
-# cuDNN for its *inference* forward pass, which keeps none of the buffers the
-# backward kernel reads. The backward then stops with "cudnn RNN backward
-# can only be called in training mode": the GPU branch above expects it, and
-# no GPU run is recorded yet. The error comes when the gradient is asked for,
-# not at the forward pass, and ``model.eval()`` may have been called far from
-# it, in an evaluation loop or by a library.
+# cuDNN for its *inference* forward pass, which keeps none of the buffers
+# (the *reserve space*) the backward kernel reads. The refusal comes from
+# that inference pass, not from the fusion of the steps into one kernel. The
+# backward then stops with "cudnn RNN backward can only be called in
+# training mode": the GPU branch above expects it, and no GPU run is
+# recorded yet. The error comes when the gradient is asked for, not at the
+# forward pass, and ``model.eval()`` may have been called far from it, in an
+# evaluation loop or by a library.
 #
 # Way 1: cuDNN switched off around the forward pass
 # -------------------------------------------------
 # ``torch.backends.cudnn.flags(enabled=False)`` keeps cuDNN out of what runs
-# inside it: the LSTM then runs as PyTorch's own operations, as on a CPU,
-# and backward can go through them in ``eval()`` mode. The forward pass must
-# be inside the block, since it decides which backward is recorded. Its
-# gradient is the reference for the rest of this page.
+# inside it: on a GPU the LSTM then runs step by step, as matrix products
+# and PyTorch's fused LSTM cell (``_thnn_fused_lstm_cell``), and backward
+# can go through them in ``eval()`` mode. On a CPU, which never runs cuDNN,
+# the block changes nothing. The forward pass must be inside the block,
+# since it decides which backward is recorded. Its gradient is the
+# reference for the rest of this page.
 with torch.backends.cudnn.flags(enabled=False):
     output_reference, gradient_reference = input_gradient(lstm, x)
 
-if device.type == "cpu":
-    # a CPU never runs cuDNN: the block changes nothing there
-    check(torch.equal(gradient_reference, gradient_eval), True, label="same as without the block")
-
 # %%
-# It has two costs. On a GPU, the LSTM runs as many small kernels instead of
-# one fused kernel, which is slower. And ``flags`` sets *every* cuDNN flag,
-# not only ``enabled``: those it is not given take its defaults for the time
-# of the block, so a ``deterministic=True`` set for the whole run is off
-# inside it (on every runner: these are plain settings).
+# On a GPU it costs time: the LSTM runs as many small kernels, one step after
+# another, instead of one fused kernel. ``flags`` has a catch of its own: it
+# sets every flag it is not given, for the block, so with ``enabled=True``
+# and a single option, the others return to their defaults. A
+# ``deterministic=True`` set for the whole run is off inside
+# ``flags(enabled=True, benchmark=True)``, and ``allow_tf32`` (with
+# ``fp32_precision``, in the releases that have it) returns to its default as
+# well (on every runner: these are plain settings). With ``enabled=False``
+# this does not matter: no cuDNN kernel runs to read them.
 torch.backends.cudnn.deterministic = True
-with torch.backends.cudnn.flags(enabled=False):
-    check(torch.backends.cudnn.deterministic, False, label="deterministic, inside flags(enabled=False)")
+with torch.backends.cudnn.flags(enabled=True, benchmark=True):
+    check(
+        torch.backends.cudnn.deterministic,
+        False,
+        label="deterministic, inside flags(enabled=True, benchmark=True)",
+    )
 check(torch.backends.cudnn.deterministic, True, label="deterministic, after the block")
 torch.backends.cudnn.deterministic = False
 
 # %%
-# Pass ``deterministic=True`` (and ``benchmark``) to ``flags`` as well where
-# the run relies on them.
+# Where cuDNN stays on inside ``flags``, pass it every option the run relies
+# on, ``deterministic=True`` included.
 #
 # Way 2: the RNN in ``train()`` mode, with a dropout of 0
 # --------------------------------------------------------
@@ -141,9 +151,10 @@ if device.type == "cpu":
 # do not add in the same order, and on Ampere and later GPUs cuDNN may
 # multiply in TF32, with a 10-bit mantissa, while
 # ``torch.backends.cudnn.allow_tf32`` is on (its default).
-# What this way costs is memory: in training mode cuDNN's forward pass keeps
-# a *reserve* buffer for backward, which its inference pass does not
-# allocate.
+# Like the first way, this one keeps memory for backward: in training mode
+# cuDNN's forward pass keeps a *reserve* buffer, which its inference pass
+# does not allocate, and with cuDNN off autograd keeps the tensors that
+# every step's operations save.
 #
 # The same weights with a dropout of 0.5 are another function in
 # ``train()`` mode: every forward pass draws a new mask between the two
