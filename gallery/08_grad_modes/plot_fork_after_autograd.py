@@ -37,7 +37,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import threading
 import warnings
 from pathlib import Path
 
@@ -97,14 +96,15 @@ if sys.platform == "linux":
 # this process waits for it 60 s at most. Python 3.12 and later warn when
 # a process with more than one thread forks (a ``DeprecationWarning`` of
 # ``os.fork``); the warnings are caught and checked, without the process
-# id they name.
+# id they name. Windows has no ``fork``: there the page says so and skips
+# the child.
 FORK_WARNING = "This process is multi-threaded, use of fork() may lead to deadlocks in the child."
 
 
 def os_threads():
-    """How many threads this process has, as Python counts them before a fork."""
+    """How many OS threads this process has, as Python counts them before a fork; None without /proc."""
     tasks = Path("/proc/self/task")
-    return len(list(tasks.iterdir())) if tasks.is_dir() else threading.active_count()
+    return len(list(tasks.iterdir())) if tasks.is_dir() else None
 
 
 def backward_in_child(sender):
@@ -123,12 +123,18 @@ def fork_child():
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(target=backward_in_child, args=(sender,))
-    warns = sys.version_info >= (3, 12) and os_threads() > 1
+    threads = os_threads()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         child.start()
     sender.close()
-    sent = receiver.recv() if receiver.poll(60) else ("no answer", "within 60 s")
+    sent = ("no answer", "the forked child sent nothing within 60 s")
+    if receiver.poll(60):
+        try:
+            sent = receiver.recv()
+        except EOFError:  # the pipe closed with nothing in it: the child ended early
+            child.join(10)
+            sent = ("crashed", f"the forked child ended without an answer, exit code {child.exitcode}")
     child.join(10)
     if child.is_alive():
         child.kill()
@@ -136,24 +142,36 @@ def fork_child():
     for record in caught:  # any other warning is not this page's: let it through
         if "multi-threaded" not in str(record.message):
             warnings.warn_explicit(record.message, record.category, record.filename, record.lineno)
-    check([m for m in said if "multi-threaded" in m], [FORK_WARNING] if warns else [], label="fork warnings")
+    fork_warnings = [m for m in said if "multi-threaded" in m]
+    if threads is None:  # no exact thread count: Python may warn or not
+        print(f"fork warnings (either is accepted without /proc): {fork_warnings}")
+    else:
+        warns = sys.version_info >= (3, 12) and threads > 1
+        check(fork_warnings, [FORK_WARNING] if warns else [], label="fork warnings")
     return sent
 
 
 def raise_again(sent):
-    """Raise here the error a child reported; return its gradient otherwise."""
+    """Raise here the error a child reported (or its crash); return its gradient otherwise."""
     kind, value = sent
     if kind == "RuntimeError":
         raise RuntimeError(value)
+    if kind != "gradient":
+        raise ChildProcessError(value)
     return value
 
 
-forked = fork_child()
 FORK_ERROR = r"^Unable to handle autograd's threading in combination with fork-based multiprocessing\."
-if gpus:  # a GPU runner, or any machine with a GPU
+START_METHODS = multiprocessing.get_all_start_methods()
+if "fork" not in START_METHODS:  # Windows
+    print("no fork start method on this platform: the forked child is skipped")
+    forked = ("skipped", [])
+elif gpus:  # a GPU runner, or any machine with a GPU
+    forked = fork_child()
     with expect_error(RuntimeError, match=FORK_ERROR):
         raise_again(forked)
 else:
+    forked = fork_child()
     check(raise_again(forked), [2.0, 4.0, 6.0], label="the forked child's x.grad")
 (w * 3).sum().backward()  # and this process goes on as before
 check(w.grad, [6.0, 6.0], label="w.grad, after a second backward here")
@@ -163,7 +181,9 @@ check(w.grad, [6.0, 6.0], label="w.grad, after a second backward here")
 # back. Python 3.11, which builds this page, gives no warning; from 3.12
 # on, the warning is expected whenever the process has more than one
 # thread, which a math library's thread pool or a GPU's engine thread
-# makes, and the check above expects it exactly then.
+# makes. The check above expects it exactly then where Linux counts the
+# threads under ``/proc``; elsewhere Python counts threads the page cannot
+# see, so it accepts the warning or none and prints which.
 #
 # On a GPU runner the child is expected to send back the error instead,
 # raised again here by ``raise_again``: its message is "Unable to handle
@@ -217,18 +237,25 @@ def outcome(run):
     try:
         return run()
     except Exception as error:
-        last = [line for line in str(error).splitlines() if line.strip()][-1]
+        last = ([line for line in str(error).splitlines() if line.strip()] or [""])[-1]
         return type(error).__name__ + ": " + last.split("Error: ", 1)[-1]
 
 
 if __name__ == "__main__":
     w = torch.ones(2, device=sys.argv[1], requires_grad=True)
     (w * 3).sum().backward()  # this process has run a backward
+    methods = multiprocessing.get_all_start_methods()  # Windows has no fork, no forkserver
     for method in ("fork", "spawn", "forkserver"):
+        if method not in methods:
+            print(f"Pool, {method}: skipped, no such start method here")
+            continue
         with multiprocessing.get_context(method).Pool(1) as pool:
             result = outcome(lambda: pool.apply_async(gradient, ([1.0, 2.0, 3.0],)).get(timeout=60))
         print(f"Pool, {method}:", result)
     for method in ("fork", "spawn"):
+        if method not in methods:
+            print(f"DataLoader, {method}: skipped, no such start method here")
+            continue
         loader = DataLoader(Gradients(), batch_size=2, num_workers=1, multiprocessing_context=method)
         print(f"DataLoader, {method}:", outcome(lambda: [batch.flatten().tolist() for batch in loader][0]))
 '''
@@ -255,8 +282,14 @@ expected = {
     "DataLoader, fork": "[2.0, 4.0]",
     "DataLoader, spawn": "[2.0, 4.0]",
 }
+missing = [method for method in ("fork", "forkserver") if method not in START_METHODS]  # Windows
+if missing:
+    print(f"no {' or '.join(missing)} start method on this platform: the program skips those cases")
+for case in expected:
+    if case.split(", ")[1] in missing:
+        expected[case] = "skipped, no such start method here"
 returned = dict(outcomes)
-if gpus:  # the fork cases are expected to fail on a machine with a GPU
+if gpus and "fork" in START_METHODS:  # the fork cases are expected to fail on a machine with a GPU
     for case in ("Pool, fork", "DataLoader, fork"):
         with expect_error(RuntimeError, match=FORK_ERROR):
             kind, _, message = returned.pop(case).partition(": ")
@@ -287,8 +320,10 @@ import matplotlib.pyplot as plt
 
 from autograd_notes import draw_matrix
 
-sent_back = {"fork": forked[1] if forked[0] == "gradient" else []}
+sent_back = {"fork": forked[1] if forked[0] == "gradient" else []} if forked[0] != "skipped" else {}
 for case, got in outcomes.items():
+    if got.startswith("skipped"):
+        continue
     sent_back[case] = ast.literal_eval(got) if got.startswith("[") else []  # [] for an error
 rows = [[*got, *[0.0] * (3 - len(got))] for got in sent_back.values()]  # 0: no entry (or an error)
 figure = draw_matrix(rows, rows=list(sent_back), columns=["[0]", "[1]", "[2]"], title="x.grad, in each child")
@@ -314,9 +349,16 @@ plt.show()
 #   ``if __name__ == "__main__":``. It works on every machine, with the
 #   worker importable.
 # - Or fork before the first backward of the process: the handler is
-#   registered only when the engine starts its threads, so a pool created
-#   earlier keeps working (this is why the error often appears only when a
-#   training step, or a test, runs before the pool is made).
+#   registered only when the engine starts its threads, so the workers a
+#   pool forked earlier keep working (this is why the error often appears
+#   only when a training step, or a test, runs before the pool is made).
+#   That holds only for children forked before it: a ``DataLoader`` without
+#   ``persistent_workers=True`` forks new workers at every
+#   ``iter(loader)``, so at every epoch, and a pool that replaces a worker
+#   (``maxtasksperchild``, a worker that died) forks a new one; those
+#   children are marked. ``persistent_workers=True`` keeps a loader's
+#   workers, forked once, at its first epoch; otherwise use ``"spawn"`` or
+#   ``"forkserver"``.
 # - A machine without a GPU starts no device thread and marks no child
 #   (unless reentrant backward calls nest past the engine's depth limit
 #   and start a thread of their own): that is why the same script may work on a
