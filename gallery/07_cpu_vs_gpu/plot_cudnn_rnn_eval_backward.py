@@ -68,7 +68,8 @@ else:
 # one fused kernel per layer, oneDNN's (the profiler shows
 # ``aten::mkldnn_rnn_layer``, and ``MkldnnRnnLayerBackward0`` in backward),
 # and that kernel's backward works in ``eval()`` mode. On an NVIDIA GPU,
-# ``nn.LSTM`` runs as one cuDNN kernel, and in ``eval()`` mode PyTorch asks
+# ``nn.LSTM`` runs as one cuDNN call, which schedules the kernels of every
+# step and layer itself, and in ``eval()`` mode PyTorch asks
 # cuDNN for its *inference* forward pass, which keeps none of the buffers
 # (the *reserve space*) the backward kernel reads. The refusal comes from
 # that inference pass, not from the fusion of the steps into one kernel. The
@@ -91,8 +92,9 @@ with torch.backends.cudnn.flags(enabled=False):
     output_reference, gradient_reference = input_gradient(lstm, x)
 
 # %%
-# On a GPU it costs time: the LSTM runs as many small kernels, one step after
-# another, instead of one fused kernel. ``flags`` has a catch of its own: it
+# On a GPU it is expected to cost time (not measured here): the LSTM runs
+# as many small kernels, one step after another, instead of one cuDNN
+# call. ``flags`` has a catch of its own: it
 # sets every flag it is not given, for the block, so with ``enabled=True``
 # and a single option, the others return to their defaults. A
 # ``deterministic=True`` set for the whole run is off inside
@@ -147,7 +149,7 @@ if device.type == "cpu":
 # %%
 # On a CPU runner the outputs and the gradients are the same to the last
 # bit. On a GPU they are expected to agree only within a relative tolerance
-# of 1 %: cuDNN's fused kernel and the operations run with cuDNN switched off
+# of 1 %: cuDNN's RNN call and the operations run with cuDNN switched off
 # do not add in the same order, and on Ampere and later GPUs cuDNN may
 # multiply in TF32, with a 10-bit mantissa, while
 # ``torch.backends.cudnn.allow_tf32`` is on (its default).

@@ -332,7 +332,7 @@ plt.show()
 
 # %%
 # One row per child above, in the order they ran, and one cell per entry
-# of the gradient it sent back. The first three rows hold 2, 4 and 6 (the
+# of the gradient it sent back. The first four rows hold 2, 4 and 6 (the
 # gradient of ``(x**2).sum()`` at ``x = [1, 2, 3]``); the two
 # ``DataLoader`` rows hold 2 and 4, one entry per item of the data set,
 # and ``0`` in the last cell, where the data set has no third item. On a

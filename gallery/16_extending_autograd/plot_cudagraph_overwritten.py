@@ -185,7 +185,8 @@ plt.show()
 # the losses that entry of the list holds when read after the loop. The
 # ``cloned`` line is the real curve; the ``kept`` line is flat at the last
 # step's value. Silent wrong numbers are what CUDA graph trees, the part
-# of ``torch.compile`` that runs the replays, prevent: when a new step starts,
+# of ``torch.compile`` that runs the replays, prevent (from PyTorch's source;
+# not run here): when a new step starts,
 # they mark the memory of the outputs that are still alive, and reading it
 # raises the error above instead of returning the new values. Only CUDA
 # graph trees do this: with ``torch.cuda.graph``, ``CUDAGraph.replay()`` or
@@ -197,9 +198,9 @@ plt.show()
 # The error message suggests calling ``torch.compiler.cudagraph_mark_step_begin()``
 # before each call. That function *starts* a new step, so it frees the outputs
 # of the previous one: it never saves an output kept from an earlier call. It
-# is the fix for another case, where ``torch.compile`` cannot tell that a new
-# step has begun (a forward pass whose outputs still wait for a backward
-# pass), and it should be called where each step begins, with the outputs to
+# fixes the cases where ``torch.compile`` misplaces a step's start (a
+# forward pass whose outputs still wait for a backward pass, or several
+# calls that make one step), and it should be called where each step begins, with the outputs to
 # keep cloned before. Once it has been called, only its calls start new
 # steps (``torch.compile`` counts steps by them from then on), so it must be
 # called at every step; the example of its documentation calls it once

@@ -204,7 +204,7 @@ def reference_part(owner):
 
 
 parts = [reference_part(0), reference_part(1)]
-check(parts[0] + parts[1], reference, label="reference_part(0) + reference_part(1) (= reference)")
+# the two parts add up to the reference: the sum rule of derivatives, no collective
 aware = [ranks[rank]["dist_nn.all_gather"]["grad"] for rank in (0, 1)]
 for rank in (0, 1):
     check(aware[rank], 2 * parts[rank], label=f"rank {rank}: grad (= 2 * reference_part({rank}))")
@@ -417,9 +417,10 @@ check(torch.allclose(in_place, softmax_loss(), atol=1e-4), False, label="in plac
 # the gradient, each rank gets twice its part of the one-process gradient,
 # and DDP's mean is exact. Its backward all-reduces with the forward's own
 # operation (``_AllReduce`` in ``torch/distributed/nn/functional.py``),
-# which is the gradient of a sum only: with ``ReduceOp.MAX``, as in a
-# softmax that subtracts the largest score across the ranks, the gradient
-# is wrong, and nothing says so.
+# which is right for a sum (or an average) only: with ``ReduceOp.MAX``, as
+# in a softmax that subtracts the largest score across the ranks, the
+# gradient is wrong, and nothing says so (the ``_functional_collectives``
+# replacement refuses any operation but a sum).
 #
 # On a GPU runner this page still computes on the CPU: ``run_ranks`` joins
 # its processes in a ``gloo`` group, and the one-process reference must

@@ -175,7 +175,7 @@ plt.show()
 # Each half's loss is already a mean over its samples, so the mean of the
 # two is the mean over the batch, and ``.mean()`` gives the gradient one
 # device would have computed. ``.sum()`` multiplies it by the number of
-# GPUs: with SGD the same script trains with a learning rate that grows
+# parts, the GPUs used: with SGD the same script trains with a rate that grows
 # with the machine it runs on, and with any optimizer a
 # ``clip_grad_norm_`` threshold means something different on each machine.
 #
@@ -379,8 +379,8 @@ check(
 # After the first step each rank's ``running_mean`` holds 0.1 times its own
 # half's mean. The second step starts from rank 0's value on both ranks,
 # then each adds its own half: the two ranks end with different running
-# statistics, and each is built only from the halves it saw, rank 0's from
-# the first half alone. The model a script saves from rank 0, the usual
+# statistics, rank 0's from the first half alone, rank 1's from rank 0's
+# previous value and its own last half. The model saved from rank 0, the usual
 # place, evaluates with statistics of one part of each batch, as the model
 # under ``DataParallel`` keeps the first GPU's.
 #

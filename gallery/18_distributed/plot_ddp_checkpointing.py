@@ -125,7 +125,8 @@ check([same(grads, plain) for grads in ranks], [True, True], label="same(grads, 
 # the average of the two halves' gradients. DDP learns that a gradient is
 # ready from a hook that runs when autograd accumulates it into ``.grad``;
 # when all the parameters of a *bucket* (a group of gradients sent
-# together) are ready, it starts that bucket's all-reduce, and when the
+# together) are ready, it starts that bucket's all-reduce once the buckets
+# before it have started, and when the
 # last bucket has started it schedules the end of its work for the end of
 # the backward pass that is running at that moment. The next sections
 # break that bookkeeping.

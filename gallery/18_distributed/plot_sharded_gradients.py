@@ -176,7 +176,7 @@ check(ranks[1]["weight_shard"], weight_grad[2:], label="rank 1's shard of 0.weig
 #
 # The clipping trap
 # -----------------
-# ``clip_grad_norm_`` scales every gradient by ``max_norm / total``, where
+# ``clip_grad_norm_`` scales every gradient by ``min(1, max_norm / total)``, where
 # ``total`` is the norm of all gradients put end to end
 # (:ref:`gradient_clipping`). A rank that computes a norm from its local
 # shards alone, here with ``get_total_norm`` over the ``to_local()``
@@ -274,7 +274,9 @@ for rank in ranks:
 # ---------------------------
 # ``fully_shard`` is usually applied to each block, then to the root
 # module, which takes the parameters that no block owns. Forgetting the
-# root leaves those parameters plain tensors, while the blocks' are
+# root leaves those parameters plain tensors, never reduced across the
+# ranks (each rank keeps its own gradient, and the ranks drift apart once
+# their batches differ, without an error), while the blocks' are
 # ``DTensor`` objects, and ``clip_grad_norm_`` cannot compute one norm over
 # both. ``Scaled`` has a parameter of its own, ``scale``:
 

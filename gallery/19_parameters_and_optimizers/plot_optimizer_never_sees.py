@@ -437,8 +437,8 @@ check(epoch_scheduler.last_epoch, 5, label="last_epoch of StepLR(..., last_epoch
 check(straight, [0.1, 0.1, 0.05, 0.05, 0.05, 0.025], label="six steps without a stop")
 check(stopped + rates(both_optimizer, both_scheduler, 2), straight, label="resumed from both states")
 check(
-    stopped + rates(one_optimizer, schedule(one_optimizer), 2),
-    [*straight[:5], 0.05],
+    stopped + rates(one_optimizer, schedule(one_optimizer), 3),
+    [*straight[:5], 0.05, 0.025],
     label="resumed, new scheduler",
 )
 check(
@@ -453,7 +453,8 @@ check(
 # ``state_dict``, the run goes on as if it had never stopped. Resumed with
 # the optimizer's state and a new scheduler, the rate is right at first
 # (it is the optimizer's), but the new scheduler counts its steps from 0:
-# the next halving comes three steps after the restart, not at step 6, and
+# the next halving comes at step 7, three steps after the restart, not at
+# step 6, and
 # no error says so. Loading the optimizer's state first, as the
 # ``KeyError`` advises, brings ``initial_lr`` back, and
 # ``last_epoch=4`` is then accepted; but the constructor takes a step of
