@@ -129,8 +129,8 @@ plt.show()
 # proportional to it, though: the counter leaves out the elementwise
 # backward kernels (ReLU, bias sums), which are limited by memory rather
 # than arithmetic, the accumulation of gradients into ``.grad``
-# (``AccumulateGrad``) and their allocation, and the forward recomputed
-# under checkpointing. And a timer can show much more than twice, or much
+# (``AccumulateGrad``) and their allocation, and the forward that ``checkpoint(...,
+# use_reentrant=False)`` recomputes (a reentrant one's is counted). A timer can show more than twice, or much
 # less, for reasons that have nothing to do with the backward pass.
 #
 # A call returns before the GPU is done

@@ -189,7 +189,7 @@ plt.show()
 # not run here): when a new step starts,
 # they mark the memory of the outputs that are still alive, and reading it
 # raises the error above instead of returning the new values. Only CUDA
-# graph trees do this: with ``torch.cuda.graph``, ``CUDAGraph.replay()`` or
+# graph trees do this (from the source): with ``torch.cuda.graph``, ``CUDAGraph.replay()`` or
 # ``torch.cuda.make_graphed_callables``, kept outputs are overwritten
 # silently, as with ``Replayed``.
 #

@@ -118,7 +118,7 @@ model.zero_grad()
 # Without a second GPU (the second branch), one device did all the work:
 # the loss is a 0-dim tensor, ``backward()`` works, and ``model.calls``
 # went up by one. This is how a script that uses ``DataParallel`` behaves
-# on a laptop, on a CPU runner and on a machine with one GPU, so neither
+# on a laptop, on a CPU runner and, from the source, with one GPU (the model on ``cuda:0``), so neither
 # problem of this page shows there.
 #
 # On a runner with two or more GPUs the first branch runs; its checks say

@@ -273,12 +273,12 @@ for rank in ranks:
 # Only the submodules sharded
 # ---------------------------
 # ``fully_shard`` is usually applied to each block, then to the root
-# module, which takes the parameters that no block owns. Forgetting the
-# root leaves those parameters plain tensors, never reduced across the
-# ranks (each rank keeps its own gradient, and the ranks drift apart once
-# their batches differ, without an error), while the blocks' are
-# ``DTensor`` objects, and ``clip_grad_norm_`` cannot compute one norm over
-# both. ``Scaled`` has a parameter of its own, ``scale``:
+# module, which takes the parameters that no block owns. Forgetting the root leaves those parameters plain
+# tensors, never reduced across the ranks (each keeps its own gradient: with a per-tensor optimizer, the
+# CPU's default, the ranks drift apart silently once their batches differ; a foreach ``step()``, the GPU's
+# default, raises the mixed-type error), while the blocks' are ``DTensor`` objects, and
+# ``clip_grad_norm_`` cannot compute one norm over both. ``Scaled`` has a parameter of its own,
+# ``scale``:
 
 
 class Scaled(nn.Module):
