@@ -241,8 +241,14 @@ def _cells(numbers: list[int], language: str) -> str:
 
 
 def _headings(env: BuildEnvironment, example: str) -> list[str]:
-    """The title of the section each code cell of an example is in, in the build's language."""
-    return translate_from(env, gallery_docname(env, example), example_cell_headings(env, example))
+    r"""The title of the section each code cell of an example is in, in the build's language.
+
+    An escaped space (``\ ``, which a translation writes between a literal
+    and a full-width mark) is reStructuredText for nothing: the title as the
+    page shows it has none.
+    """
+    titles = translate_from(env, gallery_docname(env, example), example_cell_headings(env, example))
+    return [title.replace("\\ ", "") for title in titles]
 
 
 def _entry_key(entry: ChangeEntry) -> tuple[object, ...]:
