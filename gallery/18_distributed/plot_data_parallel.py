@@ -18,7 +18,7 @@ wrappers do to ``BatchNorm``.
 .. questions::
 
    - Why does ``nn.DataParallel`` give ``grad can be implicitly created only for scalar outputs``?
-   - Should I use ``loss.mean()`` or ``loss.sum()`` with DataParallel?
+   - Should I use ``loss.mean()`` or ``loss.sum()`` with DataParallel or DDP?
    - Why are attributes set in ``forward`` lost under DataParallel?
    - Should I use DataParallel or DistributedDataParallel?
 """

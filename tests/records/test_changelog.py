@@ -166,16 +166,29 @@ def _line_of(example: str, kind: str, documented: str) -> int:
     return int(line)
 
 
-def test_what_changed_in_2_15_0_is_two_reworded_messages() -> None:
+def test_what_changed_in_2_12_1_and_2_15_0() -> None:
+    """The project's records: 2.12.1 brought the collectives' warnings, 2.15.0 two wordings."""
     mismatch = _line_of("07_cpu_vs_gpu/plot_device_mismatch.py", "error", "mat2 must be a matrix")
     reentrant = _line_of(
         "17_precision_and_memory/plot_activation_checkpointing.py",
         "warning",
         "use_reentrant parameter should be passed",
     )
-    assert release_change_lines(ROOT / "records", ["2.15.0", "2.12.1", "2.4.1"]) == [
+    lines = release_change_lines(ROOT / "records", ["2.15.0", "2.12.1", "2.4.1"])
+    assert lines[:2] == [
         "2.4.1: the oldest recorded release, where the comparisons start",
-        "2.12.1 (against 2.11.0): no documented check changed",
+        "2.12.1 (against 2.11.0): 4 change(s)",
+    ]
+    # torch.distributed.nn's deprecations and c10d's autograd-kernel warning, then a reworded DTensor error
+    assert [line.split(":")[0].strip() for line in lines[2:6]] == [
+        "The outcome changed from no warning to `FutureWarning`",
+        "The outcome changed from no warning to `UserWarning`",
+        "The outcome changed from `UserWarning` to `FutureWarning, UserWarning`",
+        "The `RuntimeError` is worded otherwise",
+    ]
+    assert all("18_distributed/plot_collectives_no_gradient.py line" in line for line in lines[2:5])
+    assert "18_distributed/plot_sharded_gradients.py line" in lines[5]
+    assert lines[6:] == [
         "2.15.0 (against 2.14.1): 2 change(s)",
         "  The `RuntimeError` is worded otherwise: `RuntimeError: {+mm:+} mat2 must be a "
         "[-matrix-]{+matrix, got 0-D tensor+}`. "
