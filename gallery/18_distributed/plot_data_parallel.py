@@ -352,8 +352,8 @@ plt.show()
 #
 # The running statistics follow another rule. By default DDP broadcasts
 # rank 0's buffers to every rank at the beginning of each ``forward``
-# (``broadcast_buffers=True``, an argument that PyTorch 2.13 deprecates
-# for ``forward_sync_buffers``, also ``True`` by default), then each rank
+# (``broadcast_buffers``, ``True`` by default; PyTorch 2.13 renames it ``forward_sync_buffers``
+# and warns when the old name is passed at all), then each rank
 # updates its own copy with its own half, with the momentum of 0.1:
 first_half, second_half = (x.mean(0) for x in inputs.chunk(2))
 after_step_1 = [r["running_means"][0] for r in ranks]

@@ -276,7 +276,7 @@ for rank in ranks:
 # module, which takes the parameters that no block owns. Forgetting the root leaves those parameters plain
 # tensors, never reduced across the ranks (each keeps its own gradient: with a per-tensor optimizer, the
 # CPU's default, the ranks drift apart silently once their batches differ; a foreach ``step()``, the GPU's
-# default, raises the mixed-type error), while the blocks' are ``DTensor`` objects, and
+# default, raises the mixed-type error, from the source), while the blocks' are ``DTensor`` objects, and
 # ``clip_grad_norm_`` cannot compute one norm over both. ``Scaled`` has a parameter of its own,
 # ``scale``:
 
