@@ -18,7 +18,9 @@ the built site.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -77,19 +79,24 @@ def _differing(release: str) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def other_release(whole_site: Site, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh environment with PyTorch :data:`OTHER` and the site's wheel; returns its python."""
+def other_release(whole_site: Site, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A fresh environment with PyTorch :data:`OTHER` and the site's wheel; yields its python.
+
+    A CUDA build with its libraries takes about 5.5 GB: pip keeps no copy of the downloads
+    (``--no-cache-dir``, about 3 GB more) and the environment is removed after the module.
+    """
     folder = tmp_path_factory.mktemp("other-release") / "venv"
     created = _run(python_of(PYTHON), "-m", "venv", folder)
     assert created.returncode == 0, created.stderr[-3000:]
     python = folder / "bin" / "python"
     (wheel,) = (whole_site.html / "packages").glob("autograd_notes-*.whl")
-    pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-cache-dir"]
     installed = _run(*pip, f"torch=={OTHER}", "numpy", "matplotlib", "ipykernel", wheel)
     assert installed.returncode == 0, installed.stderr[-3000:]
     kernel = _run(python, "-m", "ipykernel", "install", "--prefix", folder, "--name", KERNEL)
     assert kernel.returncode == 0, kernel.stderr[-3000:]
-    return python
+    yield python
+    shutil.rmtree(folder)
 
 
 def test_the_release_is_recorded_and_not_the_pinned_one() -> None:
