@@ -7,8 +7,9 @@ RNN backward in eval mode
 A gradient through an ``nn.LSTM`` or ``nn.GRU`` in ``eval()`` mode is what a
 saliency map, an adversarial attack or a gradient penalty at evaluation time
 needs. On a CPU it is computed like any other; on an NVIDIA GPU, where the
-RNN runs in cuDNN, backward refuses it: "cudnn RNN backward can only be
-called in training mode". This example computes the input gradient of an
+RNN runs in cuDNN, backward is expected to refuse it with "cudnn RNN
+backward can only be called in training mode" (from PyTorch's source: no
+GPU run is recorded yet). This example computes the input gradient of an
 LSTM in ``eval()`` mode, shows the two ways around the refusal (cuDNN
 switched off around the forward pass, or the RNN in ``train()`` mode with a
 dropout of 0) with what each costs, and checks on the runner that

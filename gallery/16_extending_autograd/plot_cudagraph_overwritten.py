@@ -7,8 +7,9 @@ Outputs that CUDA graphs overwrite
 ``torch.compile(mode="reduce-overhead")`` replays the compiled step on a GPU
 as a CUDA graph, which writes its outputs to the same memory at every call.
 A loss kept in a list for logging, or any output kept across iterations, is
-then overwritten by the next step, and reading it raises "accessing tensor
-output of CUDAGraphs that has been overwritten by a subsequent run". This
+then overwritten by the next step, and reading it is expected to raise
+"accessing tensor output of CUDAGraphs that has been overwritten by a
+subsequent run" (from PyTorch's source: no GPU run is recorded yet). This
 example illustrates, on every runner and with a plain-PyTorch stand-in,
 what such a replay does to a kept tensor and why ``.detach()`` does not
 protect it while ``.clone()`` does; the compiled training loop itself, the
@@ -147,6 +148,15 @@ print("mean loss of each step, read at once:", [round(mean, 4) for mean in means
 print("kept, mean of each, read after the loop:", [round(t.mean().item(), 4) for t in kept])
 print("detached, read after the loop:", [round(t.mean().item(), 4) for t in detached])
 print("cloned, read after the loop:", [round(t.mean().item(), 4) for t in cloned])
+check(
+    detached[0].data_ptr() == replayed.output.data_ptr(), True, label="detached[0] reads the output's memory"
+)
+check(cloned[0].data_ptr() == replayed.output.data_ptr(), False, label="cloned[0] reads the output's memory")
+check(
+    [replayed.output._version, detached[0]._version, cloned[0]._version],
+    [3, 3, 0],
+    label="versions of output, detached[0] and cloned[0]",
+)
 
 # %%
 # Every kept tensor, and every ``.detach()`` of one, reads the memory of the

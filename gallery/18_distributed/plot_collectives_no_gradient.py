@@ -404,8 +404,10 @@ for rank in (0, 1):
     check(reduced[rank]["dist_nn.all_reduce"], 2 * part, label=f"rank {rank}, dist_nn: grad (= 2 * own part)")
 in_place = (reduced[0]["dist.all_reduce"] + reduced[1]["dist.all_reduce"]) / 2
 autograd_aware = (reduced[0]["dist_nn.all_reduce"] + reduced[1]["dist_nn.all_reduce"]) / 2
-check(autograd_aware, softmax_loss(), label="dist_nn, mean over the ranks (= one process)")
-check(torch.allclose(in_place, softmax_loss(), atol=1e-4), False, label="in place, mean equal to one process")
+one_process = softmax_loss()
+for name, mean in (("dist_nn", autograd_aware), ("in place", in_place)):
+    largest = (mean - one_process).abs().max()
+    print(f"{name}, mean over the ranks, largest difference from one process: {largest:.4f}")
 
 # %%
 # In place, each rank got the gradient of its own loss with the other

@@ -446,20 +446,32 @@ check(
     [*straight[:4], 0.025, 0.025],
     label="resumed, last_epoch=4",
 )
+lambda_optimizer = torch.optim.SGD(first.parameters(), lr=0.1)
+lambda_optimizer.load_state_dict(saved["optimizer"])
+resumed_rate = lambda_optimizer.param_groups[0]["lr"]
+schedulers.LambdaLR(lambda_optimizer, lambda step: 0.5 ** (step // 3))
+check(
+    [resumed_rate, lambda_optimizer.param_groups[0]["lr"]],
+    [0.05, 0.1],
+    label="rate loaded, then after a new LambdaLR",
+)
 
 # %%
 # Six steps in one run halve the rate after steps 3 and 6. Stopped after
 # step 4 and resumed from the optimizer's *and* the scheduler's
 # ``state_dict``, the run goes on as if it had never stopped. Resumed with
-# the optimizer's state and a new scheduler, the rate is right at first
-# (it is the optimizer's), but the new scheduler counts its steps from 0:
+# the optimizer's state and a new ``StepLR``, the rate is right at first
+# (``StepLR`` goes on from the optimizer's rate), but the new scheduler counts its steps from 0:
 # the next halving comes at step 7, three steps after the restart, not at
 # step 6, and
 # no error says so. Loading the optimizer's state first, as the
 # ``KeyError`` advises, brings ``initial_lr`` back, and
 # ``last_epoch=4`` is then accepted; but the constructor takes a step of
 # its own, so the schedule stands at step 5, one step ahead, and halves
-# one step early. Save both states, load both, and leave ``last_epoch``
+# one step early. A schedule that computes the rate from the step number,
+# as ``LambdaLR`` does, is worse: built anew, it sets the rate back to
+# the start of its schedule, 0.1, where the run had reached 0.05 (the
+# last check above). Save both states, load both, and leave ``last_epoch``
 # alone.
 #
 # On a GPU the same checks are expected to hold; no GPU record exists yet.
