@@ -22,21 +22,13 @@ RemoteFrame = tuple[str, int, str]
 """A frame of another process: file name, line number, function."""
 
 
-def _is_ranks_file(filename: str) -> bool:
-    """Whether ``filename`` is a module of this package's ``_ranks``, which runs the ranks."""
-    parts = Path(filename).resolve().parts
-    return len(parts) >= 2 and parts[-2] == "_ranks" and "autograd_notes" in parts
-
-
 def attach_remote_frames(exc: BaseException, rank: int, world_size: int, frames: list[RemoteFrame]) -> None:
     """Note on ``exc`` that it was raised in rank ``rank`` of ``world_size``, through ``frames``.
 
     :func:`format_clean_traceback` goes on from the page's frames into
-    those; the frames of ``_ranks``, which started the rank here and raised
-    its error again there, are left out on both sides.
+    those; the frames of this package, which started the rank here and
+    raised its error again there, are left out on both sides.
     """
-    while frames and _is_ranks_file(frames[0][0]):
-        frames = frames[1:]
     setattr(exc, _REMOTE, (rank, world_size, frames))
 
 
@@ -52,14 +44,17 @@ def is_internal_file(filename: str) -> bool:
     return str(Path(filename).resolve()).startswith(_internal_roots())
 
 
+def _is_own_file(filename: str) -> bool:
+    """Whether ``filename`` belongs to this helper package (its frames are never the reader's code)."""
+    return str(Path(filename).resolve()).startswith(str(Path(__file__).resolve().parent) + os.sep)
+
+
 def _module_name(filename: str, function: str) -> str:
     """``torch/autograd/graph.py`` + ``f`` gives ``torch.autograd.graph.f``."""
     path = Path(filename).resolve()
     parts = list(path.with_suffix("").parts)
     if "torch" in parts:
         parts = parts[len(parts) - 1 - parts[::-1].index("torch") :]
-    else:  # this package
-        parts = ["autograd_notes", *parts[len(parts) - 1 :]]
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join([*parts, function])
@@ -72,7 +67,9 @@ def format_clean_traceback(exc: BaseException, tb: TracebackType | None = None) 
     display path (see :func:`~autograd_notes._paths.display_path`), line
     number, function and source line. Each run of consecutive PyTorch frames
     becomes one line naming the functions it went through, without their
-    line numbers, which change with every PyTorch release. The last line is
+    line numbers, which change with every PyTorch release. Frames of this
+    helper package are left out: they are neither the reader's code nor
+    PyTorch's, and the page's line that called the helper says enough. The last line is
     the exception, normalised by
     :func:`~autograd_notes._normalise.normalise_message`. That line is in the
     language of the download running (its page's; English elsewhere), as
@@ -91,6 +88,8 @@ def format_clean_traceback(exc: BaseException, tb: TracebackType | None = None) 
             internal.clear()
 
     def add(filename: str, lineno: int | None, function: str, source: str | None) -> None:
+        if _is_own_file(filename):
+            return
         if is_internal_file(filename):
             internal.append(_module_name(filename, function))
             return
@@ -104,8 +103,6 @@ def format_clean_traceback(exc: BaseException, tb: TracebackType | None = None) 
 
     remote = getattr(exc, _REMOTE, None)
     for frame in frames:
-        if remote is not None and _is_ranks_file(frame.filename):
-            continue  # what started the ranks and raised again their error: the rank's frames follow
         add(frame.filename, frame.lineno, frame.name, frame.line)
     if remote is not None:
         rank, world_size, remote_frames = remote

@@ -74,6 +74,8 @@ def run_ranks(
         raise ValueError(f"world_size must be at least 1, not {world_size}")
     payload = pickle.dumps((pack(function), world_size, timeout))
     root = str(Path(__file__).resolve().parents[2])  # the folder that holds autograd_notes
+    # one thread per rank, set before torch starts (its OpenMP pool reads it) and again in the
+    # rank (set_num_threads): ranks share the machine's cores, and more threads only compete
     environment = {**os.environ, "OMP_NUM_THREADS": "1"}
     with tempfile.TemporaryDirectory(prefix="ranks-") as folder:
         Path(folder, "package.pickle").write_bytes(payload)
@@ -176,12 +178,9 @@ def _report(outcomes: list[dict[str, Any]], world_size: int) -> list[Any]:
 
 def _portable(error: BaseException) -> BaseException:
     """``error`` itself if it survives pickling, else a RuntimeError with its type and message."""
-    try:
-        copy = pickle.loads(pickle.dumps(error))
-        if type(copy) is type(error) and str(copy) == str(error):
-            return error
-    except Exception:  # any exception that fails to pickle gets the fallback
-        pass
+    travels, copy = _round_trip(error)
+    if travels and type(copy) is type(error) and str(copy) == str(error):
+        return error
     return RuntimeError(f"{type(error).__name__}: {error}")
 
 
@@ -240,9 +239,13 @@ def _rank_main() -> None:
     partial.rename(folder / f"rank{rank}.pickle")  # whole or absent when the parent looks
 
 
-def _pickles(value: Any) -> bool:
+def _round_trip(value: Any) -> tuple[bool, Any]:
+    """Whether ``value`` survives pickling, and the copy that came back (``None`` if it did not)."""
     try:
-        pickle.loads(pickle.dumps(value))
-    except Exception:
-        return False
-    return True
+        return True, pickle.loads(pickle.dumps(value))
+    except Exception:  # any value that fails to pickle, for any reason
+        return False, None
+
+
+def _pickles(value: Any) -> bool:
+    return _round_trip(value)[0]
