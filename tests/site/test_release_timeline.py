@@ -268,6 +268,18 @@ def test_summary_sentences(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
+def test_a_page_that_checks_nothing_says_so_and_shows_no_table(html: NodeWriter) -> None:
+    # a review found an empty table under "Every check holds in every recorded release"
+    unchecked = record("2.13.0+cpu", None)
+    timeline = example_timeline("05_x/plot_fixture.py", unchecked, "2.13.0", {"2.12.1": unchecked})
+    said = "No cell of this page checks anything on a CPU, so no release can differ here."
+    assert sentence(summary_sentence(timeline)) == said
+    written = html.write(timeline_nodes(timeline, [1, 10]))
+    assert said in written
+    assert "<table" not in written
+    assert "Every check holds" not in written
+
+
 # -- the built site -----------------------------------------------------------------------------
 
 

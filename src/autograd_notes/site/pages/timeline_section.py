@@ -207,6 +207,16 @@ def timeline_nodes(
     to the timeline page where the build has one (``timeline_page``). Lists are
     joined as ``language`` joins them.
     """
+    more = compose(
+        _("All examples and a changelog by release: {link}."),
+        link=doc_reference(TIMELINE_DOC, nodes.Text(_("Behaviour across PyTorch releases"))),
+    )
+    end = [nodes.paragraph("", "", *more)] if timeline_page else []
+    summary = nodes.paragraph("", "", *summary_sentence(timeline, language), classes=["tl-summary"])
+    if not timeline.rows:  # nothing checked: no table, no legend, no list (the summary says why)
+        return HtmlBlock(
+            "", summary, *end, tag="div", classes=["release-timeline"], support_smartquotes=False
+        )
     names = mark_names()
     releases = timeline.releases
     intro = compose(
@@ -295,14 +305,9 @@ def timeline_nodes(
         differences = [
             nodes.paragraph("", _("No check differs in any recorded release."), classes=["tl-none"])
         ]
-    more = compose(
-        _("All examples and a changelog by release: {link}."),
-        link=doc_reference(TIMELINE_DOC, nodes.Text(_("Behaviour across PyTorch releases"))),
-    )
-    end = [nodes.paragraph("", "", *more)] if timeline_page else []
     return HtmlBlock(
         "",
-        nodes.paragraph("", "", *summary_sentence(timeline, language), classes=["tl-summary"]),
+        summary,
         nodes.paragraph("", "", *intro, *builds),
         legend(shown),
         table,

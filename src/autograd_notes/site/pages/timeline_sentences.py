@@ -52,6 +52,10 @@ def summary_sentence(timeline: ExampleTimeline, language: str = "en") -> list[no
     recorded = timeline.recorded_releases()
     if len(recorded) < 2:
         return [nodes.Text(_("No other PyTorch release has been recorded for this page yet."))]
+    if not timeline.rows:
+        return [
+            nodes.Text(_("No cell of this page checks anything on a CPU, so no release can differ here."))
+        ]
     if not summary.failing:
         sentence = compose(
             _("Every check holds in every recorded release, {first} to {last}."),
