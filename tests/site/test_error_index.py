@@ -104,6 +104,18 @@ def test_a_message_is_not_cut_at_its_first_colon() -> None:
     assert len(family.variants) == 2
 
 
+def test_a_key_errors_repr_is_summarised_from_its_first_line() -> None:
+    # a browser review saw "...last_epoch >= 0.\\nThis typically happens when:\\n1" as a link's text
+    resumed = (
+        "KeyError: \"param 'initial_lr' is not specified in param_groups[0] when resuming scheduler with "
+        "last_epoch >= 0.\\nThis typically happens when:\\n1. You're trying to resume training\""
+    )
+    assert message_summary(resumed) == (
+        "param 'initial_lr' is not specified in param_groups[0] when resuming scheduler with last_epoch >= 0"
+    )
+    assert message_summary("KeyError: 'weight'") == "'weight'"
+
+
 def test_a_summary_is_the_first_sentence_shortened_at_a_clause() -> None:
     assert (
         message_summary(

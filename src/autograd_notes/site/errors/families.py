@@ -148,10 +148,14 @@ def message_summary(text: str, *, limit: int = SUMMARY_LIMIT) -> str:
     torch.Size([2]) and ...`` gives ``Mismatch in shape: grad_output[0] has a
     shape of <shape> and output[0] has a shape of <shape>``; a sentence over
     ``limit`` characters is cut at its last clause boundary (or word) before
-    it, and ends with ``…``. The type is not part of the summary.
+    it, and ends with ``…``. The type is not part of the summary. A message
+    that Python shows as its ``repr`` (a ``KeyError``'s, in quotes, its lines
+    joined by backslash-n escapes) is summarised from its first line, without the quote.
     """
     first_line = text.splitlines()[0] if text else ""
     message = first_line.partition(": ")[2] if message_type(text) else first_line
+    if message[:1] in "\"'" and "\\n" in message:  # a KeyError's repr: its lines joined by \n escapes
+        message = message[1:].split("\\n")[0]
     for pattern, placeholder in _VARYING:
         message = pattern.sub(placeholder, message)
     end = next((m for m in _SENTENCE_END.finditer(message) if not _in_dotted_name(message, m.start())), None)
