@@ -166,6 +166,11 @@ def test_the_table_marks_each_release_and_shows_the_difference_on_demand(html: N
     assert "⟦" not in body.astext()
     # without a section title, a row is named by its check's label, else by its cell's number
     assert '<th scope="row"><span>Cell 2</span> <span' in html.write(timeline_nodes(timeline, [1, 12]))
+    # a check's line is its line in the page's download (a header, an import guard and translated
+    # text move every line): a review found the list 6 lines off the page's tracebacks
+    moved = html.write(timeline_nodes(timeline, [1, 12], line_numbers={15: 21}))
+    assert '<span class="tl-cell-number">cell 2</span> · line 21 · expected error · ' in moved
+    assert "line 15" not in moved
 
 
 def test_a_newer_release_diffs_from_today_to_it(html: NodeWriter) -> None:
@@ -630,6 +635,36 @@ def test_a_rows_name_is_its_cells_section_title_as_the_page_shows_it(whole_site:
             named_by_label = [c.text() for c in link.find_all("code")] == [name]
             if name not in titles and not named_by_label and not re.fullmatch(r"\D*\d+\D*", name):
                 wrong.append((example, name, sorted(titles)[:3]))
+    assert not wrong, "\n".join(map(str, wrong))
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_differences_line_is_its_checks_line_in_the_download(whole_site: Site, language: str) -> None:
+    """ "line N" in "Every difference" is where the reader's download has the check, as its tracebacks say.
+
+    A browser review found the English lists 6 lines before the downloads (their header and import
+    guard), and the translated lists on the English script's lines.
+    """
+    wrong, seen = [], 0
+    for example in EXAMPLES:
+        page = read_page(whole_site.html / language, page_name(example))
+        boxes = [box for box in page.article.find_all("details", "tl-check")]
+        if not boxes:
+            continue
+        name = Path(example).name
+        (href,) = {
+            a.attrs["href"] for a in page.article.find_all("a") if a.attrs.get("href", "").endswith(name)
+        }
+        download = (whole_site.html / language / page_name(example)).parent / href
+        lines = download.resolve().read_text(encoding="utf-8").splitlines()
+        for box in boxes:
+            where = box.find("summary").text().split(" · ")[1]
+            for number in map(int, re.findall(r"\d+", where)):
+                seen += 1
+                line = lines[number - 1] if number <= len(lines) else ""
+                if "check" not in line and "expect" not in line:
+                    wrong.append((example, where, line.strip()))
+    assert seen, "no list of differences: the test would say nothing"
     assert not wrong, "\n".join(map(str, wrong))
 
 

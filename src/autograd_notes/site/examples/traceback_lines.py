@@ -19,12 +19,13 @@ from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.config import Config
 
 from ..i18n.page_catalog import page_catalog
 from ..upstream.gallery_conf import gallery_folders
 from .downloads import download_line_map
 
-__all__ = ["renumber_frames", "setup"]
+__all__ = ["download_lines", "renumber_frames", "setup"]
 
 
 def renumber_frames(text: str, example: str, lines: dict[int, int]) -> str:
@@ -50,26 +51,39 @@ def _line_map(script: str, _mtime_ns: int, catalog: tuple[tuple[str, str], ...])
     return download_line_map(Path(script).read_text(encoding="utf-8"), dict(catalog))
 
 
-def _renumber(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    for gallery in gallery_folders(app.config, app.srcdir):
+def download_lines(srcdir: str | Path, config: Config, docname: str) -> tuple[str, dict[int, int]] | None:
+    """The example of page ``docname`` (``section/plot_x.py``), and each of its lines' line in the download.
+
+    ``None`` when ``docname`` is no example page. The page's "line N" (its
+    tracebacks, its list of differences across releases) is the download's:
+    the reader's file and terminal number lines so.
+    """
+    for gallery in gallery_folders(config, srcdir):
         prefix = f"{gallery.prefix}/"
         if not docname.startswith(prefix):
             continue
         example = f"{docname.removeprefix(prefix)}.py"
         script = gallery.source / example
         if not script.is_file():
-            return
-        catalog = page_catalog(app.srcdir, app.config, docname)[1]
-        lines = _line_map(str(script), script.stat().st_mtime_ns, tuple(sorted(catalog.items())))
-        for block in doctree.findall(nodes.literal_block):
-            text = block.astext()
-            if example not in text:
-                continue
-            renumbered = renumber_frames(text, example, lines)
-            if renumbered != text:
-                block.children = [nodes.Text(renumbered)]
-                block.rawsource = renumbered
+            return None
+        catalog = page_catalog(srcdir, config, docname)[1]
+        return example, _line_map(str(script), script.stat().st_mtime_ns, tuple(sorted(catalog.items())))
+    return None
+
+
+def _renumber(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    found = download_lines(app.srcdir, app.config, docname)
+    if found is None:
         return
+    example, lines = found
+    for block in doctree.findall(nodes.literal_block):
+        text = block.astext()
+        if example not in text:
+            continue
+        renumbered = renumber_frames(text, example, lines)
+        if renumbered != text:
+            block.children = [nodes.Text(renumbered)]
+            block.rawsource = renumbered
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from ...records.history.changelog import Sentence, shorten
 from ...records.history.changelog import change_sentence as decided_sentence
 from ...records.history.releases import version_key
 from ...records.history.timeline_changes import ChangeEntry, changelog_entries, release_changes
+from ..examples.traceback_lines import download_lines
 from ..i18n.page_catalog import translate_from
 from ..i18n.zh_punctuation import gap_after
 from ..upstream.gallery_conf import gallery_folders
@@ -85,6 +86,7 @@ class ReleaseTimelineDirective(SphinxDirective):
             timeline_page=timeline_page,
             headings=_headings(self.env, example),
             language=self.env.config.language or "en",
+            line_numbers=_download_lines(self.env, example),
         )
         return untranslatable([section])
 
@@ -238,6 +240,12 @@ def _cells(numbers: list[int], language: str) -> str:
         return _("cell {number}").format(number=numbers[0])
     listed = "".join(node.astext() for node in list_of([str(number) for number in numbers], language))
     return _("cells {numbers}").format(numbers=listed)
+
+
+def _download_lines(env: BuildEnvironment, example: str) -> dict[int, int]:
+    """Each line of ``example`` and its line in its page's download, in the build's language."""
+    found = download_lines(env.srcdir, env.config, gallery_docname(env, example))
+    return found[1] if found is not None else {}
 
 
 def _headings(env: BuildEnvironment, example: str) -> list[str]:

@@ -8,7 +8,7 @@ recorded release does otherwise than the page documents.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from docutils import nodes
 from sphinx.locale import _
@@ -131,8 +131,11 @@ def _difference(
     pinned: str,
     recorded: list[str],
     language: str,
+    line_numbers: Mapping[int, int],
 ) -> nodes.Element:
     """One box of "Every difference": the checks of a cell that differ alike, and how, release by release.
+
+    Its lines are numbered as the page's download numbers them (``line_numbers``).
 
     Its summary names the releases that differ (``2.4.1–2.10.0``): two boxes of
     one line, its checks differing in other releases, are told apart closed.
@@ -146,7 +149,7 @@ def _difference(
         r for releases, seen in runs if seen.mark not in (Mark.SAME, Mark.NO_RECORD) for r in releases
     ]
     what += f" · {_ranges(recorded, differing, language)}" if differing else ""
-    lines = [str(check.line) for check in checks]
+    lines = [str(line_numbers.get(check.line, check.line)) for check in checks]
     where = (
         _("line {line}").format(line=lines[0])
         if len(lines) == 1
@@ -197,6 +200,7 @@ def timeline_nodes(
     timeline_page: bool = True,
     headings: Sequence[str] = (),
     language: str = "en",
+    line_numbers: Mapping[int, int] | None = None,
 ) -> nodes.Element:
     """The body of an example's "Across PyTorch releases" section.
 
@@ -205,8 +209,11 @@ def timeline_nodes(
     line of each of its code cells, ``headings`` the title of the section each
     is in (a row is named by it, and by its cell's number). It ends with a link
     to the timeline page where the build has one (``timeline_page``). Lists are
-    joined as ``language`` joins them.
+    joined as ``language`` joins them. A check's line is said as the page's
+    download numbers it (``line_numbers``: the script's lines to the
+    download's; the script's own where it is not given).
     """
+    line_numbers = line_numbers or {}
     more = compose(
         _("All examples and a changelog by release: {link}."),
         link=doc_reference(TIMELINE_DOC, nodes.Text(_("Behaviour across PyTorch releases"))),
@@ -273,7 +280,15 @@ def timeline_nodes(
         for group in _alike(checks):
             details.append(
                 _difference(
-                    group, headings, number, timeline.example, names, timeline.pinned, recorded, language
+                    group,
+                    headings,
+                    number,
+                    timeline.example,
+                    names,
+                    timeline.pinned,
+                    recorded,
+                    language,
+                    line_numbers,
                 )
             )
     header = [
