@@ -151,6 +151,14 @@ def test_a_figure_without_a_caption_is_named(tmp_path: Path) -> None:
         figure_alt.caption_figures(None, document, "examples/x/plot_y")  # type: ignore[arg-type]
         assert warnings == []
         assert figure["alt"] == "The graph: &quot;v1 ≠ v0&quot; &lt;marked&gt;."
+        # the links to the error index that follow a cell are no caption (a browser review found 13
+        # English pages whose figure was described by them)
+        links = nodes.paragraph(
+            text="Explained in the error-message index: KeyError: x", classes=["error-links"]
+        )
+        section.insert(section.index(figure) + 1, links)
+        figure_alt.caption_figures(None, document, "examples/x/plot_y")  # type: ignore[arg-type]
+        assert figure["alt"] == "The graph: &quot;v1 ≠ v0&quot; &lt;marked&gt;."
     finally:
         figure_alt.logger = original
 

@@ -23,6 +23,7 @@ from sphinx.util import logging
 from sphinx_gallery.directives import imgsgnode
 
 from ..upstream.names import GALLERY_OUTPUT, NOTEBOOK_OUTPUT
+from ..web.nodes import ERROR_LINKS_CLASS
 
 __all__ = ["LIMIT", "alt_text", "caption_figures", "setup"]
 
@@ -70,11 +71,11 @@ def alt_text(caption: str, limit: int = LIMIT) -> str:
 
 
 def _caption(figure: nodes.Element) -> nodes.paragraph | None:
-    """The first paragraph after ``figure`` in reading order, outside code outputs."""
+    """The first paragraph after ``figure`` in reading order, outside code outputs and error links."""
     for node in figure.findall(
         lambda n: isinstance(n, nodes.paragraph), include_self=False, descend=True, siblings=True, ascend=True
     ):
-        if not _in_output(node):
+        if not _in_output(node) and ERROR_LINKS_CLASS not in node.get("classes", []):
             return node
     return None
 

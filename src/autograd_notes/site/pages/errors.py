@@ -46,7 +46,7 @@ from ..errors.families import (
 from ..upstream.gallery_conf import gallery_folders
 from ..web.html_nodes import HtmlBlock, HtmlCode, HtmlLine
 from ..web.links import cell_label, cell_number, example_first_lines, gallery_docname, label_link, title_link
-from ..web.nodes import RUNNER_NAMES, compose, list_of, make_table, untranslatable
+from ..web.nodes import ERROR_LINKS_CLASS, RUNNER_NAMES, compose, list_of, make_table, untranslatable
 from .record_store import note_records, site_records
 from .timeline_sentences import held_sentence
 
@@ -81,7 +81,7 @@ def error_links(env: BuildEnvironment, events: list[Event]) -> list[nodes.Node]:
     sentence = compose(
         _("Explained in the error-message index: {messages}"), messages=list_of(links, _language(env))
     )
-    return untranslatable([nodes.paragraph("", "", *sentence, classes=["error-links"])])
+    return untranslatable([nodes.paragraph("", "", *sentence, classes=[ERROR_LINKS_CLASS])])
 
 
 def _summary(family: Family) -> nodes.paragraph:

@@ -31,6 +31,7 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.errors import ExtensionError
 
+from ..web.nodes import ERROR_LINKS_CLASS
 from ..web.static_files import write_script_data
 from .questions import QUESTIONS_CLASS, page_questions
 from .synonyms import FILE_NAME, SynonymsError, load_synonyms
@@ -50,7 +51,7 @@ _LEFT_OUT = frozenset(
         "release-timeline-section",  # the same legend and marks on every example page
         "sphx-glr-footer",
         "sphx-glr-download-link-note",
-        "error-links",
+        ERROR_LINKS_CLASS,
         "autograd-runner",
     }
 )

@@ -14,6 +14,7 @@ from .html_nodes import HtmlCode
 
 __all__ = [
     "CHARACTERS_PER_WIDTH",
+    "ERROR_LINKS_CLASS",
     "RUNNER_NAMES",
     "Cell",
     "code_nodes",
@@ -26,6 +27,8 @@ __all__ = [
 ]
 
 Cell: TypeAlias = "nodes.Node | str"
+ERROR_LINKS_CLASS = "error-links"
+"""The class of the line after a cell that links its messages to the error index (no prose of the page)."""
 CHARACTERS_PER_WIDTH = 10
 """How many characters a unit of :func:`make_table`'s relative widths is in the text builder's tables."""
 Part: TypeAlias = "nodes.Node | str | Sequence[nodes.Node]"
