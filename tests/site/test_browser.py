@@ -309,6 +309,33 @@ def test_a_table_wider_than_a_phone_says_that_it_scrolls(
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
+def test_a_figure_scaled_down_on_a_phone_says_how_to_see_it_full_size(
+    server: Server, watched: tuple[Any, Problems], language: str
+) -> None:
+    """A chart wider than a phone is scaled to fit; the line under it, in the page's language, says so.
+
+    A browser review found the sharded page's matrix at 5 px labels on a phone, and nothing saying that
+    tapping it opens it full size.
+    """
+    page, problems = watched
+    hints = """() => Array.from(document.querySelectorAll('article a.figure-full-size')).map(
+        a => getComputedStyle(a, '::after').content)"""
+    example = "examples/18_distributed/plot_sharded_gradients.html"
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.goto(server.url(language, example))
+    page.wait_for_load_state("load")
+    shown = page.evaluate(hints)
+    assert shown, "no figure wider than a phone: the test would say nothing"
+    words = {"en": "Tap", "ru": "Нажмите", "zh_CN": "点按", "pt_BR": "Toque"}[language]
+    assert all(words in content for content in shown), shown
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(server.url(language, example))
+    page.wait_for_load_state("load")
+    assert all(content in ("none", "normal", "") for content in page.evaluate(hints))
+    assert problems.clear() == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_every_download_link_returns_its_file(whole_site: Site, server: Server, language: str) -> None:
     """Every download link of every example page, followed from the served page's address, returns its
     file (over HTTP: following a link needs no browser)."""

@@ -59,8 +59,9 @@
 
 // A figure wider than the column: on a wide screen it is shown at the size it
 // was drawn, in a box that scrolls sideways, so that its values stay legible;
-// on a narrow one it is scaled to fit. Either way it is a link to its largest
-// file (the srcset's 2x one), which opens full size on click.
+// on a narrow one it is scaled to fit, and a line under it says so. Either way
+// it is a link to its largest file (the srcset's 2x one), which opens full
+// size on click.
 (function () {
   function largest(img) {
     var candidates = (img.getAttribute("srcset") || "").split(",").map(function (c) {
@@ -230,10 +231,11 @@
   window.addEventListener("resize", update);
 })();
 
-// A name in a heading's code breaks at its parts, never inside one: a phone
-// cannot fit ``torch.nn.utils.parametrizations.weight_norm`` or
-// ``find_unused_parameters=True`` on one line of a heading, and the browser
-// would otherwise cut it anywhere (weig|ht_norm). A <wbr> after each dot,
+// A name in code breaks at its parts, never inside one: a phone cannot fit
+// ``torch.nn.utils.parametrizations.weight_norm`` or
+// ``find_unused_parameters=True`` on one line of a heading, a table's cell or
+// a list, and the browser would otherwise cut it anywhere (weig|ht_norm,
+// enabled=Fal|se). A <wbr> after each dot,
 // underscore, "=", "(" and ",", and inside CamelCase before a capital, is a
 // break opportunity that copies as nothing and leaves the page's title, the
 // table of contents and the search index as written.
@@ -250,9 +252,19 @@
     return pieces;
   }
   function breakNames() {
-    var names = document.querySelectorAll(
-      "article h1 code span.pre, article h2 code span.pre, article h3 code span.pre, article h4 code span.pre"
-    );
+    // the text of every inline code: docutils' <span class="pre"> pieces, or a <code> of text alone
+    var names = [];
+    document.querySelectorAll("article code").forEach(function (code) {
+      if (code.closest("pre")) {
+        return;
+      }
+      var pieces = code.querySelectorAll("span.pre");
+      if (pieces.length) {
+        pieces.forEach(function (span) { names.push(span); });
+      } else if (code.children.length === 0) {
+        names.push(code);
+      }
+    });
     names.forEach(function (span) {
       var pieces = withBreaks(span.textContent);
       if (span.dataset.breaks || pieces.length < 2) {
