@@ -68,7 +68,8 @@ def engine_threads():
             names.append((task / "comm").read_text().strip())
         except OSError:  # a thread that ended meanwhile
             pass
-    return sorted(name for name in names if name.startswith("pt_autograd_"))
+    threads = [name for name in names if name.startswith("pt_autograd_")]
+    return sorted(threads, key=lambda name: int(name.rsplit("_", 1)[1]))  # pt_autograd_2 before _10
 
 
 w = torch.tensor([1.0, 2.0], device=device, requires_grad=True)

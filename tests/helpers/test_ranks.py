@@ -80,6 +80,13 @@ def uses_a_lock(rank: int, world_size: int) -> bool:
     return LOCK.locked()
 
 
+def never_exits(rank: int, world_size: int) -> int:
+    # a thread that is not a daemon: the process cannot end, as a rank stuck leaving its group
+    # (destroy_process_group on PyTorch 2.4 and 2.5) could not
+    threading.Thread(target=time.sleep, args=(600,)).start()
+    return rank
+
+
 def test_each_rank_runs_in_its_own_process_and_the_results_come_in_rank_order(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -120,6 +127,13 @@ def test_ranks_that_raise_the_same_error_are_named_by_the_lowest_rank() -> None:
 def test_ranks_that_do_not_finish_in_time_are_stopped() -> None:
     with pytest.raises(TimeoutError, match=r"^rank 0, 1 of 2 had not finished after 20 s and was stopped$"):
         run_ranks(sleeps, world_size=2, timeout=20)
+
+
+def test_a_rank_that_answered_and_cannot_exit_does_not_hold_the_page() -> None:
+    # PyTorch 2.4 and 2.5 recorded a TimeoutError that the page's function never caused
+    started = time.monotonic()
+    assert run_ranks(never_exits, world_size=2, timeout=60) == [0, 1]
+    assert time.monotonic() - started < 40
 
 
 def test_a_warning_of_the_ranks_is_warned_again_once() -> None:

@@ -19,6 +19,13 @@ source, see :mod:`autograd_notes._ranks.shipping`: a page's function cannot be
 imported by another process, and a fork made after a backward on a machine
 with CUDA cannot run autograd. Each rank uses one thread for its
 operations, so ranks do not compete for the cores.
+
+A rank sends what happened before it leaves the group, and the page does
+not wait for it to leave: on PyTorch 2.4 and 2.5, ``destroy_process_group``
+of a ``gloo`` group may never return (a rank stopped there until the
+timeout, and the page recorded a ``TimeoutError`` its function never
+caused). A rank still there :data:`_LEAVE` seconds after every rank
+answered is stopped.
 """
 
 from __future__ import annotations
@@ -50,6 +57,9 @@ DEFAULT_TIMEOUT = 180.0
 
 _GRACE = 10.0
 """Seconds the other ranks get, after one failed, to fail or finish before they are stopped."""
+
+_LEAVE = 3.0
+"""Seconds the ranks get to leave the group and exit once they answered, before they are stopped."""
 
 _CHILD = (
     "import sys; sys.path.insert(0, sys.argv[1]); "
@@ -94,11 +104,19 @@ def run_ranks(
         try:
             outcomes = _wait(ranks, Path(folder), timeout)
         finally:
-            for process in ranks:
-                if process.poll() is None:
-                    process.kill()
-                process.wait()
+            _stop(ranks)
     return _report(outcomes, world_size)
+
+
+def _stop(ranks: list[subprocess.Popen[bytes]]) -> None:
+    """Let the ranks exit for :data:`_LEAVE` seconds, then stop those still running."""
+    deadline = time.monotonic() + _LEAVE
+    for process in ranks:
+        try:
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def _wait(ranks: list[subprocess.Popen[bytes]], folder: Path, timeout: float) -> list[dict[str, Any]]:
@@ -108,12 +126,12 @@ def _wait(ranks: list[subprocess.Popen[bytes]], folder: Path, timeout: float) ->
     grace: float | None = None  # after a failure: how long the others may take to fail or finish
     while len(outcomes) < len(ranks):
         for rank, process in enumerate(ranks):
-            if rank in outcomes or process.poll() is None:
+            if rank in outcomes:
                 continue
             result = folder / f"rank{rank}.pickle"
-            if result.exists():
+            if result.exists():  # written whole (renamed into place), maybe before the rank left the group
                 outcomes[rank] = pickle.loads(result.read_bytes())
-            else:  # died before it could say why: a crash, a signal
+            elif process.poll() is not None:  # died before it could say why: a crash, a signal
                 stderr = (folder / f"rank{rank}.stderr").read_text(errors="replace")
                 last = stderr.strip().splitlines()[-1:] or ["(nothing on stderr)"]
                 error = RuntimeError(f"rank {rank} exited with code {process.returncode}: {last[0]}")
@@ -208,8 +226,6 @@ def _rank_main() -> None:
             except Exception:
                 failed_at = time.time()  # before leaving the group makes the others fail too
                 raise
-            finally:
-                dist.destroy_process_group()
         except Exception as error:  # every failure goes back to the page
             frames = traceback.extract_tb(error.__traceback__)
             outcome = {
@@ -237,6 +253,15 @@ def _rank_main() -> None:
     partial = folder / f"rank{rank}.partial"
     partial.write_bytes(data)
     partial.rename(folder / f"rank{rank}.pickle")  # whole or absent when the parent looks
+    _leave_group()
+
+
+def _leave_group() -> None:
+    """Leave the process group if this rank joined one: after its answer, as this may never return."""
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        dist.destroy_process_group()
 
 
 def _round_trip(value: Any) -> tuple[bool, Any]:
