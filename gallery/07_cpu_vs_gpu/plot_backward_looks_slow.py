@@ -249,7 +249,7 @@ def step():
 
 timer = benchmark.Timer(stmt="step()", globals={"step": step}, label="forward + backward")
 measurement = timer.timeit(3)
-check([len(calls), measurement.number_per_run], [5, 3], label="[calls, calls timed]")
+check(len(calls), 5, label="calls of the statement, warm-up included")
 check(sorted(set(calls)), [1], label="threads seen by the statement")
 
 # %%

@@ -89,9 +89,9 @@ else:
 # Way 1: cuDNN switched off around the forward pass
 # -------------------------------------------------
 # ``torch.backends.cudnn.flags(enabled=False)`` keeps cuDNN out of what runs
-# inside it: on a GPU the LSTM then runs step by step, as matrix products
-# and PyTorch's fused LSTM cell (``_thnn_fused_lstm_cell``), and backward
-# can go through them in ``eval()`` mode. On a CPU, which never runs cuDNN,
+# inside it: on a GPU the LSTM is then expected to run step by step, as matrix products
+# and PyTorch's fused LSTM cell (``_thnn_fused_lstm_cell``), which backward can go through
+# in ``eval()`` mode (from PyTorch's source; no GPU run is recorded yet). On a CPU, which never runs cuDNN,
 # the block changes nothing. The forward pass must be inside the block,
 # since it decides which backward is recorded. Its gradient is the
 # reference for the rest of this page.
@@ -128,8 +128,8 @@ torch.backends.cudnn.deterministic = False
 # The only thing ``train()`` changes in ``nn.LSTM``, ``nn.GRU`` and ``nn.RNN``
 # is the dropout between stacked layers (their ``dropout`` argument, 0 by
 # default). With a dropout of 0, ``train()`` computes the same function, and
-# on a GPU it makes cuDNN run its training forward pass, whose saved buffers
-# backward can read. Only the RNNs may be switched: ``model.train()`` on a
+# on a GPU it is expected to make cuDNN run its training forward pass, whose saved buffers
+# backward can read (from the source; not run here). Only the RNNs may be switched: ``model.train()`` on a
 # whole model would also switch its ``nn.Dropout`` and ``nn.BatchNorm``
 # layers, which do change the output.
 

@@ -14,7 +14,7 @@ example illustrates, on every runner and with a plain-PyTorch stand-in,
 what such a replay does to a kept tensor and why ``.detach()`` does not
 protect it while ``.clone()`` does; the compiled training loop itself, the
 error, and what ``torch.compiler.cudagraph_mark_step_begin()`` does and
-does not change run on a GPU only, and only there is PyTorch checked.
+does not change run on a GPU only, and only there is ``torch.compile`` checked.
 
 .. questions::
 

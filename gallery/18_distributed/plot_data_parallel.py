@@ -135,9 +135,9 @@ model.zero_grad()
 #
 # The same vector, built by hand
 # ------------------------------
-# With two GPUs the gathered loss is the loss of each half of the batch,
-# stacked. That is easy to compute on any device, which shows the error
-# and its fixes on this runner too:
+# With two GPUs the gathered loss is expected to be the loss of each half of
+# the batch, stacked (from PyTorch's source: no run on two GPUs is recorded yet). That is
+# easy to compute on any device, which shows the error and its fixes on this runner too:
 halves = list(zip(inputs.chunk(2), targets.chunk(2), strict=True))
 losses = torch.stack([model(x, y) for x, y in halves])
 print("losses:", losses)
@@ -183,9 +183,9 @@ plt.show()
 # ``chunk`` gives 7 samples to two GPUs as 4 and 3, and the mean of the two
 # means no longer weights every sample by 1/7: a sample of the part of 4
 # counts 1/8, one of the part of 3 counts 1/6. A model that returns one
-# loss per sample (``reduction="none"``) avoids it: the gather
-# concatenates the per-sample losses into one vector of 7, whose mean is
-# the whole batch's loss.
+# loss per sample (``reduction="none"``) avoids it: the gather is expected to
+# concatenate the per-sample losses into one vector of 7 (from the source, not run
+# here), whose mean is the whole batch's loss.
 seven = list(zip(inputs[:7].chunk(2), targets[:7].chunk(2), strict=True))
 check([len(x) for x, _ in seven], [4, 3], label="sizes of the parts")
 whole7 = weight_grad(model(inputs[:7], targets[:7]))
@@ -202,9 +202,9 @@ concatenated = weight_grad(torch.cat([per_sample(x, y) for x, y in seven]).mean(
 print(f"largest difference between concatenated and whole7: {(concatenated - whole7).abs().max():.4f}")
 
 # %%
-# The other common fix is to keep the loss out of the model: ``dp(inputs)``
-# gathers the outputs, one row per sample, and the loss computed from them
-# afterwards is a single number, as on one device.
+# The other common fix is to keep the loss out of the model: ``dp(inputs)`` is
+# expected to gather the outputs, one row per sample (from the source, not run here),
+# and the loss computed from them afterwards is a single number, as on one device.
 #
 # What ``forward`` changes on a replica
 # -------------------------------------
@@ -278,12 +278,12 @@ check([r["calls"] for r in ranks], [1, 1], label="model.calls on rank 0 and rank
 # ``BatchNorm``: each part normalised apart
 # -----------------------------------------
 # A ``BatchNorm`` layer in training mode normalises its input with the
-# mean and variance of the batch it is given. Under ``DataParallel`` each
-# replica is given one GPU's part, and normalises it with that part's
-# statistics. The replicas update the running statistics (``running_mean``,
-# ``running_var``) in place, and only the first GPU's replica shares its
-# buffers with the model (the guarantee of ``DataParallel``'s
-# documentation named above): the model keeps what the first part gave.
+# mean and variance of the batch it is given. Under ``DataParallel`` (from its
+# documentation and source; not run here) each replica is given one GPU's part, and
+# normalises it with that part's statistics. The replicas update the running statistics
+# (``running_mean``, ``running_var``) in place, and only the first GPU's replica shares
+# its buffers with the model (the guarantee of ``DataParallel``'s documentation named
+# above): the model is expected to keep what the first part gave.
 # Under DDP each rank normalises its own part too. ``Normalised`` puts a
 # ``BatchNorm1d`` before the linear layer; each rank runs two steps on its
 # half of the batch, and the same model is run on the whole batch here in
@@ -347,8 +347,8 @@ plt.show()
 # Without ``BatchNorm`` the average of the two halves' gradients was the
 # whole batch's gradient; with it, each half was normalised with its own
 # mean and variance, so each rank's loss is not a part of the whole
-# batch's loss, and averaging cannot give that loss's gradient. Each
-# ``DataParallel`` replica normalises its GPU's part the same way.
+# batch's loss, and averaging cannot give that loss's gradient. Each ``DataParallel``
+# replica is expected to normalise its GPU's part the same way (from the source, not run here).
 #
 # The running statistics follow another rule. By default DDP broadcasts
 # rank 0's buffers to every rank at the beginning of each ``forward``
@@ -382,7 +382,7 @@ check(
 # statistics, rank 0's from the first half alone, rank 1's from rank 0's
 # previous value and its own last half. The model saved from rank 0, the usual
 # place, evaluates with statistics of one part of each batch, as the model
-# under ``DataParallel`` keeps the first GPU's.
+# under ``DataParallel`` is expected to keep the first GPU's (from its documentation).
 #
 # ``SyncBatchNorm``
 # -----------------

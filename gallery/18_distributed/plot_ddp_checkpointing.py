@@ -200,9 +200,9 @@ for use_reentrant in (True, False):
 # ``stem`` and ``head`` but not ``block``: a reentrant checkpoint runs its
 # block under ``no_grad`` in the forward pass, so the graph holds one
 # ``CheckpointFunctionBackward`` node and none of the block's own
-# (:ref:`activation_checkpointing`). DDP counts the block's parameters as
-# unused with ``aux`` and marks them ready; then the checkpoint's backward
-# reruns the block, the block's gradients arrive, and the same parameters
+# (:ref:`activation_checkpointing`). DDP's walk cannot see the block, so it
+# counts its parameters as unused, ``aux`` or not, and marks them ready; then the
+# checkpoint's backward reruns the block, the block's gradients arrive, and the same parameters
 # are marked ready a second time. With ``use_reentrant=False`` the block's
 # nodes are in the graph, and the walk finds every parameter but those of
 # ``aux``.
@@ -259,9 +259,9 @@ plt.show()
 # In one graph, the two uses of the block's weight meet before its
 # ``AccumulateGrad`` node: autograd adds the two contributions and
 # accumulates once. Each reentrant checkpoint instead runs a ``backward()``
-# of its own over its copy of the block, and each of those accumulates its
-# contribution into ``.grad`` separately. DDP's hook fires twice for the
-# same parameter in one iteration, which its bookkeeping forbids.
+# of its own over its recomputation of the block, on the same parameters, and each
+# of those accumulates its contribution into ``.grad`` separately. DDP's hook fires
+# twice for the same parameter in one iteration, which its bookkeeping forbids.
 #
 # When no error comes
 # -------------------
