@@ -8,7 +8,7 @@ A timer around ``loss.backward()`` often says that the backward pass takes
 far longer than the forward. Part of that is true: for a stack of linear
 layers, the backward pass does up to twice the forward's arithmetic (1.67
 times for this page's network). The
-rest is how a GPU is timed: a call returns once its kernels are queued, so
+rest is how a GPU is timed (PyTorch's CUDA notes): a call returns once its kernels are queued, so
 a timer read without ``torch.cuda.synchronize()`` charges the forward's
 work to whichever later call waits for the GPU, and the first iterations
 also pay for setting things up. This example counts instead of timing
@@ -129,15 +129,15 @@ plt.show()
 # proportional to it, though: the counter leaves out the elementwise
 # backward kernels (ReLU, bias sums), which are limited by memory rather
 # than arithmetic, the accumulation of gradients into ``.grad``
-# (``AccumulateGrad``) and their allocation, and the forward that ``checkpoint(...,
-# use_reentrant=False)`` recomputes (a reentrant one's is counted). A timer can show more than twice, or much
-# less, for reasons that have nothing to do with the backward pass.
+# (``AccumulateGrad``) and their allocation; it counts the forward that a checkpoint recomputes, in
+# the backward pass (with ``use_reentrant=False``, only as far as backward needs it). A timer can show
+# more than twice, or much less, for reasons that have nothing to do with the backward pass.
 #
 # A call returns before the GPU is done
 # -------------------------------------
-# A CUDA operation puts its kernel in a queue and returns; the GPU works
-# through the queue while Python goes on. ``time.perf_counter()`` read
-# around ``model(x)`` then measures the queuing, not the work. The first
+# A CUDA operation puts its kernel in a queue and returns; the GPU works through the queue
+# while Python goes on (PyTorch's CUDA notes, "Asynchronous execution"; not run here).
+# ``time.perf_counter()`` read around ``model(x)`` then measures the queuing, not the work. The first
 # call that has to wait for the GPU pays for everything queued before it:
 # ``loss.item()``, ``print(loss)``, a copy to the CPU, or ``backward()``
 # itself whenever something in it has to wait. A timer around that call
@@ -222,9 +222,9 @@ else:
 # about twice the forward (15 products of the same size against 8). No GPU
 # run is recorded yet.
 #
-# The first step of a training loop is slow for other reasons: the caching
-# allocator asks CUDA for memory (``cudaMalloc``) that later steps reuse,
-# which the check above counts, CUDA loads its kernels and creates its
+# The first step of a training loop is expected to be slow for other reasons (PyTorch's CUDA
+# notes; not run here): the caching allocator asks CUDA for memory (``cudaMalloc``) that later
+# steps reuse, which the check above counts on a GPU, CUDA loads its kernels and creates its
 # libraries' handles on first use, and with
 # ``torch.backends.cudnn.benchmark = True`` cuDNN tries several algorithms
 # for each new convolution shape. Time steps after a few warm-up steps.

@@ -36,8 +36,10 @@ from autograd_notes.records.history.releases import pinned_torch, version_key
 from autograd_notes.records.history.timeline import example_timeline
 from autograd_notes.site.i18n.catalogs import translations
 from autograd_notes.site.pages import timeline_sentences
-from autograd_notes.site.pages.timeline_section import SECTION_ID, changed_note, timeline_nodes
+from autograd_notes.site.pages.timeline_section import timeline_nodes
 from autograd_notes.site.pages.timeline_sentences import (
+    SECTION_ID,
+    changed_note,
     follows_template,
     sentence_templates,
     summary_sentence,

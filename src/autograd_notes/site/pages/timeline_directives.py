@@ -37,8 +37,8 @@ from ..web.nodes import code_nodes, compose, list_of, untranslatable
 from .record_store import note_records, site_records
 from .runner_releases import gpu_runner_notes
 from .timeline_legends import legend, mark_names
-from .timeline_section import SECTION_ID, TIMELINE_DOC, changed_note, timeline_nodes
-from .timeline_sentences import _code, change_sentence
+from .timeline_section import TIMELINE_DOC, timeline_nodes
+from .timeline_sentences import SECTION_ID, _code, change_sentence, changed_note
 from .timeline_tables import _cell, _header, _mark_cells, _table, changes_anchor
 
 __all__ = [

@@ -25,7 +25,6 @@ from .timeline_legends import _CLASSES, SYMBOLS, diff_legend, legend, mark_names
 from .timeline_sentences import (
     _code,
     _diff_nodes,
-    _kind_name,
     _ranges,
     _span,
     kind_nodes,
@@ -34,14 +33,8 @@ from .timeline_sentences import (
 )
 from .timeline_tables import _cell, _header, _mark_cells, _table, release_groups
 
-__all__ = [
-    "SECTION_ID",
-    "TIMELINE_DOC",
-    "changed_note",
-    "timeline_nodes",
-]
+__all__ = ["TIMELINE_DOC", "timeline_nodes"]
 
-SECTION_ID = "across-pytorch-releases"
 TIMELINE_DOC = "timeline"
 
 
@@ -333,83 +326,3 @@ def timeline_nodes(
         # the text as written: no curly quotes in messages and version numbers
         support_smartquotes=False,
     )
-
-
-def _began(check: CheckTimeline, newest: str, pinned: str) -> str:
-    """The oldest release after ``pinned`` from which ``check`` observed what ``newest`` observes."""
-    for releases, _seen in observation_runs(check):
-        if newest in releases:
-            after = [release for release in releases if version_key(release) > version_key(pinned)]
-            return after[0] if after else newest
-    return newest
-
-
-def _change(check: CheckTimeline, seen: Observation) -> nodes.Node:
-    """What a check does on a release, in words: the error no longer raised, the value that changed."""
-    if seen.mark == Mark.WORDS:
-        return nodes.Text(_("the {kind} is worded otherwise").format(kind=_kind_name(check.kind)))
-    if check.kind == "error" and seen.mark == Mark.OUTCOME:
-        if not seen.outcome:
-            return nodes.Text(_("the error it expects is no longer raised"))
-        return nodes.inline("", "", *compose(_("it raises {error} instead"), error=_code(seen.outcome)))
-    if check.kind == "warning" and seen.mark == Mark.OUTCOME:
-        if not seen.outcome:
-            return nodes.Text(_("the warning it expects is no longer emitted"))
-        return nodes.inline("", "", *compose(_("it warns {warning} instead"), warning=_code(seen.outcome)))
-    if check.label:
-        different = compose(_("the value {label} is different"), label=label_node(check.label))
-        return nodes.inline("", "", *different)
-    return nodes.Text(_kind_name(check.kind))
-
-
-def changed_note(timeline: ExampleTimeline, language: str = "en") -> nodes.Element | None:
-    """The note "Changed in 2.14", where the newest recorded release is newer than today's and differs.
-
-    A note for the top of the example's page, linking its "Across PyTorch
-    releases" section; ``None`` where there is nothing to say.
-    """
-    recorded = timeline.recorded_releases()
-    newest = recorded[-1] if recorded else timeline.pinned
-    if version_key(newest) <= version_key(timeline.pinned):
-        return None
-    differing = [
-        check
-        for row in timeline.rows
-        for check in row.checks
-        if check.releases[newest].mark not in (Mark.SAME, Mark.BUILD, Mark.NO_RECORD)
-    ]
-    if not differing:
-        return None
-    # named by the release where the newest release's behaviour began: clamp changed in 2.14,
-    # and a 2.15 that kept the change does not move the note to 2.15
-    began = min((_began(check, newest, timeline.pinned) for check in differing), key=version_key)
-    minor = "{}.{}".format(*version_key(began)[:2])
-    title = _("Changed in {version}").format(version=minor)
-    what = (
-        _(
-            "In PyTorch {release}, one check of this page differs from {pinned}, "
-            "the release the page documents: {check}."
-        )
-        if len(differing) == 1
-        else _(
-            "In PyTorch {release}, {count} checks of this page differ from {pinned}, "
-            "the release the page documents."
-        )
-    )
-    check = differing[0]
-    named = _change(check, check.releases[newest])
-    section = _("Across PyTorch releases")
-    sentence = compose(
-        what + sentence_gap(language) + _("What changed: {link}."),
-        # the release the title names (where the change began), not a later one that kept it
-        release=began,
-        count=str(len(differing)),
-        pinned=timeline.pinned,
-        check=named,
-        link=nodes.reference(section, section, refid=SECTION_ID),
-    )
-    note = nodes.container(classes=["admonition", "attention", "release-changed"])
-    note += nodes.paragraph("", title, classes=["admonition-title"])
-    note += nodes.paragraph("", "", *sentence)
-    note["support_smartquotes"] = False
-    return note

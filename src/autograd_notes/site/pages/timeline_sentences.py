@@ -1,9 +1,10 @@
 """The timelines in sentences, in the build's language: summaries, held releases, changes.
 
-An example's one-sentence summary, the plain "held in" line of the sources
-page, and each change of the changelog as a sentence, its word diff in
-``<del>`` and ``<ins>`` (the older release's words struck, the newer's
-inserted); the changed words and names as code.
+An example's one-sentence summary, the note "Changed in 2.14" at the top of
+its page, the plain "held in" line of the sources page, and each change of
+the changelog as a sentence, its word diff in ``<del>`` and ``<ins>`` (the
+older release's words struck, the newer's inserted); the changed words and
+names as code.
 """
 
 from __future__ import annotations
@@ -15,7 +16,15 @@ from ...records.format.status import Mark
 from ...records.format.word_diffs import Change, WordDiff, spaced_segments
 from ...records.history.changelog import Sentence, shorten
 from ...records.history.changelog import change_sentence as decided_sentence
-from ...records.history.timeline import NO_ERROR, NO_WARNING, CheckTimeline, ExampleTimeline
+from ...records.history.releases import version_key
+from ...records.history.timeline import (
+    NO_ERROR,
+    NO_WARNING,
+    CheckTimeline,
+    ExampleTimeline,
+    Observation,
+    observation_runs,
+)
 from ...records.history.timeline_changes import ChangeEntry
 from ...records.history.timeline_summary import summarise
 from ..i18n.check_labels import label_node
@@ -24,13 +33,19 @@ from ..web.html_nodes import HtmlCode, HtmlInline
 from ..web.nodes import compose, gap, list_of
 
 __all__ = [
+    "SECTION_ID",
     "change_sentence",
+    "changed_note",
     "follows_template",
     "held_sentence",
     "kind_nodes",
     "sentence_templates",
     "summary_sentence",
 ]
+
+
+SECTION_ID = "across-pytorch-releases"
+"""The id of an example page's "Across PyTorch releases" section."""
 
 
 def _code(text: str) -> HtmlCode:
@@ -259,3 +274,83 @@ def change_sentence(entry: ChangeEntry) -> list[nodes.Node]:
         said = "".join(node.astext() for node in sentence)
         sentence += [nodes.Text(gap_after(said)), *following]
     return sentence
+
+
+def _began(check: CheckTimeline, newest: str, pinned: str) -> str:
+    """The oldest release after ``pinned`` from which ``check`` observed what ``newest`` observes."""
+    for releases, _seen in observation_runs(check):
+        if newest in releases:
+            after = [release for release in releases if version_key(release) > version_key(pinned)]
+            return after[0] if after else newest
+    return newest
+
+
+def _change(check: CheckTimeline, seen: Observation) -> nodes.Node:
+    """What a check does on a release, in words: the error no longer raised, the value that changed."""
+    if seen.mark == Mark.WORDS:
+        return nodes.Text(_("the {kind} is worded otherwise").format(kind=_kind_name(check.kind)))
+    if check.kind == "error" and seen.mark == Mark.OUTCOME:
+        if not seen.outcome:
+            return nodes.Text(_("the error it expects is no longer raised"))
+        return nodes.inline("", "", *compose(_("it raises {error} instead"), error=_code(seen.outcome)))
+    if check.kind == "warning" and seen.mark == Mark.OUTCOME:
+        if not seen.outcome:
+            return nodes.Text(_("the warning it expects is no longer emitted"))
+        return nodes.inline("", "", *compose(_("it warns {warning} instead"), warning=_code(seen.outcome)))
+    if check.label:
+        different = compose(_("the value {label} is different"), label=label_node(check.label))
+        return nodes.inline("", "", *different)
+    return nodes.Text(_kind_name(check.kind))
+
+
+def changed_note(timeline: ExampleTimeline, language: str = "en") -> nodes.Element | None:
+    """The note "Changed in 2.14", where the newest recorded release is newer than today's and differs.
+
+    A note for the top of the example's page, linking its "Across PyTorch
+    releases" section; ``None`` where there is nothing to say.
+    """
+    recorded = timeline.recorded_releases()
+    newest = recorded[-1] if recorded else timeline.pinned
+    if version_key(newest) <= version_key(timeline.pinned):
+        return None
+    differing = [
+        check
+        for row in timeline.rows
+        for check in row.checks
+        if check.releases[newest].mark not in (Mark.SAME, Mark.BUILD, Mark.NO_RECORD)
+    ]
+    if not differing:
+        return None
+    # named by the release where the newest release's behaviour began: clamp changed in 2.14,
+    # and a 2.15 that kept the change does not move the note to 2.15
+    began = min((_began(check, newest, timeline.pinned) for check in differing), key=version_key)
+    minor = "{}.{}".format(*version_key(began)[:2])
+    title = _("Changed in {version}").format(version=minor)
+    what = (
+        _(
+            "In PyTorch {release}, one check of this page differs from {pinned}, "
+            "the release the page documents: {check}."
+        )
+        if len(differing) == 1
+        else _(
+            "In PyTorch {release}, {count} checks of this page differ from {pinned}, "
+            "the release the page documents."
+        )
+    )
+    check = differing[0]
+    named = _change(check, check.releases[newest])
+    section = _("Across PyTorch releases")
+    sentence = compose(
+        what + sentence_gap(language) + _("What changed: {link}."),
+        # the release the title names (where the change began), not a later one that kept it
+        release=began,
+        count=str(len(differing)),
+        pinned=timeline.pinned,
+        check=named,
+        link=nodes.reference(section, section, refid=SECTION_ID),
+    )
+    note = nodes.container(classes=["admonition", "attention", "release-changed"])
+    note += nodes.paragraph("", title, classes=["admonition-title"])
+    note += nodes.paragraph("", "", *sentence)
+    note["support_smartquotes"] = False
+    return note
