@@ -5,9 +5,9 @@ Why backward looks slow
 =======================
 
 A timer around ``loss.backward()`` often says that the backward pass takes
-far longer than the forward. Part of that is true: for a stack of linear
-layers, the backward pass does up to twice the forward's arithmetic (1.67
-times for this page's network). The
+far longer than the forward. Part of that is real: for a stack of linear
+layers, the backward pass does up to twice the forward's products (1.67 times for this
+page's network; more with checkpointing), plus work the count leaves out (below). Much of the
 rest is how a GPU is timed (PyTorch's CUDA notes): a call returns once its kernels are queued, so
 a timer read without ``torch.cuda.synchronize()`` charges the forward's
 work to whichever later call waits for the GPU, and the first iterations
@@ -131,7 +131,7 @@ plt.show()
 # than arithmetic, the accumulation of gradients into ``.grad``
 # (``AccumulateGrad``) and their allocation; it counts the forward that a checkpoint recomputes, in
 # the backward pass (with ``use_reentrant=False``, only as far as backward needs it). A timer can show
-# more than twice, or much less, for reasons that have nothing to do with the backward pass.
+# more than twice, or much less, for reasons of measurement, not of the backward's work.
 #
 # A call returns before the GPU is done
 # -------------------------------------
@@ -208,8 +208,8 @@ else:
 
 # %%
 # On a CPU runner there is nothing to check here: each operation runs on
-# the thread that calls it, and returns when its work is done. MPS and XPU
-# queue their work as CUDA does, and a timer misleads there too, but this
+# the thread that calls it, and returns when its work is done. MPS and XPU are expected to
+# queue their work as CUDA does (their documentation; not run here), so a timer misleads there, but this
 # page checks only the CUDA case (``torch.mps.synchronize()`` and
 # ``torch.xpu.synchronize()`` are the fences there). On a GPU
 # runner the four checks are expected to hold: the forward call returns

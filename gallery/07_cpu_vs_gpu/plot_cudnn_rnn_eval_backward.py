@@ -160,8 +160,8 @@ if device.type == "cpu":
 # do not add in the same order, and on Ampere and later GPUs cuDNN may
 # multiply in TF32, with a 10-bit mantissa, while
 # ``torch.backends.cudnn.allow_tf32`` is on (its default).
-# Like the first way, this one keeps memory for backward: in training mode
-# cuDNN's forward pass keeps a *reserve* buffer, which its inference pass
+# Like the first way, this one keeps memory for backward: in training mode (from the source; not run
+# here) cuDNN's forward pass keeps a *reserve* buffer, which its inference pass
 # does not allocate, and with cuDNN off autograd keeps the tensors that
 # every step's operations save.
 #

@@ -108,8 +108,8 @@ else:
 #
 # What a replay does to a kept tensor
 # -----------------------------------
-# A CUDA graph records the kernels of one call with the memory addresses
-# they used, and each replay runs them again on the same addresses: the
+# A CUDA graph records the kernels of one call with the memory addresses they used, and
+# each replay runs them again on the same addresses (PyTorch's CUDA graphs documentation): the
 # outputs of every call are the same memory, written again. ``Replayed`` is
 # a stand-in that does the same with plain PyTorch, on every runner: it
 # computes the per-row losses of a batch, copies them into one output
@@ -206,8 +206,8 @@ plt.show()
 # ``cudagraph_mark_step_begin()`` keeps nothing alive
 # ---------------------------------------------------
 # The error message suggests calling ``torch.compiler.cudagraph_mark_step_begin()``
-# before each call. That function *starts* a new step, so it frees the outputs
-# of the previous one: it never saves an output kept from an earlier call. It
+# before each call. It marks that the next compiled call *starts* a new step, and that call frees
+# the outputs of the previous one: it never saves an output kept from an earlier call. It
 # fixes the cases where ``torch.compile`` misplaces a step's start (a
 # forward pass whose outputs still wait for a backward pass, or several
 # calls that make one step), and it should be called where each step begins, with the outputs to
