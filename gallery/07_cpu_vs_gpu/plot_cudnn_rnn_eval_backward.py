@@ -107,8 +107,8 @@ with torch.backends.cudnn.flags(enabled=False):
 # ``deterministic=True`` set for the whole run is off inside
 # ``flags(enabled=True, benchmark=True)``, and ``allow_tf32`` (with
 # ``fp32_precision``, in the releases that have it) returns to its default as
-# well (on every runner: these are plain settings). With ``enabled=False`` the cuDNN flags do not matter,
-# but ``fp32_precision`` also sets the cuBLAS matrix products that run instead (from the source).
+# well (on every runner: these are plain settings). With ``enabled=False`` the cuDNN flags do not matter, but
+# cuBLAS's products inherit ``fp32_precision`` unless their own was set (from the source).
 torch.backends.cudnn.deterministic = True
 with torch.backends.cudnn.flags(enabled=True, benchmark=True):
     check(

@@ -38,7 +38,7 @@ from torch import nn
 from autograd_notes import check, draw_matrix, expect_error, expect_warning, run_ranks, runner_device
 
 # sphinx_gallery_thumbnail_number = 1
-device = runner_device()
+device = runner_device() if torch.cuda.is_available() else torch.device("cpu")  # gloo: CPU or CUDA only
 if torch.cuda.is_available():
     device = torch.device("cuda", 0)  # DataParallel uses every visible GPU, whatever the runner chose
 

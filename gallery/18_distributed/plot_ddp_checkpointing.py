@@ -51,7 +51,7 @@ from torch.utils.checkpoint import checkpoint
 from autograd_notes import check, draw_matrix, expect_error, expect_warning, run_ranks, runner_device
 
 # sphinx_gallery_thumbnail_number = 1
-device = runner_device()
+device = runner_device() if torch.cuda.is_available() else torch.device("cpu")  # gloo: CPU or CUDA
 
 
 class Net(nn.Module):
@@ -396,7 +396,7 @@ plt.show()
 # it also avoids the other traps of the reentrant variant
 # (:ref:`activation_checkpointing`).
 #
-# On a GPU the model, data and gradients are on the GPU, and ``gloo``
+# On a CUDA GPU the model, data and gradients are on the GPU, and ``gloo``
 # all-reduces them via host memory (a multi-GPU run would use ``nccl``,
 # one GPU per process): the same errors and checks are expected; no GPU
 # run is recorded yet.
