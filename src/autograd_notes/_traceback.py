@@ -21,6 +21,9 @@ _REMOTE = "_autograd_notes_remote_frames"
 RemoteFrame = tuple[str, int, str]
 """A frame of another process: file name, line number, function."""
 
+_OWN_ROOT = str(Path(__file__).resolve().parent) + os.sep
+"""This helper package's folder, as a prefix of its files' resolved paths."""
+
 
 def attach_remote_frames(exc: BaseException, rank: int, world_size: int, frames: list[RemoteFrame]) -> None:
     """Note on ``exc`` that it was raised in rank ``rank`` of ``world_size``, through ``frames``.
@@ -35,8 +38,7 @@ def attach_remote_frames(exc: BaseException, rank: int, world_size: int, frames:
 def _internal_roots() -> tuple[str, ...]:
     import torch
 
-    roots = [str(Path(torch.__file__).resolve().parent), str(Path(__file__).resolve().parent)]
-    return tuple(root + os.sep for root in roots)
+    return (str(Path(torch.__file__).resolve().parent) + os.sep, _OWN_ROOT)
 
 
 def is_internal_file(filename: str) -> bool:
@@ -46,7 +48,7 @@ def is_internal_file(filename: str) -> bool:
 
 def _is_own_file(filename: str) -> bool:
     """Whether ``filename`` belongs to this helper package (its frames are never the reader's code)."""
-    return str(Path(filename).resolve()).startswith(str(Path(__file__).resolve().parent) + os.sep)
+    return str(Path(filename).resolve()).startswith(_OWN_ROOT)
 
 
 def _module_name(filename: str, function: str) -> str:
