@@ -175,6 +175,22 @@ def test_the_table_marks_each_release_and_shows_the_difference_on_demand(html: N
     assert "line 15" not in moved
 
 
+def test_the_differences_of_a_cell_are_listed_in_the_order_of_their_lines(html: NodeWriter) -> None:
+    """A check that runs before one above it is listed after it (a review read line 365 before 364)."""
+
+    def run_first_below(torch: str, below: str, above: str) -> dict[str, Any]:
+        made = record(torch, {**error(below), "line": 16})
+        made["cells"][1]["events"].append(error(above))
+        return made
+
+    today = run_first_below("2.13.0+cpu", "below at version 1", "above at version 1")
+    older = run_first_below("2.9.1", "below, worded at version 1", "above, worded at version 1")
+    timeline = example_timeline("05_x/plot_fixture.py", today, "2.13.0", {"2.9.1": older})
+    page = html.write(timeline_nodes(timeline, [1, 12]))
+    boxes = re.findall(r"</span> · (line \d+) · expected error · ", page)
+    assert boxes == ["line 15", "line 16"]
+
+
 def test_a_newer_release_diffs_from_today_to_it(html: NodeWriter) -> None:
     """Diffs run in the order of the releases: for a release newer than today, today's words are struck."""
     releases = {"2.14.1": record("2.14.1", error("output 0 of AddRenamed <is> at version 1"))}

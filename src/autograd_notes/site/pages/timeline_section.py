@@ -105,9 +105,12 @@ def _stopping_runs(checks: Sequence[CheckTimeline], stopped: Callable[[Observati
 
 
 def _alike(checks: Sequence[CheckTimeline]) -> list[tuple[list[CheckTimeline], Runs]]:
-    """The checks of a cell that differ from today, those that differ in the same releases alike as one."""
+    """The checks of a cell that differ from today, those that differ in the same releases alike as one.
+
+    In the order of their lines, as a reader reads the cell (a check can run before one above it).
+    """
     groups: dict[tuple[object, ...], tuple[list[CheckTimeline], Runs]] = {}
-    for check in checks:
+    for check in sorted(checks, key=lambda check: check.line):
         runs = _differing_runs(check)
         if runs:
             key = tuple((tuple(releases), seen.mark, seen.text, seen.reason) for releases, seen in runs)
