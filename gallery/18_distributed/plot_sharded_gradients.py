@@ -80,16 +80,16 @@ check(grad.full_tensor(), reference[0].weight.grad, label="grad.full_tensor() vs
 # the processes of the mesh.
 # ``grad.shape`` is the shape of the whole gradient; ``grad.to_local()`` is
 # what this process stores. With one process the shard is the whole
-# tensor, which is why the two shapes agree here, and ``full_tensor()``
-# (which gathers the shards from every process) equals the unsharded
-# model's gradient.
+# tensor, so the two shapes agree, and ``full_tensor()`` (which gathers
+# the shards from every process) equals the unsharded model's gradient.
 #
 # Operations on ``DTensor`` gradients work as on tensors. A plain tensor
 # with more than one element mixed in (noise added by hand, a mask) is
-# refused, because nothing says which part of it belongs to this process; a
-# 0-dim tensor, such as a clipping factor, is replicated implicitly (a
-# one-element 1-D one too, with a warning). ``distribute_tensor`` places
-# the larger ones first:
+# refused: nothing says which part of it belongs to this process. A 0-dim
+# tensor, such as a clipping factor, is replicated implicitly; a one-element
+# 1-D one too, with a warning that PyTorch 2.10 and later print twice: from
+# the ``DTensor`` dispatcher's Python code, then from its C++ code, naming this line.
+# ``distribute_tensor`` places the larger ones first:
 factor = torch.tensor(0.5)
 scaled = grad * factor
 check(isinstance(scaled, DTensor), True, label="grad * a 0-dim tensor is a DTensor")
