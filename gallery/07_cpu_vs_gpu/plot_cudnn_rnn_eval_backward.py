@@ -43,7 +43,7 @@ print(f"runner device: {device.type}")
 
 torch.manual_seed(0)
 lstm = nn.LSTM(input_size=3, hidden_size=4, num_layers=2).to(device)  # dropout=0, the default
-x = torch.randn(6, 1, 3, device=device)
+x = torch.randn(6, 1, 3).to(device)  # drawn on the CPU: the same numbers on every runner
 
 
 def input_gradient(rnn, x):

@@ -38,9 +38,16 @@ from torch import nn
 from autograd_notes import check, draw_matrix, expect_error, expect_warning, run_ranks, runner_device
 
 # sphinx_gallery_thumbnail_number = 1
-device = runner_device() if torch.cuda.is_available() else torch.device("cpu")  # gloo: CPU or CUDA only
+device = runner_device()
+# DataParallel takes every visible device of the first accelerator it finds, CUDA, else XPU (never
+# MPS), whatever the runner chose: the page's model goes to the first of them, or stays on the CPU
 if torch.cuda.is_available():
-    device = torch.device("cuda", 0)  # DataParallel uses every visible GPU, whatever the runner chose
+    device, gpus = torch.device("cuda", 0), torch.cuda.device_count()
+elif hasattr(torch, "xpu") and torch.xpu.is_available():
+    device, gpus = torch.device("xpu", 0), torch.xpu.device_count()
+else:
+    device, gpus = torch.device("cpu"), 0
+ranks_device = device if device.type == "cuda" else torch.device("cpu")  # gloo: CPU or CUDA tensors
 
 
 class Regression(nn.Module):
@@ -70,13 +77,14 @@ def weight_grad(loss):
 
 
 dp = nn.DataParallel(model)
-check(dp.device_ids, list(range(torch.cuda.device_count())), label="dp.device_ids")
+check(dp.device_ids, list(range(gpus)), label="dp.device_ids")
 print("dp.module is model:", dp.module is model)
 
 # %%
 # ``dp.device_ids`` lists the GPUs that ``DataParallel`` will use: all of
-# them, by default. On this runner the list is what the check shows; with
-# no GPU it is empty, and the wrapper then simply calls ``model``.
+# them, by default (CUDA's, else Intel's XPUs). On this runner the list is
+# what the check shows; with no such GPU (a CPU, a Mac's MPS) it is empty,
+# and the wrapper then simply calls ``model``.
 #
 # One call, one loss per GPU
 # --------------------------
@@ -253,9 +261,10 @@ from torch.nn.parallel import DistributedDataParallel
 
 def ddp_halves(rank, world_size):
     torch.manual_seed(0)  # the weights of ``model``, on both ranks
-    model = Regression().to(device)
+    model = Regression().to(ranks_device)
     ddp = DistributedDataParallel(model)
-    loss = ddp(inputs.chunk(world_size)[rank], targets.chunk(world_size)[rank])
+    x, y = inputs.chunk(world_size)[rank].to(ranks_device), targets.chunk(world_size)[rank].to(ranks_device)
+    loss = ddp(x, y)
     loss.backward()
     return {"shape": tuple(loss.shape), "grad": model.linear.weight.grad[0].clone(), "calls": model.calls}
 
@@ -302,9 +311,9 @@ class Normalised(nn.Module):
 
 def normalised_halves(rank, world_size):
     torch.manual_seed(0)
-    model = Normalised().to(device)
+    model = Normalised().to(ranks_device)
     ddp = DistributedDataParallel(model)
-    x, y = inputs.chunk(world_size)[rank], targets.chunk(world_size)[rank]
+    x, y = inputs.chunk(world_size)[rank].to(ranks_device), targets.chunk(world_size)[rank].to(ranks_device)
     running_means = []
     for _ in range(2):
         model.zero_grad()
@@ -320,7 +329,7 @@ whole_normalised = normalised.linear.weight.grad[0].clone()
 ranks = run_ranks(normalised_halves)
 check(ranks[1]["grad"], ranks[0]["grad"], label="rank 1's weight gradient (= rank 0's)")
 check(
-    torch.allclose(ranks[0]["grad"], whole_normalised, rtol=1e-5, atol=1e-6),
+    torch.allclose(ranks[0]["grad"], whole_normalised.to(ranks_device), rtol=1e-5, atol=1e-6),
     False,
     label="rank 0's weight gradient equals whole_normalised",
 )
@@ -355,7 +364,7 @@ plt.show()
 # (``broadcast_buffers``, ``True`` by default; PyTorch 2.13 renames it ``forward_sync_buffers``
 # and warns when the old name is passed at all), then each rank
 # updates its own copy with its own half, with the momentum of 0.1:
-first_half, second_half = (x.mean(0) for x in inputs.chunk(2))
+first_half, second_half = (x.mean(0).to(ranks_device) for x in inputs.chunk(2))
 after_step_1 = [r["running_means"][0] for r in ranks]
 check(after_step_1[0], 0.1 * first_half, label="rank 0's running_mean after step 1", atol=1e-6, rtol=1e-5)
 check(after_step_1[1], 0.1 * second_half, label="rank 1's running_mean after step 1", atol=1e-6, rtol=1e-5)
@@ -416,21 +425,14 @@ def synchronised_on_gpu(rank, world_size):
 
 
 if device.type == "cuda":
-    ranks = run_ranks(synchronised_on_gpu)
-    check(
-        ranks[0],
-        whole_normalised,
-        label="rank 0's weight gradient, SyncBatchNorm (= whole_normalised)",
-        atol=1e-5,
-        rtol=1e-4,
-    )
-    check(
-        ranks[1],
-        whole_normalised,
-        label="rank 1's weight gradient, SyncBatchNorm (= whole_normalised)",
-        atol=1e-5,
-        rtol=1e-4,
-    )
+    for rank, gradient in enumerate(run_ranks(synchronised_on_gpu)):
+        check(
+            gradient,
+            whole_normalised,
+            label=f"rank {rank}'s weight gradient, SyncBatchNorm (= whole_normalised)",
+            atol=1e-5,
+            rtol=1e-4,
+        )
 
 # %%
 # DDP refuses a CPU model that holds a ``SyncBatchNorm`` layer, when it
