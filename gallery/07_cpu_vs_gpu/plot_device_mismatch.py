@@ -35,12 +35,12 @@ from autograd_notes import check, expect_error, expect_warning, runner_device
 
 # sphinx_gallery_thumbnail_number = 1
 device = runner_device()
-cuda = device.type == "cuda"
+gpu = device.type != "cpu"  # CUDA; an MPS or XPU runner is expected to behave alike
 print(f"runner device: {device.type}")
 
 weights = torch.ones(3, device=device)
 inputs = torch.ones(3)  # no device=: on the CPU
-if cuda:
+if gpu:
     with expect_error(RuntimeError, match=r"^Expected all tensors to be on the same device, but "):
         weights * inputs
     outcome = "refused with RuntimeError"
@@ -48,7 +48,7 @@ else:
     outcome = f"computed on {(weights * inputs).device.type}"
 
 # the documented outcome on each kind of runner
-documented = "refused with RuntimeError" if cuda else "computed on cpu"
+documented = "refused with RuntimeError" if gpu else "computed on cpu"
 check(outcome, documented, label="torch.ones(3, device=device) * torch.ones(3)")
 
 # %%
@@ -116,13 +116,13 @@ check((shapes_only * scale).device.type, "meta", label="(shapes_only * scale).de
 one_element = torch.tensor([2.0])  # 1-dim, on the CPU
 with expect_error(RuntimeError, match=r"^Tensor on device cpu is not on the expected device meta!$"):
     shapes_only * one_element
-if cuda:
+if gpu:
     with expect_error(RuntimeError, match=r"^Expected all tensors to be on the same device, but "):
         weights * one_element
     outcome = "refused with RuntimeError"
 else:
     outcome = f"computed on {(weights * one_element).device.type}"
-documented = "refused with RuntimeError" if cuda else "computed on cpu"
+documented = "refused with RuntimeError" if gpu else "computed on cpu"
 check(outcome, documented, label="weights * torch.tensor([2.0])")
 
 # %%
@@ -188,18 +188,18 @@ def assigned(key, value):
 
 
 operations = {  # each operation, and what a GPU runner must print for it
-    "weights * scale": (lambda: weights * scale, "cuda"),
-    "weights[index]": (lambda: weights[index], "cuda"),
-    "target.copy_(inputs)": (lambda: torch.zeros(3, device=device).copy_(inputs), "cuda"),
-    "target[1:] = inputs[1:]": (lambda: assigned(slice(1, None), inputs[1:]), "cuda"),
-    "target[index] = scale": (lambda: assigned(index, scale), "cuda"),
+    "weights * scale": (lambda: weights * scale, device.type),
+    "weights[index]": (lambda: weights[index], device.type),
+    "target.copy_(inputs)": (lambda: torch.zeros(3, device=device).copy_(inputs), device.type),
+    "target[1:] = inputs[1:]": (lambda: assigned(slice(1, None), inputs[1:]), device.type),
+    "target[index] = scale": (lambda: assigned(index, scale), device.type),
     "target[index] = inputs[:2]": (lambda: assigned(index, inputs[:2]), "refused"),
     "weights.index_select(0, torch.tensor(0))": (lambda: weights.index_select(0, torch.tensor(0)), "refused"),
     "torch.cat([weights, inputs])": (lambda: torch.cat([weights, inputs]), "refused"),
     "torch.mm(weights[None], inputs[:, None])": (lambda: torch.mm(weights[None], inputs[:, None]), "refused"),
 }
 outcomes = {name: device_or_refusal(operation) for name, (operation, _) in operations.items()}
-documented = {name: on_gpu if cuda else "cpu" for name, (_, on_gpu) in operations.items()}
+documented = {name: on_gpu if gpu else "cpu" for name, (_, on_gpu) in operations.items()}
 check(outcomes, documented, label="where each result is, or refused")
 
 # %%
@@ -239,16 +239,16 @@ with expect_error(RuntimeError, match=r"^mat2 must be a matrix$"):
 x = torch.ones(3, device=device, requires_grad=True)
 y = x * 2
 gradient = torch.ones(3)  # on the CPU
-if cuda:
+if gpu:
     with expect_error(
-        RuntimeError, match=r"^invalid gradient at index 0 - expected device cuda(:\d+)? but got cpu$"
+        RuntimeError, match=rf"^invalid gradient at index 0 - expected device {device.type}\S* but got cpu$"
     ):
         y.backward(gradient)
     outcome = "refused with RuntimeError"
 else:
     y.backward(gradient)
     outcome = f"x.grad computed on {x.grad.device.type}"
-documented = "refused with RuntimeError" if cuda else "x.grad computed on cpu"
+documented = "refused with RuntimeError" if gpu else "x.grad computed on cpu"
 check(outcome, documented, label="y.backward(torch.ones(3))")
 
 x_meta = torch.ones(3, device="meta", requires_grad=True)
@@ -272,7 +272,7 @@ check(x.grad.device.type, device.type, label="x.grad.device.type")
 original = torch.randn(3, requires_grad=True)
 w = original.to(device)
 (w * 2).sum().backward()
-if cuda:
+if gpu:
     with expect_warning(
         UserWarning, match=r"The \.grad attribute of a Tensor that is not a leaf Tensor is being accessed"
     ):
@@ -285,7 +285,7 @@ outcome = (
 )
 documented = (
     "w is original: False, is_leaf: False, grad_fn: ToCopyBackward0, grad: False"
-    if cuda
+    if gpu
     else "w is original: True, is_leaf: True, grad_fn: None, grad: True"
 )
 check(outcome, documented, label="w = original.to(device)")
@@ -316,7 +316,7 @@ from autograd_notes import autograd_graph, draw_graph
 
 to_device = autograd_graph((w * 2).sum(), names={"original": original, "w": w})
 leaves = [node.tensor for node in to_device.nodes if node.is_leaf]
-check(leaves, ["original"] if cuda else ["original, w"], label="the leaf below (w * 2).sum()")
+check(leaves, ["original"] if gpu else ["original, w"], label="the leaf below (w * 2).sum()")
 draw_graph(to_device, title="w = original.to(device)")
 draw_graph((w64 * 2).sum(), names={"w64": w64}, title="w64 = torch.randn(3, requires_grad=True).to(float64)")
 plt.show()

@@ -229,7 +229,7 @@ if device.type == "cuda":
     with expect_error(RuntimeError, match=OVERWRITTEN):
         torch.stack(kept)
 else:
-    print("not run on a CPU runner: without CUDA graphs, nothing is overwritten")
+    print(f"not run on a {device.type.upper()} runner: without CUDA graphs, nothing is overwritten")
 
 # %%
 # So: to keep a value, keep ``loss.item()`` (a Python float, which waits for
