@@ -13,6 +13,8 @@ Each documented behaviour is checked while the example runs:
 * :func:`draw_series`, :func:`draw_spread` and :func:`draw_matrix` draw
   values over steps, a spread of results and a small matrix;
 * :func:`runner_device` is the device the example runs on;
+* :func:`note_early_stop` (a download's first call) says where the site
+  records the reader's PyTorch release stopping the example early;
 * :func:`run_ranks` runs a function on several processes of one process
   group (``gloo``, on this machine) and returns what each returned;
 * :func:`explain_errors` (a script) and ``%load_ext autograd_notes``
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
     from ._charts import draw_matrix, draw_series, draw_spread
     from ._device import DEVICE_VARIABLE, runner_device
     from ._drift import BehaviourDrift
+    from ._early_stop import note_early_stop
     from ._expect import expect_error, expect_warning
     from ._explain.hooks import explain_errors, load_ipython_extension, unload_ipython_extension
     from ._graph.drawing import draw_graph
@@ -53,6 +56,7 @@ _MODULES = {
     "DEVICE_VARIABLE": "_device",
     "runner_device": "_device",
     "BehaviourDrift": "_drift",
+    "note_early_stop": "_early_stop",
     "expect_error": "_expect",
     "expect_warning": "_expect",
     "AutogradGraph": "_graph.model",
@@ -101,6 +105,7 @@ __all__ = [
     "explain_errors",
     "format_value",
     "load_ipython_extension",
+    "note_early_stop",
     "run_ranks",
     "runner_device",
     "runner_info",

@@ -25,6 +25,7 @@ __all__ = [
     "NoteCheck",
     "ReleaseNotes",
     "ReleaseRun",
+    "early_stop_note",
     "pinned_release",
     "recorded_difference",
     "recorded_note",
@@ -209,3 +210,33 @@ def recorded_note(
         return said["holds"].format(release=release, page=link)
     mark = said.get(_MARK_WORDS.get(run["mark"], ""), run["mark"])
     return said["recorded"].format(release=release, mark=mark, text=run["text"], covered=covered, page=link)
+
+
+def early_stop_note(example: str, torch_version: str, page: DownloadPage | None = None) -> str:
+    """What the site records ``torch_version`` doing with ``example`` where it stops early; "" elsewhere.
+
+    ``example`` is ``section/plot_x.py``. A release that lacks what the example
+    uses (an import, an attribute) is recorded "not available" at its checks:
+    the reader of a download learns it before the traceback, with the error
+    the site recorded and the first recorded release that runs the example to
+    its end. In the download's language, linking its page.
+    """
+    notes = _notes()
+    if not notes or not notes["releases"]:
+        return ""
+    release = _recorded_release(notes, torch_version)
+    checks = sorted((c for c in notes["checks"] if c["example"] == example), key=lambda c: c["line"])
+    stopped = [
+        run["text"]
+        for check in checks
+        if (run := _run_at(check, release)) is not None and run["mark"] == "not available"
+    ]
+    if not stopped:
+        return ""
+    last_missing = max(
+        (_key(run["last"]) for c in checks for run in c["releases"] if run["mark"] == "not available"),
+    )
+    since = next((r for r in notes["releases"] if _key(r) > last_missing), notes["pinned"])
+    link = f"{page.address}#{SECTION}" if page else _page(notes, example)
+    said = words(page.language if page else None)
+    return said["stops_early"].format(release=release, text=stopped[0], since=since, page=link)

@@ -129,10 +129,12 @@ def test_the_first_import_is_guarded_and_the_code_kept() -> None:
     guarded = guard_imports(SCRIPT, READER)
     lines = guarded.splitlines()
     at = lines.index("import torch")
-    assert lines[at - 3] == "import importlib.util"
-    assert lines[at - 2].startswith("if _missing := [name for name in ('torch',) if importlib.util.find_spec")
-    assert lines[at - 1].startswith("    raise SystemExit(")
-    assert lines[: at - 3] + lines[at:] == SCRIPT.splitlines()
+    assert lines[at - 5] == "import importlib.util"
+    assert lines[at - 4].startswith("if _missing := [name for name in ('torch',) if importlib.util.find_spec")
+    assert lines[at - 3].startswith("    raise SystemExit(")
+    # then where the site records the reader's PyTorch stopping the example early
+    assert lines[at - 2 : at] == ["from autograd_notes import note_early_stop", "note_early_stop()"]
+    assert lines[: at - 5] + lines[at:] == SCRIPT.splitlines()
     assert guard_imports("import sys\nprint(1)\n", READER) == "import sys\nprint(1)\n"  # nothing to guard
 
 
@@ -160,7 +162,7 @@ def test_every_import_outside_the_standard_library_is_guarded_before_the_first()
     lines = guard_imports(MATPLOTLIB_FIRST, READER).splitlines()
     assert lines[3] == "import importlib.util"
     assert "('matplotlib', 'torch', 'autograd_notes', 'numpy',)" in lines[4]
-    assert lines[6] == "import matplotlib.pyplot as plt"
+    assert lines[8] == "import matplotlib.pyplot as plt"
 
 
 def test_every_gallery_script_guards_its_first_third_party_import() -> None:
@@ -224,6 +226,50 @@ def test_an_english_download_names_what_is_missing_in_english(tmp_path: Path) ->
         "This example imports matplotlib, torch, autograd_notes, numpy; not installed"
     )
     assert "Traceback" not in result.stderr
+
+
+def _run_under_torch(folder: Path, version: str, address: str) -> subprocess.CompletedProcess[str]:
+    """A download of ``address`` run where the installed PyTorch reads as ``version`` (its metadata)."""
+    english = ReaderText(
+        command="pip install x", page="Page: {address}", needs="", missing="{modules}: {missing}", notebook=""
+    )
+    folder.mkdir()
+    script = folder / "plot_x.py"
+    script.write_text(
+        download_script('"""A title."""\n\nimport torch\n\nprint("it runs")\n', english, address)
+    )
+    info = folder / "metadata" / f"torch-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: torch\nVersion: {version}\n", encoding="utf-8"
+    )
+    path = os.pathsep.join([str(info.parent), os.environ.get("PYTHONPATH", "")])
+    return subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": path},
+        cwd=folder,
+    )
+
+
+def test_a_download_says_first_where_the_readers_pytorch_is_recorded_to_stop_early(tmp_path: Path) -> None:
+    # a review ran the FSDP page on PyTorch 2.5 and met a bare ImportError; the timeline knew why
+    page = "https://x.org/en/examples/18_distributed/plot_sharded_gradients.html"
+    old = _run_under_torch(tmp_path / "old", "2.5.1", page)
+    assert old.stdout == "it runs\n"
+    assert old.stderr.startswith("PyTorch 2.5.1 is recorded to stop early in this example")
+    assert "(ImportError: cannot import name 'FSDPModule' from 'torch.distributed.fsdp'" in old.stderr
+    assert (
+        f"It runs to its end from PyTorch 2.7.1. Every release: {page}#across-pytorch-releases" in old.stderr
+    )
+    # in the page's language; and nothing where the release runs the example to its end
+    russian = _run_under_torch(tmp_path / "ru", "2.6.0", page.replace("/en/", "/ru/"))
+    assert russian.stderr.startswith("Записано, что на PyTorch 2.6.0 этот пример останавливается")
+    assert "AttributeError: 'Stream' object has no attribute 'record_event'" in russian.stderr
+    later = _run_under_torch(tmp_path / "new", "2.7.1", page)
+    assert (later.stdout, later.stderr) == ("it runs\n", "")
 
 
 def test_the_install_cell_names_its_page_and_is_valid_ipython() -> None:

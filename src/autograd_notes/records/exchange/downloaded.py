@@ -6,7 +6,7 @@ additions (:mod:`autograd_notes.site.examples.downloads` makes them): a few comm
 lines on top, the first naming the page's address
 (``https://…/en/examples/02_backward/plot_retain_graph.html``), and a guard
 before the first import of a module outside the standard library
-(``import importlib.util`` … ``raise SystemExit(…)``; a download of an
+(``import importlib.util`` … ``note_early_stop()``; a download of an
 earlier site has ``try: import autograd_notes`` … ``raise SystemExit(…) from
 None``). Its comments' cross-references are links, each on its line.
 :func:`read_download` takes the additions away again: what is left has the
@@ -41,8 +41,15 @@ __all__ = [
 DOWNLOAD_ALL = "examples_python.zip"
 """The name of the site's download-all archive of the Python scripts (sphinx-gallery's)."""
 
-# the guard's lines, as patterns: the site's, then an earlier site's
+# the guard's lines, as patterns: the site's, then earlier sites'
 _GUARDS = (
+    (
+        re.compile(r"import importlib\.util"),
+        re.compile(r"if _missing := \[.*importlib\.util\.find_spec\(name\) is None\]:"),
+        re.compile(r"    raise SystemExit\(.*\)"),
+        re.compile(r"from autograd_notes import note_early_stop"),
+        re.compile(r"note_early_stop\(\)"),
+    ),
     (
         re.compile(r"import importlib\.util"),
         re.compile(r"if _missing := \[.*importlib\.util\.find_spec\(name\) is None\]:"),

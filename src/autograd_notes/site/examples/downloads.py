@@ -145,14 +145,21 @@ def third_party_imports(source: str) -> tuple[list[str], int | None]:
     return modules, at
 
 
+_EARLY_STOP = ("from autograd_notes import note_early_stop", "note_early_stop()")
+"""The guard's last lines: where the site records the reader's PyTorch stopping the example early,
+it says so before the bare ImportError or AttributeError (:mod:`autograd_notes._early_stop`)."""
+
+
 def guard_imports(source: str, reader: ReaderText) -> str:
     """Guard the script's first import of a module outside the standard library.
 
     Three lines before it check that every such module the script imports is
     installed (without importing any); when one is missing the script says
     which, and the command that installs them all, and exits, instead of
-    a ``ModuleNotFoundError``. ``python -m autograd_notes verify`` knows
-    these lines (:mod:`autograd_notes.records.exchange.downloaded`).
+    a ``ModuleNotFoundError``. Two more say where the site records the
+    reader's PyTorch release stopping the example early, if it does.
+    ``python -m autograd_notes verify`` knows these lines
+    (:mod:`autograd_notes.records.exchange.downloaded`).
     """
     modules, at = third_party_imports(source)
     if at is None:
@@ -165,6 +172,7 @@ def guard_imports(source: str, reader: ReaderText) -> str:
         "import importlib.util",
         f"if _missing := [name for name in ({names},) if importlib.util.find_spec(name) is None]:",
         f'    raise SystemExit({before!r} + ", ".join(_missing) + {install!r})',
+        *_EARLY_STOP,
     ]
     return "\n".join([*lines[: at - 1], *guard, *lines[at - 1 :]]) + "\n"
 
