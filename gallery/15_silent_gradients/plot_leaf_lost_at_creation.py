@@ -162,15 +162,16 @@ check(start.double().grad_fn, "ToCopyBackward0", label="start.double().grad_fn")
 # on a CPU and loses them on a GPU; create each tensor on its device, with
 # its dtype (``torch.randn(3, device=device, dtype=...)``).
 #
-# ``nn.Module.to()``, ``.cuda()`` and ``.double()`` are different: they
-# replace the data of each parameter and keep the ``nn.Parameter`` objects,
-# which stay leaves.
+# ``nn.Module.to()``, ``.cuda()``, ``.half()`` and ``.double()`` are
+# different: they replace the data of each parameter and keep the
+# ``nn.Parameter`` objects, which stay leaves (``.half()`` here: a Mac's GPU
+# has no ``float64``).
 layer = nn.Linear(3, 1).to(device)
 weight = layer.weight
-layer.double()
+layer.half()
 check(layer.weight is weight, True, label="layer.weight is weight")
 check(layer.weight.is_leaf, True, label="layer.weight.is_leaf")
-check(layer.weight.dtype is torch.float64, True, label="layer.weight.dtype is torch.float64")
+check(layer.weight.dtype is torch.float16, True, label="layer.weight.dtype is torch.float16")
 
 # %%
 # Three ways to create it as a leaf

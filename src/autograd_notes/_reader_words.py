@@ -38,8 +38,9 @@ _EN: Final = {
     "recorded": "  PyTorch {release} is recorded to do this here ({mark}): {text}\n"
     "  What every release from {covered} does: {page}",
     "no_record": "  PyTorch {release} has no record of this example. What the recorded releases do: {page}",
-    "stops_early": "PyTorch {release} is recorded to stop early in this example, where it lacks what the "
-    "example uses ({text}). It runs to its end from PyTorch {since}. Every release: {page}",
+    "stops_early": "PyTorch {release} is recorded to stop this example before its end: {text}\n"
+    "  Every release: {page}",
+    "runs_from": "\n  The next recorded release that runs it to its end: PyTorch {since}.",
     "mark_build": "differs by build",
     "mark_words": "message differs",
     "mark_outcome": "different outcome",
@@ -76,9 +77,9 @@ _RU: Final = {
     "recorded": "  Записано, что PyTorch {release} делает здесь вот что ({mark}): {text}\n"
     "  Что делает каждый выпуск {covered}: {page}",
     "no_record": "  Для PyTorch {release} нет записи этого примера. Что делают записанные выпуски: {page}",
-    "stops_early": "Записано, что на PyTorch {release} этот пример останавливается раньше конца: в этом "
-    "выпуске нет того, чем пользуется пример ({text}). До конца пример доходит начиная с PyTorch "
-    "{since}. Все выпуски: {page}",
+    "stops_early": "Записано, что PyTorch {release} останавливает этот пример раньше конца: {text}\n"
+    "  Все выпуски: {page}",
+    "runs_from": "\n  Следующий записанный выпуск, на котором пример доходит до конца: PyTorch {since}.",
     "mark_build": "отличается только сборкой",
     "mark_words": "сообщение другое",
     "mark_outcome": "другой исход",
@@ -112,8 +113,8 @@ _ZH_CN: Final = {
     "recorded": "  记录显示 PyTorch {release} 在这里的行为（{mark}）：{text}\n"
     "  {covered} 每个版本的行为：{page}",
     "no_record": "  PyTorch {release} 没有这个示例的记录。已记录版本的行为：{page}",
-    "stops_early": "据记录，此示例在 PyTorch {release} 上会提前停止：该版本缺少示例所用的功能（{text}）。"
-    "从 PyTorch {since} 起，示例可以运行到结尾。各版本的情况：{page}",
+    "stops_early": "据记录，PyTorch {release} 会让此示例在结尾之前停止：{text}\n  各版本的情况：{page}",
+    "runs_from": "\n  记录中能把它运行到结尾的下一个版本：PyTorch {since}。",
     "mark_build": "仅因构建不同",
     "mark_words": "消息不同",
     "mark_outcome": "结果不同",
@@ -149,8 +150,9 @@ _PT_BR: Final = {
     "  O que cada versão de {covered} faz: {page}",
     "no_record": "  O PyTorch {release} não tem registro deste exemplo. "
     "O que as versões registradas fazem: {page}",
-    "stops_early": "Está registrado que no PyTorch {release} este exemplo para antes do fim, pois falta nele "
-    "o que o exemplo usa ({text}). Ele roda até o fim a partir do PyTorch {since}. Todas as versões: {page}",
+    "stops_early": "Está registrado que o PyTorch {release} para este exemplo antes do fim: {text}\n"
+    "  Todas as versões: {page}",
+    "runs_from": "\n  A próxima versão registrada que o roda até o fim: PyTorch {since}.",
     "mark_build": "difere só pela compilação",
     "mark_words": "mensagem difere",
     "mark_outcome": "resultado diferente",

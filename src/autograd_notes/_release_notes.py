@@ -215,28 +215,34 @@ def recorded_note(
 def early_stop_note(example: str, torch_version: str, page: DownloadPage | None = None) -> str:
     """What the site records ``torch_version`` doing with ``example`` where it stops early; "" elsewhere.
 
-    ``example`` is ``section/plot_x.py``. A release that lacks what the example
-    uses (an import, an attribute) is recorded "not available" at its checks:
-    the reader of a download learns it before the traceback, with the error
-    the site recorded and the first recorded release that runs the example to
-    its end. In the download's language, linking its page.
+    ``example`` is ``section/plot_x.py``. A release stopped the example early
+    when its last check was not reached ("not available", with the error that
+    stopped it). A check that met a missing API inside ``expect_error`` and
+    let the example go on is no stop. The
+    note names the next recorded release that runs the example to its end,
+    where one does. In the download's language, linking its page.
     """
     notes = _notes()
     if not notes or not notes["releases"]:
         return ""
     release = _recorded_release(notes, torch_version)
     checks = sorted((c for c in notes["checks"] if c["example"] == example), key=lambda c: c["line"])
-    stopped = [
-        run["text"]
-        for check in checks
-        if (run := _run_at(check, release)) is not None and run["mark"] == "not available"
-    ]
-    if not stopped:
+    stop = _stop(checks, release)
+    if stop is None:
         return ""
-    last_missing = max(
-        (_key(run["last"]) for c in checks for run in c["releases"] if run["mark"] == "not available"),
-    )
-    since = next((r for r in notes["releases"] if _key(r) > last_missing), notes["pinned"])
-    link = f"{page.address}#{SECTION}" if page else _page(notes, example)
     said = words(page.language if page else None)
-    return said["stops_early"].format(release=release, text=stopped[0], since=since, page=link)
+    link = f"{page.address}#{SECTION}" if page else _page(notes, example)
+    note = said["stops_early"].format(release=release, text=stop, page=link)
+    later = (r for r in notes["releases"] if _key(r) > _key(release) and _stop(checks, r) is None)
+    since = next(later, None)
+    return note + (said["runs_from"].format(since=since) if since else "")
+
+
+def _stop(checks: list[NoteCheck], release: str) -> str | None:
+    """Why ``release`` stopped the example before its last check (the checks in line order); None if not.
+
+    A check not reached is "not available", with the error that stopped the
+    example as its text: the last check is one where the example stopped.
+    """
+    last = _run_at(checks[-1], release) if checks else None
+    return last["text"] if last is not None and last["mark"] == "not available" else None

@@ -5,9 +5,10 @@ A reader who runs a downloaded example under an older PyTorch meets a
 than the page documents. The helper cannot read the repository's records, so
 ``python -m autograd_notes release-notes`` writes the part it needs into the
 package, ``src/autograd_notes/release_notes.json``: for every check that
-differs on some recorded release, what each release observed, grouped into
-runs of releases that observed the same. ``--check`` fails when the file is
-out of date with the records (a test runs it).
+differs on some recorded release, and for each example's last check, what
+each release observed, grouped into runs of releases that observed the
+same. ``--check`` fails when the file is out of date with the records (a
+test runs it).
 """
 
 from __future__ import annotations
@@ -49,16 +50,23 @@ def _runs(check: CheckTimeline) -> list[ReleaseRun]:
 
 
 def build_notes(timelines: dict[str, ExampleTimeline], site: str) -> ReleaseNotes:
-    """The notes: every check that differs somewhere, with what each release observed."""
+    """The notes: every check that differs somewhere, with what each release observed.
+
+    And each example's last check, whatever it observed: a release whose run
+    did not reach it stopped the example early (:func:`~autograd_notes._release_notes.early_stop_note`).
+    """
     checks: list[NoteCheck] = []
     releases: set[str] = set()
     pinned = ""
     for example, timeline in sorted(timelines.items()):
         pinned = timeline.pinned
         releases.update(timeline.recorded_releases())
+        every = [check for row in timeline.rows for check in row.checks]
+        last = max(every, key=lambda check: check.line, default=None)
         for row in timeline.rows:
             for check in row.checks:
-                if all(seen.mark in (Mark.SAME, Mark.NO_RECORD) for seen in check.releases.values()):
+                same = all(seen.mark in (Mark.SAME, Mark.NO_RECORD) for seen in check.releases.values())
+                if same and check is not last:
                     continue
                 checks.append(
                     NoteCheck(
