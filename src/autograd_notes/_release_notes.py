@@ -63,6 +63,9 @@ class ReleaseNotes(TypedDict):
     releases: list[str]
     examples: list[str]
     checks: list[NoteCheck]
+    stops: dict[str, dict[str, str]]
+    """For each example that some recorded release stopped early: each recorded release, and how its
+    run ended ("" where it ran to its end, else the last line of the error that stopped it)."""
 
 
 NOTES = "release_notes.json"
@@ -215,34 +218,23 @@ def recorded_note(
 def early_stop_note(example: str, torch_version: str, page: DownloadPage | None = None) -> str:
     """What the site records ``torch_version`` doing with ``example`` where it stops early; "" elsewhere.
 
-    ``example`` is ``section/plot_x.py``. A release stopped the example early
-    when its last check was not reached ("not available", with the error that
-    stopped it). A check that met a missing API inside ``expect_error`` and
-    let the example go on is no stop. The
-    note names the next recorded release that runs the example to its end,
-    where one does. In the download's language, linking its page.
+    ``example`` is ``section/plot_x.py``. Only a recorded run that stopped
+    before the example's end (an error no ``expect_error`` caught, or what the
+    release lacks) is said, with the last line of its error, and the next
+    recorded release whose run went to the end, where one did. In the
+    download's language, linking its page.
     """
     notes = _notes()
-    if not notes or not notes["releases"]:
+    if not notes:
         return ""
+    endings = notes["stops"].get(example, {})
     release = _recorded_release(notes, torch_version)
-    checks = sorted((c for c in notes["checks"] if c["example"] == example), key=lambda c: c["line"])
-    stop = _stop(checks, release)
-    if stop is None:
+    stop = endings.get(release, "")
+    if not stop:
         return ""
     said = words(page.language if page else None)
     link = f"{page.address}#{SECTION}" if page else _page(notes, example)
+    later = (r for r, ending in endings.items() if _key(r) > _key(release) and not ending)
+    since = min(later, key=_key, default=None)
     note = said["stops_early"].format(release=release, text=stop, page=link)
-    later = (r for r in notes["releases"] if _key(r) > _key(release) and _stop(checks, r) is None)
-    since = next(later, None)
     return note + (said["runs_from"].format(since=since) if since else "")
-
-
-def _stop(checks: list[NoteCheck], release: str) -> str | None:
-    """Why ``release`` stopped the example before its last check (the checks in line order); None if not.
-
-    A check not reached is "not available", with the error that stopped the
-    example as its text: the last check is one where the example stopped.
-    """
-    last = _run_at(checks[-1], release) if checks else None
-    return last["text"] if last is not None and last["mark"] == "not available" else None

@@ -6,51 +6,32 @@ import pytest
 
 from autograd_notes import _release_notes
 from autograd_notes._download_page import DownloadPage
-from autograd_notes._release_notes import NoteCheck, ReleaseNotes, ReleaseRun, early_stop_note
+from autograd_notes._release_notes import ReleaseNotes, early_stop_note
 
-RELEASES = ["2.4.1", "2.5.1", "2.6.0", "2.7.1", "2.8.0"]
 EXAMPLE = "05_x/plot_y.py"
 SITE = "https://x.org/"
-
-
-def run(first: str, last: str, mark: str = "same", text: str = "") -> ReleaseRun:
-    return {"first": first, "last": last, "mark": mark, "text": text}
-
-
-def check(line: int, *runs: ReleaseRun) -> NoteCheck:
-    return {
-        "example": EXAMPLE,
-        "line": line,
-        "kind": "value",
-        "label": "x",
-        "documented": "1",
-        "releases": list(runs),
-    }
-
-
-@pytest.fixture
-def notes(monkeypatch: pytest.MonkeyPatch) -> list[NoteCheck]:
-    """The checks of the site's notes, for each test to fill."""
-    checks: list[NoteCheck] = []
-    made: ReleaseNotes = {
-        "site": SITE,
-        "pinned": "2.8.0",
-        "releases": RELEASES,
-        "examples": [EXAMPLE],
-        "checks": checks,
-    }
-    monkeypatch.setattr(_release_notes, "_notes", lambda: made)
-    return checks
-
-
 MISSING = "ImportError: cannot import name 'thing'"
 
 
-def test_a_release_that_stops_the_example_says_why_and_the_next_that_runs_it(notes: list[NoteCheck]) -> None:
-    notes += [
-        check(10, run("2.4.1", "2.5.1", "not available", MISSING), run("2.6.0", "2.8.0")),
-        check(20, run("2.4.1", "2.5.1", "not available", MISSING), run("2.6.0", "2.8.0")),
-    ]
+@pytest.fixture
+def endings(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """How each recorded release's run of the example ended, for each test to fill."""
+    ends: dict[str, str] = {}
+    releases = ["2.4.1", "2.5.1", "2.6.0", "2.7.1", "2.8.0"]
+    made: ReleaseNotes = {
+        "site": SITE,
+        "pinned": "2.8.0",
+        "releases": releases,
+        "examples": [EXAMPLE],
+        "checks": [],
+        "stops": {EXAMPLE: ends},
+    }
+    monkeypatch.setattr(_release_notes, "_notes", lambda: made)
+    return ends
+
+
+def test_a_release_that_stops_the_example_says_why_and_the_next_that_runs_it(endings: dict[str, str]) -> None:
+    endings.update({"2.4.1": MISSING, "2.5.1": MISSING, "2.6.0": "", "2.7.1": "", "2.8.0": ""})
     said = early_stop_note(EXAMPLE, "2.5.0+cu124")  # another patch of a recorded minor release
     assert said == (
         f"PyTorch 2.5.1 is recorded to stop this example before its end: {MISSING}\n"
@@ -59,43 +40,17 @@ def test_a_release_that_stops_the_example_says_why_and_the_next_that_runs_it(not
     )
     assert early_stop_note(EXAMPLE, "2.6.0") == ""
     assert early_stop_note(EXAMPLE, "2.3.0") == ""  # not recorded: nothing is known
+    assert early_stop_note("05_x/plot_other.py", "2.4.1") == ""  # no release stops it
     page = DownloadPage("https://x.org/ru/examples/05_x/plot_y.html", "ru")
     assert early_stop_note(EXAMPLE, "2.4.1", page).startswith("Записано, что PyTorch 2.4.1 останавливает")
 
 
-def test_the_next_release_that_runs_it_is_named_across_gaps_and_not_after_the_last(
-    notes: list[NoteCheck],
-) -> None:
-    # a review: "from PyTorch X" was false where a later release stops it again
-    stops = run("2.4.1", "2.4.1", "not available", MISSING)
-    again = run("2.7.1", "2.7.1", "not available", "AttributeError: gone")
-    notes += [check(10, stops, run("2.5.1", "2.6.0"), again, run("2.8.0", "2.8.0"))]
-    assert early_stop_note(EXAMPLE, "2.4.1").endswith(
-        "The next recorded release that runs it to its end: PyTorch 2.5.1."
-    )
-    assert early_stop_note(EXAMPLE, "2.7.1").endswith(
-        "The next recorded release that runs it to its end: PyTorch 2.8.0."
-    )
-    notes[0] = check(10, run("2.4.1", "2.7.1"), run("2.8.0", "2.8.0", "not available", MISSING))
-    assert early_stop_note(EXAMPLE, "2.8.0").endswith(
-        "#across-pytorch-releases"
-    )  # no release after it runs it
-
-
-def test_a_missing_api_inside_expect_error_that_the_example_goes_past_is_no_stop(
-    notes: list[NoteCheck],
-) -> None:
-    # a review: the timeline marks such a check "not available" too, but the download goes on
-    notes += [
-        check(10, run("2.4.1", "2.4.1", "not available", "AttributeError: new_api"), run("2.5.1", "2.8.0")),
-        check(20, run("2.4.1", "2.8.0")),
-    ]
-    assert early_stop_note(EXAMPLE, "2.4.1") == ""
-    # where the last checks were not reached, the error that stopped the example says why
-    notes[1] = check(
-        20, run("2.4.1", "2.4.1", "not available", "RuntimeError: stopped here"), run("2.5.1", "2.8.0")
-    )
-    notes.append(
-        check(30, run("2.4.1", "2.4.1", "not available", "RuntimeError: stopped here"), run("2.5.1", "2.8.0"))
-    )
-    assert "before its end: RuntimeError: stopped here\n" in early_stop_note(EXAMPLE, "2.4.1")
+def test_the_next_release_named_ran_to_the_end_and_has_a_record(endings: dict[str, str]) -> None:
+    # a review: a release without a record, or one that stopped at another error, was named
+    endings.update({"2.4.1": MISSING, "2.6.0": "RuntimeError: another stop", "2.7.1": "", "2.8.0": ""})
+    assert early_stop_note(EXAMPLE, "2.4.1").endswith("runs it to its end: PyTorch 2.7.1.")
+    assert early_stop_note(EXAMPLE, "2.5.1") == ""  # no record of 2.5.1: nothing is said
+    assert "before its end: RuntimeError: another stop\n" in early_stop_note(EXAMPLE, "2.6.0")
+    # the last release stops it: no release after it to name
+    endings.update({"2.7.1": "", "2.8.0": MISSING})
+    assert early_stop_note(EXAMPLE, "2.8.0").endswith("#across-pytorch-releases")

@@ -18,7 +18,7 @@ import tomllib
 from autograd_notes import _release_notes, _typed_json
 from autograd_notes._download_page import DownloadPage
 from autograd_notes._reader_words import LANGUAGES, words
-from autograd_notes._release_notes import _MARK_WORDS, early_stop_note, recorded_note
+from autograd_notes._release_notes import _MARK_WORDS, recorded_note
 from autograd_notes.records.format.record import write_record
 from autograd_notes.records.format.record_format import FORMAT
 from autograd_notes.records.format.status import Mark
@@ -327,19 +327,45 @@ def notes(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     return made
 
 
-def test_notes_keep_only_checks_that_differ_and_the_last_check(notes: dict[str, Any]) -> None:
+def test_notes_keep_only_checks_that_differ(notes: dict[str, Any]) -> None:
     assert notes["releases"] == ["2.9.1", "2.12.1", "2.13.0"]
     assert notes["examples"] == [EXAMPLE]
     assert notes["pinned"] == "2.13.0"
-    assert [check["line"] for check in notes["checks"]] == [12, 20]
+    assert len(notes["checks"]) == 1
     assert notes["checks"][0]["releases"] == [
         # the same RuntimeError, its node renamed: the same outcome in other words
         {"first": "2.9.1", "last": "2.9.1", "mark": WORDS, "text": f"RuntimeError: {OLD_ERROR}"},
         {"first": "2.12.1", "last": "2.13.0", "mark": SAME, "text": ""},
     ]
-    # the same everywhere, but the example's last: a release that did not reach it stopped early
-    assert notes["checks"][1]["releases"] == [{"first": "2.9.1", "last": "2.13.0", "mark": SAME, "text": ""}]
-    assert early_stop_note(EXAMPLE, "2.9.1") == ""  # it reworded a message, and went on to the end
+
+
+def test_notes_say_how_each_recorded_run_ended_where_one_stopped_early() -> None:
+    """A download's first note reads these (:func:`autograd_notes._release_notes.early_stop_note`)."""
+    lacks = "ImportError: cannot import name 'thing' from 'torch'"
+    stopped = record(
+        "2.9.1", [("ran", [], []), ("unavailable", [], ["Traceback...", lacks]), ("not run", [], [])]
+    )
+    # a missing API that expect_error met, the example going on to its end: no stop
+    caught = record(
+        "2.10.0",
+        [
+            ("ran", [], []),
+            ("ran", [error("module 'torch' has no attribute 'y'", raised="AttributeError", holds=False)], []),
+            ("ran", [value("2.")], []),
+        ],
+    )
+    # a machine that could not start a process group: no behaviour of PyTorch's
+    network = record(
+        "2.11.0",
+        [("unavailable", [], ["RuntimeError: Connection refused"]), ("not run", [], []), ("not run", [], [])],
+    )
+    releases = {"2.9.1": stopped, "2.10.0": caught, "2.11.0": network, "2.12.1": None}
+    timeline = example_timeline(EXAMPLE, TODAY, "2.13.0", releases)
+    notes = json.loads(render_notes(build_notes({EXAMPLE: timeline}, "https://site.example/")))
+    assert notes["stops"] == {EXAMPLE: {"2.9.1": lacks, "2.10.0": "", "2.13.0": ""}}
+    # no example that every release runs to its end is listed
+    alone = example_timeline(EXAMPLE, TODAY, "2.13.0", {"2.10.0": caught})
+    assert json.loads(render_notes(build_notes({EXAMPLE: alone}, "https://site.example/")))["stops"] == {}
 
 
 def test_a_drift_on_a_recorded_release_says_what_it_is_recorded_to_do(notes: dict[str, Any]) -> None:

@@ -5,10 +5,10 @@ A reader who runs a downloaded example under an older PyTorch meets a
 than the page documents. The helper cannot read the repository's records, so
 ``python -m autograd_notes release-notes`` writes the part it needs into the
 package, ``src/autograd_notes/release_notes.json``: for every check that
-differs on some recorded release, and for each example's last check, what
-each release observed, grouped into runs of releases that observed the
-same. ``--check`` fails when the file is out of date with the records (a
-test runs it).
+differs on some recorded release, what each release observed, grouped into
+runs of releases that observed the same; and for every example that some
+release stopped early, how each recorded release's run of it ended. ``--check`` fails when the file is
+out of date with the records (a test runs it).
 """
 
 from __future__ import annotations
@@ -50,23 +50,16 @@ def _runs(check: CheckTimeline) -> list[ReleaseRun]:
 
 
 def build_notes(timelines: dict[str, ExampleTimeline], site: str) -> ReleaseNotes:
-    """The notes: every check that differs somewhere, with what each release observed.
-
-    And each example's last check, whatever it observed: a release whose run
-    did not reach it stopped the example early (:func:`~autograd_notes._release_notes.early_stop_note`).
-    """
+    """The notes: every check that differs somewhere, with what each release observed."""
     checks: list[NoteCheck] = []
     releases: set[str] = set()
     pinned = ""
     for example, timeline in sorted(timelines.items()):
         pinned = timeline.pinned
         releases.update(timeline.recorded_releases())
-        every = [check for row in timeline.rows for check in row.checks]
-        last = max(every, key=lambda check: check.line, default=None)
         for row in timeline.rows:
             for check in row.checks:
-                same = all(seen.mark in (Mark.SAME, Mark.NO_RECORD) for seen in check.releases.values())
-                if same and check is not last:
+                if all(seen.mark in (Mark.SAME, Mark.NO_RECORD) for seen in check.releases.values()):
                     continue
                 checks.append(
                     NoteCheck(
@@ -78,12 +71,18 @@ def build_notes(timelines: dict[str, ExampleTimeline], site: str) -> ReleaseNote
                         releases=_runs(check),
                     )
                 )
+    stops = {
+        example: {release: timeline.endings[release] for release in sorted(timeline.endings, key=version_key)}
+        for example, timeline in sorted(timelines.items())
+        if any(timeline.endings.values())
+    }
     return ReleaseNotes(
         site=site,
         pinned=release_of(pinned),
         releases=sorted(releases, key=version_key),
         examples=sorted(timelines),
         checks=checks,
+        stops=stops,
     )
 
 
@@ -93,6 +92,7 @@ def render_notes(notes: ReleaseNotes) -> str:
     def line(value: object) -> str:
         return json.dumps(value, ensure_ascii=False)
 
-    head = [f" {line(key)}: {line(value)}," for key, value in notes.items() if key != "checks"]
+    head = [f" {line(key)}: {line(value)}," for key, value in notes.items() if key not in ("checks", "stops")]
     checks = ",\n".join(f"  {line(check)}" for check in notes["checks"])
-    return "\n".join(["{", *head, ' "checks": [', checks, " ]", "}"]) + "\n"
+    stops = ",\n".join(f"  {line(example)}: {line(ends)}" for example, ends in notes["stops"].items())
+    return "\n".join(["{", *head, ' "checks": [', checks, " ],", ' "stops": {', stops, " }", "}"]) + "\n"

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..._events import Event, EventKind
-from ..format.missing_api import is_missing_api
+from ..format.missing_api import is_missing_api, is_missing_network
 from ..format.record import load_all_records
 from ..format.record_format import CellStatus, Record
 from ..format.status import Mark
@@ -156,6 +156,17 @@ def _stopped(record: Record) -> tuple[CellStatus, str] | None:
     return None
 
 
+def _endings(records: dict[str, Record | None]) -> dict[str, str]:
+    """How each release's record ended: "" where it ran to its end, else the error that stopped it."""
+    endings = {}
+    for release, record in records.items():
+        stop = _stopped(record) if record else None
+        error, _, message = stop[1].partition(": ") if stop else ("", "", "")
+        if record is not None and not is_missing_network(error, message):
+            endings[release] = stop[1] if stop else ""
+    return endings
+
+
 @dataclass(frozen=True)
 class Observation:
     """One check on one release: its mark, what it observed, and a word diff with today."""
@@ -221,6 +232,10 @@ class ExampleTimeline:
     rows: list[RowTimeline] = field(default_factory=list)
     recorded: set[str] = field(default_factory=set)
     """The releases with a record of the example (the pinned one always)."""
+    endings: dict[str, str] = field(default_factory=dict)
+    """How each release's record of the example ended: "" where it ran to its end, else the last line
+    of the error that stopped it (a record of a machine that could not start a process group is left
+    out: no behaviour of PyTorch's)."""
 
     def mark(self, release: str) -> Mark:
         """The worst mark of every check on ``release``; ``NO_RECORD`` where it has no record."""
@@ -318,6 +333,7 @@ def example_timeline(
         for release, found in {**keyed, "": baseline}.items()
     }
     stopped = {release: _stopped(record) if record else None for release, record in releases.items()}
+    timeline.endings = _endings({**releases, pinned: today})
     for key, (index, event) in _keyed(today).items():
         first = today["cells"][index]["lines"][0]
         if not timeline.rows or timeline.rows[-1].first_line != first:
