@@ -38,7 +38,7 @@ _EN: Final = {
     "recorded": "  PyTorch {release} is recorded to do this here ({mark}): {text}\n"
     "  What every release from {covered} does: {page}",
     "no_record": "  PyTorch {release} has no record of this example. What the recorded releases do: {page}",
-    "stops_early": "PyTorch {release} is recorded to stop this example before its end: {text}\n"
+    "stops_early": "PyTorch {release} is recorded to stop this example before its end, on a CPU: {text}\n"
     "  Every release: {page}",
     "runs_from": "\n  The next recorded release that runs it to its end: PyTorch {since}.",
     "mark_build": "differs by build",
@@ -77,7 +77,7 @@ _RU: Final = {
     "recorded": "  Записано, что PyTorch {release} делает здесь вот что ({mark}): {text}\n"
     "  Что делает каждый выпуск {covered}: {page}",
     "no_record": "  Для PyTorch {release} нет записи этого примера. Что делают записанные выпуски: {page}",
-    "stops_early": "Записано, что PyTorch {release} останавливает этот пример раньше конца: {text}\n"
+    "stops_early": "Записано, что PyTorch {release} на CPU останавливает этот пример раньше конца: {text}\n"
     "  Все выпуски: {page}",
     "runs_from": "\n  Следующий записанный выпуск, на котором пример доходит до конца: PyTorch {since}.",
     "mark_build": "отличается только сборкой",
@@ -113,7 +113,8 @@ _ZH_CN: Final = {
     "recorded": "  记录显示 PyTorch {release} 在这里的行为（{mark}）：{text}\n"
     "  {covered} 每个版本的行为：{page}",
     "no_record": "  PyTorch {release} 没有这个示例的记录。已记录版本的行为：{page}",
-    "stops_early": "据记录，PyTorch {release} 会让此示例在结尾之前停止：{text}\n  各版本的情况：{page}",
+    "stops_early": "据记录，PyTorch {release} 在 CPU 上会让此示例在结尾之前停止：{text}\n"
+    "  各版本的情况：{page}",
     "runs_from": "\n  记录中能把它运行到结尾的下一个版本：PyTorch {since}。",
     "mark_build": "仅因构建不同",
     "mark_words": "消息不同",
@@ -150,7 +151,7 @@ _PT_BR: Final = {
     "  O que cada versão de {covered} faz: {page}",
     "no_record": "  O PyTorch {release} não tem registro deste exemplo. "
     "O que as versões registradas fazem: {page}",
-    "stops_early": "Está registrado que o PyTorch {release} para este exemplo antes do fim: {text}\n"
+    "stops_early": "Está registrado que o PyTorch {release} para este exemplo antes do fim, na CPU: {text}\n"
     "  Todas as versões: {page}",
     "runs_from": "\n  A próxima versão registrada que o roda até o fim: PyTorch {since}.",
     "mark_build": "difere só pela compilação",

@@ -120,7 +120,7 @@ def _find(notes: ReleaseNotes, path: str, line: int, documented: str) -> NoteChe
     name = Path(path).name
     ours = [check for check in notes["checks"] if Path(check["example"]).name == name]
     for check in ours:
-        if check["line"] == line:
+        if check["line"] == line and _described(check) == documented:
             return check
     # a download starts with a few lines more than the gallery script: its checks moved down
     moved = [check for check in ours if _described(check) == documented and check["line"] <= line]

@@ -6,7 +6,7 @@ import pytest
 
 from autograd_notes import _release_notes
 from autograd_notes._download_page import DownloadPage
-from autograd_notes._release_notes import ReleaseNotes, early_stop_note
+from autograd_notes._release_notes import NoteCheck, ReleaseNotes, ReleaseRun, early_stop_note, recorded_note
 
 EXAMPLE = "05_x/plot_y.py"
 SITE = "https://x.org/"
@@ -34,7 +34,7 @@ def test_a_release_that_stops_the_example_says_why_and_the_next_that_runs_it(end
     endings.update({"2.4.1": MISSING, "2.5.1": MISSING, "2.6.0": "", "2.7.1": "", "2.8.0": ""})
     said = early_stop_note(EXAMPLE, "2.5.0+cu124")  # another patch of a recorded minor release
     assert said == (
-        f"PyTorch 2.5.1 is recorded to stop this example before its end: {MISSING}\n"
+        f"PyTorch 2.5.1 is recorded to stop this example before its end, on a CPU: {MISSING}\n"
         f"  Every release: {SITE}en/examples/05_x/plot_y.html#across-pytorch-releases\n"
         "  The next recorded release that runs it to its end: PyTorch 2.6.0."
     )
@@ -42,7 +42,9 @@ def test_a_release_that_stops_the_example_says_why_and_the_next_that_runs_it(end
     assert early_stop_note(EXAMPLE, "2.3.0") == ""  # not recorded: nothing is known
     assert early_stop_note("05_x/plot_other.py", "2.4.1") == ""  # no release stops it
     page = DownloadPage("https://x.org/ru/examples/05_x/plot_y.html", "ru")
-    assert early_stop_note(EXAMPLE, "2.4.1", page).startswith("Записано, что PyTorch 2.4.1 останавливает")
+    assert early_stop_note(EXAMPLE, "2.4.1", page).startswith(
+        "Записано, что PyTorch 2.4.1 на CPU останавливает"
+    )
 
 
 def test_the_next_release_named_ran_to_the_end_and_has_a_record(endings: dict[str, str]) -> None:
@@ -50,7 +52,42 @@ def test_the_next_release_named_ran_to_the_end_and_has_a_record(endings: dict[st
     endings.update({"2.4.1": MISSING, "2.6.0": "RuntimeError: another stop", "2.7.1": "", "2.8.0": ""})
     assert early_stop_note(EXAMPLE, "2.4.1").endswith("runs it to its end: PyTorch 2.7.1.")
     assert early_stop_note(EXAMPLE, "2.5.1") == ""  # no record of 2.5.1: nothing is said
-    assert "before its end: RuntimeError: another stop\n" in early_stop_note(EXAMPLE, "2.6.0")
+    assert "before its end, on a CPU: RuntimeError: another stop\n" in early_stop_note(EXAMPLE, "2.6.0")
     # the last release stops it: no release after it to name
     endings.update({"2.7.1": "", "2.8.0": MISSING})
     assert early_stop_note(EXAMPLE, "2.8.0").endswith("#across-pytorch-releases")
+
+
+def test_a_drift_note_finds_its_check_by_what_it_documents_not_only_its_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a review: a download's lines are moved (header, guard): line 18 there is the script's line 10,
+    # and the script's own line 18 holds another check, whose record was quoted
+    def noted(line: int, documented: str, text: str) -> NoteCheck:
+        runs: list[ReleaseRun] = [
+            {"first": "2.4.1", "last": "2.4.1", "mark": "message differs", "text": text}
+        ]
+        return {
+            "example": EXAMPLE,
+            "line": line,
+            "kind": "error",
+            "label": "",
+            "documented": documented,
+            "releases": runs,
+        }
+
+    made: ReleaseNotes = {
+        "site": SITE,
+        "pinned": "2.8.0",
+        "releases": ["2.4.1", "2.8.0"],
+        "examples": [EXAMPLE],
+        "checks": [
+            noted(10, "ValueError matching 'a'", "ValueError: a, old"),
+            noted(18, "KeyError", "KeyError: b"),
+        ],
+        "stops": {},
+    }
+    monkeypatch.setattr(_release_notes, "_notes", lambda: made)
+    note = recorded_note("plot_y.py", 18, "ValueError matching 'a'", "2.4.1")
+    assert "ValueError: a, old" in note
+    assert "KeyError" not in note

@@ -35,6 +35,7 @@ messages (:mod:`autograd_notes._release_notes`) read a summary of them.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,12 +148,22 @@ def _keyed(record: Record) -> _Keyed:
     return found
 
 
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)(?::|$)")
+"""A traceback's last line that names the exception (``ValueError: ...``): a message of several lines
+follows it."""
+
+
 def _stopped(record: Record) -> tuple[CellStatus, str] | None:
-    """Why a record's run stopped early: (``unavailable`` or ``failed``, the exception's last line)."""
+    """Why a record's run stopped early: (``unavailable`` or ``failed``, the line naming the exception).
+
+    The last line that starts with an exception's name, where the message runs on over more lines
+    (DDP's), else the last line.
+    """
     for cell in record["cells"]:
         if cell["status"] in ("unavailable", "failed"):
-            lines = [line for line in cell["output"] if line.strip()]
-            return cell["status"], (lines[-1].strip() if lines else "")
+            lines = [line.strip() for line in cell["output"] if line.strip()]
+            named = [line for line in lines if _EXCEPTION_LINE.match(line)]
+            return cell["status"], (named or lines or [""])[-1]
     return None
 
 

@@ -145,9 +145,10 @@ def third_party_imports(source: str) -> tuple[list[str], int | None]:
     return modules, at
 
 
-_EARLY_STOP = ("from autograd_notes import note_early_stop", "note_early_stop()")
+_EARLY_STOP = ("import autograd_notes", 'getattr(autograd_notes, "note_early_stop", lambda: None)()')
 """The guard's last lines: where the site records the reader's PyTorch stopping the example early,
-it says so before the bare ImportError or AttributeError (:mod:`autograd_notes._early_stop`)."""
+it says so before the bare ImportError or AttributeError (:mod:`autograd_notes._early_stop`). A
+helper installed before it had this function does nothing here (pip keeps an installed one)."""
 
 
 def guard_imports(source: str, reader: ReaderText) -> str:
