@@ -113,19 +113,19 @@ def _described(check: NoteCheck) -> str:
 def _find(notes: ReleaseNotes, path: str, line: int, documented: str) -> NoteCheck | None:
     """The check at ``path:line``, or the closest match.
 
-    The same script and line; else the nearest check above it in the same script
-    that documents the same (a download's header moves its lines down); else the
-    one check of any script that documents the same (a notebook cell has no file).
+    The same script and line; else the nearest check in the same script that
+    documents the same (a download's header and guard move its lines down, its
+    translated text up or down: Chinese takes fewer lines); else the one check of
+    any script that documents the same (a notebook cell has no file).
     """
     name = Path(path).name
-    ours = [check for check in notes["checks"] if Path(check["example"]).name == name]
-    for check in ours:
-        if check["line"] == line and _described(check) == documented:
-            return check
-    # a download starts with a few lines more than the gallery script: its checks moved down
-    moved = [check for check in ours if _described(check) == documented and check["line"] <= line]
-    if moved:
-        return max(moved, key=lambda check: check["line"])
+    alike = [
+        check
+        for check in notes["checks"]
+        if Path(check["example"]).name == name and _described(check) == documented
+    ]
+    if alike:
+        return min(alike, key=lambda check: (abs(check["line"] - line), check["line"]))
     same = [check for check in notes["checks"] if _described(check) == documented]
     return same[0] if len({check["example"] for check in same}) == 1 else None
 

@@ -84,6 +84,7 @@ def test_a_drift_note_finds_its_check_by_what_it_documents_not_only_its_line(
         "checks": [
             noted(10, "ValueError matching 'a'", "ValueError: a, old"),
             noted(18, "KeyError", "KeyError: b"),
+            {**noted(50, "ValueError matching 'a'", "ValueError: a, elsewhere"), "example": "06_z/plot_z.py"},
         ],
         "stops": {},
     }
@@ -91,3 +92,5 @@ def test_a_drift_note_finds_its_check_by_what_it_documents_not_only_its_line(
     note = recorded_note("plot_y.py", 18, "ValueError matching 'a'", "2.4.1")
     assert "ValueError: a, old" in note
     assert "KeyError" not in note
+    # a Chinese download's text takes fewer lines: its checks move up, and are found as well
+    assert "ValueError: a, old" in recorded_note("plot_y.py", 4, "ValueError matching 'a'", "2.4.1")
