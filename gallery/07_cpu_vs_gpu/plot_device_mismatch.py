@@ -8,11 +8,11 @@ An operation that mixes a CUDA tensor with a CPU tensor is refused, in the
 forward pass and in ``backward(gradient)``; PyTorch moves data between
 devices by itself only in a few places. On a CPU runner every tensor is on
 the CPU, so such a bug stays hidden until the code meets a GPU. This example
-shows the refusal, its exceptions (a 0-dim CPU tensor in an element-wise
-operation, CPU index tensors, ``copy_`` and assignment, a 0-dim gradient),
-how to check the rule without a GPU, and a related pitfall: ``.to(device)``
-on a leaf returns the leaf itself on a CPU runner but a copy on a GPU
-runner, and the gradient then goes past the copy.
+shows what a GPU runner is expected to meet (from PyTorch's source: no GPU
+run is recorded yet): the refusal, its exceptions (a 0-dim CPU tensor in
+``*`` or ``+``, CPU index tensors, ``copy_`` and assignment, a 0-dim
+gradient), how to check the rule without a GPU, and ``.to(device)`` on a
+leaf: the leaf itself on a CPU runner, on a GPU a copy the gradient goes past.
 
 .. questions::
 
@@ -56,9 +56,9 @@ else:
 # Checking the rule without a GPU, partly
 # ---------------------------------------
 # The ``meta`` device has tensors with a shape and a dtype but no data.
-# PyTorch computes their results with shape functions only. For
-# element-wise operations those functions check devices with the same rule,
-# so a CPU runner can see a refusal:
+# PyTorch computes their results with shape functions only. For most
+# out-of-place element-wise operations those functions check devices with the
+# same rule (an in-place ``add_`` slips through), so a CPU runner can see a refusal:
 shapes_only = torch.ones(3, device="meta")
 print(shapes_only)
 with expect_error(RuntimeError, match=r"^Tensor on device cpu is not on the expected device meta!$"):
@@ -90,7 +90,7 @@ check(
 
 # %%
 # On a GPU each of these four is expected to refuse a CPU argument. The meta
-# device can show the rule for element-wise operations, but a script that
+# device shows the rule for most element-wise operations, but a script that
 # runs on meta tensors without error has not been shown to run on one
 # device: only a run with a GPU tensor, or a check of every tensor's
 # ``device`` before the computation, shows that. Every cell here is checked
@@ -98,10 +98,10 @@ check(
 #
 # The exception: a 0-dim CPU tensor
 # ---------------------------------
-# In an element-wise operation, a 0-dim CPU tensor may be combined with a
-# tensor on any device: it holds one number, which is read on the host and
-# handed to the kernel like a Python number. A CPU tensor with one element
-# but one dimension gets no such exception.
+# In ``*``, ``+`` and most element-wise operations, a 0-dim CPU tensor may be
+# combined with a tensor on any device: it holds one number, which is read on
+# the host and handed to the kernel like a Python number. A CPU tensor with
+# one element but one dimension gets no such exception.
 scale = torch.tensor(2.0)  # 0-dim, on the CPU
 scaled = weights * scale
 if gpu:  # (on a CPU runner both are CPU tensors: nothing to see)
@@ -218,9 +218,9 @@ else:
 # other. Each of these copies from host to device; except for ``copy_``,
 # the code does not say so.
 #
-# The 0-dim exception ends with element-wise operations. PyTorch's list of
-# operators (``native_functions.yaml``) marks those built on
-# ``TensorIterator`` with ``device_check: NoCheck   # TensorIterator``.
+# The 0-dim exception ends with element-wise operations (``clamp`` with a 0-dim
+# CPU bound is refused too). PyTorch's list of operators (``native_functions.yaml``)
+# marks most built on ``TensorIterator`` with ``device_check: NoCheck   # TensorIterator``.
 # An operator without ``device_check: NoCheck`` gets a device check in its
 # generated CUDA wrapper, which compares all its tensor arguments and lets
 # no 0-dim tensor through. ``TensorIterator`` itself lets one 0-dim CPU
@@ -359,8 +359,8 @@ check(model.weight.is_leaf, True, label="model.weight.is_leaf")
 # (``TensorIteratorBase::compute_types`` in ``aten/src/ATen/TensorIterator.cpp``),
 # the ``device_check`` entries of ``aten/src/ATen/native/native_functions.yaml``
 # and the device check that ``torchgen`` generates from them, the move of CPU
-# index tensors and of a 0-dim value in
-# ``aten/src/ATen/native/TensorAdvancedIndexing.cpp`` (``make_info``,
+# index tensors and of a 0-dim value (``make_info`` and ``expandTensors`` in
+# ``TensorAdvancedIndexingUtils.h`` and ``IndexingUtils.h``,
 # ``_index_put_impl_``; PyTorch's ``test_cpu_indices`` and
 # ``test_invalid_device`` in ``test/test_indexing.py`` run the same cases on a
 # GPU), and the autograd engine's check of the gradients it is given, which
