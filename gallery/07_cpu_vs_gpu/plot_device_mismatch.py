@@ -56,9 +56,9 @@ else:
 # Checking the rule without a GPU, partly
 # ---------------------------------------
 # The ``meta`` device has tensors with a shape and a dtype but no data.
-# PyTorch computes their results with shape functions only. For most
-# out-of-place element-wise operations those functions check devices with the
-# same rule (an in-place ``add_`` slips through), so a CPU runner can see a refusal:
+# PyTorch computes their results with shape functions only. For ``*``, ``+``
+# and many element-wise operations those functions check devices with the same
+# rule (in-place ones, ``//`` and a ``clamp`` bound slip through), so a CPU runner can see a refusal:
 shapes_only = torch.ones(3, device="meta")
 print(shapes_only)
 with expect_error(RuntimeError, match=r"^Tensor on device cpu is not on the expected device meta!$"):
@@ -90,11 +90,11 @@ check(
 
 # %%
 # On a GPU each of these four is expected to refuse a CPU argument. The meta
-# device shows the rule for most element-wise operations, but a script that
+# device shows the rule for many element-wise operations, but a script that
 # runs on meta tensors without error has not been shown to run on one
 # device: only a run with a GPU tensor, or a check of every tensor's
-# ``device`` before the computation, shows that. Every cell here is checked
-# on every runner.
+# ``device`` before the computation, shows that. A GPU runner checks the cells
+# that mix devices; a CPU runner prints where their results are.
 #
 # The exception: a 0-dim CPU tensor
 # ---------------------------------
@@ -156,8 +156,8 @@ plt.show()
 # -------------------------------
 # The 0-dim exception belongs to ``TensorIterator``, the machinery behind
 # element-wise operations, and a few other operations move a CPU tensor
-# too. Each line below runs on every runner; the check states what each
-# kind of runner must print (on a CPU runner everything is on the CPU).
+# too. Each line below runs on every runner; a GPU runner checks where each
+# result is, a CPU runner (everything on the CPU) prints it.
 index = torch.tensor([0, 2])  # on the CPU
 
 
@@ -214,25 +214,25 @@ else:
 # ``copy_`` copies across devices by design, and an assignment through a
 # slice (``target[1:] = ...``) is a ``copy_`` (a ``fill_`` for a 0-dim
 # value), which takes a CPU value of any shape. An assignment through an
-# index tensor (``index_put_``) moves a 0-dim CPU value and refuses any
-# other. Each of these copies from host to device; except for ``copy_``,
-# the code does not say so.
+# index tensor (``index_put_``) moves a 0-dim CPU value (through a boolean
+# mask, any one-element one) and refuses any other. Each of these copies from
+# host to device; except for ``copy_``, the code does not say so.
 #
 # The 0-dim exception ends with element-wise operations (``clamp`` with a 0-dim
-# CPU bound is refused too). PyTorch's list of operators (``native_functions.yaml``)
+# CPU bound is expected to be refused too). PyTorch's list of operators (``native_functions.yaml``)
 # marks most built on ``TensorIterator`` with ``device_check: NoCheck   # TensorIterator``.
 # An operator without ``device_check: NoCheck`` gets a device check in its
 # generated CUDA wrapper, which compares all its tensor arguments and lets
 # no 0-dim tensor through. ``TensorIterator`` itself lets one 0-dim CPU
 # input through per binary operation (such as ``*`` and ``+``); a second is
-# refused with
+# expected to be refused with
 # "Trying to pass too many CPU scalars to non-CPU kernel!". So
 # ``index_select`` refuses a 0-dim CPU index, and ``cat`` and ``mm`` refuse
 # a CPU tensor of any shape; they do not take a 0-dim tensor at all, on any
 # device:
 with expect_error(RuntimeError, match=r"^zero-dimensional tensor \(at position 1\) cannot be concatenated$"):
     torch.cat([inputs, scale])
-with expect_error(RuntimeError, match=r"^mat2 must be a matrix$"):
+with expect_error(RuntimeError, match=r"^(mm: )?mat2 must be a matrix(, got 0-D tensor)?$"):
     torch.mm(torch.ones(3, 3), scale)
 
 # %%
@@ -362,7 +362,7 @@ check(model.weight.is_leaf, True, label="model.weight.is_leaf")
 # index tensors and of a 0-dim value (``make_info`` and ``expandTensors`` in
 # ``TensorAdvancedIndexingUtils.h`` and ``IndexingUtils.h``,
 # ``_index_put_impl_``; PyTorch's ``test_cpu_indices`` and
-# ``test_invalid_device`` in ``test/test_indexing.py`` run the same cases on a
+# ``test_invalid_device`` in ``test/test_indexing.py`` run CPU indices on a
 # GPU), and the autograd engine's check of the gradients it is given, which
 # moves a 0-dim gradient and refuses any other. The outcomes expected on a
 # GPU come from those sources; the checks above test them when a GPU runner
