@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from autograd_notes.site.build.sitebuild import languages_of
+from autograd_notes.site.examples.downloads import EARLY_STOP
 
 ROOT = Path(__file__).resolve().parents[1]
 LANGUAGES = list(languages_of(ROOT / "docs"))
@@ -240,7 +241,7 @@ class Site:
 
 
 def unguarded(download: str) -> list[str]:
-    """A downloaded ``.py``'s lines without its three header lines and its three-line import guard."""
+    """A downloaded ``.py``'s lines without its three header lines and its import guard (four lines)."""
     lines = download.splitlines()
     assert lines[0].startswith("# "), lines[0]
     assert lines[2].startswith("#     pip install autograd-notes "), lines[2]
@@ -248,7 +249,8 @@ def unguarded(download: str) -> list[str]:
     at = body.index("import importlib.util")
     assert body[at + 1].startswith("if _missing := [name for name in ("), body[at + 1]
     assert body[at + 2].startswith("    raise SystemExit("), body[at + 2]
-    return body[:at] + body[at + 3 :]
+    assert body[at + 3] == EARLY_STOP[0], body[at + 3]
+    return body[:at] + body[at + 4 :]
 
 
 def assert_same_script(download: str, source: str) -> None:

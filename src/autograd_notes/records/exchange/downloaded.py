@@ -47,8 +47,9 @@ _GUARDS = (
         re.compile(r"import importlib\.util"),
         re.compile(r"if _missing := \[.*importlib\.util\.find_spec\(name\) is None\]:"),
         re.compile(r"    raise SystemExit\(.*\)"),
-        re.compile(r"import autograd_notes"),
-        re.compile(r'getattr\(autograd_notes, "note_early_stop", lambda: None\)\(\)'),
+        re.compile(
+            r'getattr\(importlib\.import_module\("autograd_notes"\), "note_early_stop", lambda: None\)\(\)'
+        ),
     ),
     (
         re.compile(r"import importlib\.util"),

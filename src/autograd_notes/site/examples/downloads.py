@@ -47,6 +47,7 @@ from .notebook_cells import quiet_last_expression
 from .script_translation import docstring_end, translate_script
 
 __all__ = [
+    "EARLY_STOP",
     "ReaderText",
     "download_line_map",
     "download_script",
@@ -145,7 +146,7 @@ def third_party_imports(source: str) -> tuple[list[str], int | None]:
     return modules, at
 
 
-_EARLY_STOP = ("import autograd_notes", 'getattr(autograd_notes, "note_early_stop", lambda: None)()')
+EARLY_STOP = ('getattr(importlib.import_module("autograd_notes"), "note_early_stop", lambda: None)()',)
 """The guard's last lines: where the site records the reader's PyTorch stopping the example early,
 it says so before the bare ImportError or AttributeError (:mod:`autograd_notes._early_stop`). A
 helper installed before it had this function does nothing here (pip keeps an installed one)."""
@@ -157,8 +158,9 @@ def guard_imports(source: str, reader: ReaderText) -> str:
     Three lines before it check that every such module the script imports is
     installed (without importing any); when one is missing the script says
     which, and the command that installs them all, and exits, instead of
-    a ``ModuleNotFoundError``. Two more say where the site records the
-    reader's PyTorch release stopping the example early, if it does.
+    a ``ModuleNotFoundError``. One more says where the site records the
+    reader's PyTorch release stopping the example early, if it does (no
+    import statement: the script's own imports stay its first).
     ``python -m autograd_notes verify`` knows these lines
     (:mod:`autograd_notes.records.exchange.downloaded`).
     """
@@ -173,7 +175,7 @@ def guard_imports(source: str, reader: ReaderText) -> str:
         "import importlib.util",
         f"if _missing := [name for name in ({names},) if importlib.util.find_spec(name) is None]:",
         f'    raise SystemExit({before!r} + ", ".join(_missing) + {install!r})',
-        *_EARLY_STOP,
+        *EARLY_STOP,
     ]
     return "\n".join([*lines[: at - 1], *guard, *lines[at - 1 :]]) + "\n"
 
