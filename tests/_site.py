@@ -249,7 +249,7 @@ def unguarded(download: str) -> list[str]:
     at = body.index("import importlib.util")
     assert body[at + 1].startswith("if _missing := [name for name in ("), body[at + 1]
     assert body[at + 2].startswith("    raise SystemExit("), body[at + 2]
-    assert body[at + 3] == EARLY_STOP[0], body[at + 3]
+    assert body[at + 3] == EARLY_STOP, body[at + 3]
     return body[:at] + body[at + 4 :]
 
 

@@ -167,14 +167,17 @@ def _stopped(record: Record) -> tuple[CellStatus, str] | None:
     return None
 
 
-def _endings(records: dict[str, Record | None]) -> dict[str, str]:
-    """How each release's record ended: "" where it ran to its end, else the error that stopped it."""
+def _endings(stopped: dict[str, tuple[CellStatus, str] | None], recorded: set[str]) -> dict[str, str]:
+    """How each recorded release's run ended (``stopped``: :func:`_stopped` of its record).
+
+    "" where it ran to its end, else the error that stopped it.
+    """
     endings = {}
-    for release, record in records.items():
-        stop = _stopped(record) if record else None
-        error, _, message = stop[1].partition(": ") if stop else ("", "", "")
-        if record is not None and not is_missing_network(error, message):
-            endings[release] = stop[1] if stop else ""
+    for release in recorded:
+        reason = stop[1] if (stop := stopped.get(release)) else ""
+        error, _, message = reason.partition(": ")
+        if not is_missing_network(error, message):
+            endings[release] = reason
     return endings
 
 
@@ -344,7 +347,7 @@ def example_timeline(
         for release, found in {**keyed, "": baseline}.items()
     }
     stopped = {release: _stopped(record) if record else None for release, record in releases.items()}
-    timeline.endings = _endings({**releases, pinned: today})
+    timeline.endings = _endings({**stopped, pinned: _stopped(today)}, recorded)
     for key, (index, event) in _keyed(today).items():
         first = today["cells"][index]["lines"][0]
         if not timeline.rows or timeline.rows[-1].first_line != first:

@@ -146,8 +146,8 @@ def third_party_imports(source: str) -> tuple[list[str], int | None]:
     return modules, at
 
 
-EARLY_STOP = ('getattr(importlib.import_module("autograd_notes"), "note_early_stop", lambda: None)()',)
-"""The guard's last lines: where the site records the reader's PyTorch stopping the example early,
+EARLY_STOP = 'getattr(importlib.import_module("autograd_notes"), "note_early_stop", lambda: None)()'
+"""The guard's last line: where the site records the reader's PyTorch stopping the example early,
 it says so before the bare ImportError or AttributeError (:mod:`autograd_notes._early_stop`). A
 helper installed before it had this function does nothing here (pip keeps an installed one)."""
 
@@ -175,7 +175,7 @@ def guard_imports(source: str, reader: ReaderText) -> str:
         "import importlib.util",
         f"if _missing := [name for name in ({names},) if importlib.util.find_spec(name) is None]:",
         f'    raise SystemExit({before!r} + ", ".join(_missing) + {install!r})',
-        *EARLY_STOP,
+        EARLY_STOP,
     ]
     return "\n".join([*lines[: at - 1], *guard, *lines[at - 1 :]]) + "\n"
 
