@@ -168,10 +168,7 @@ def _stopped(record: Record) -> tuple[CellStatus, str] | None:
 
 
 def _endings(stopped: dict[str, tuple[CellStatus, str] | None], recorded: set[str]) -> dict[str, str]:
-    """How each recorded release's run ended (``stopped``: :func:`_stopped` of its record).
-
-    "" where it ran to its end, else the error that stopped it.
-    """
+    """How each recorded release's run ended ("" to its end, else why it stopped: :func:`_stopped`)."""
     endings = {}
     for release in recorded:
         reason = stop[1] if (stop := stopped.get(release)) else ""
