@@ -56,7 +56,9 @@ import os
 import time
 from pathlib import Path
 
-Path(os.environ["SLEEPER_PID"]).write_text(str(os.getpid()))
+written = Path(os.environ["SLEEPER_PID"] + ".part")  # renamed whole: a reader never meets an empty file
+written.write_text(str(os.getpid()))
+os.replace(written, os.environ["SLEEPER_PID"])
 time.sleep(600)
 '''
 FAILS = '''"""
@@ -355,7 +357,9 @@ import subprocess
 from pathlib import Path
 
 child = subprocess.Popen(["sleep", "600"], start_new_session=True)
-Path(os.environ["SLEEPER_PID"]).write_text(str(child.pid))
+written = Path(os.environ["SLEEPER_PID"] + ".part")  # renamed whole: a reader never meets an empty file
+written.write_text(str(child.pid))
+os.replace(written, os.environ["SLEEPER_PID"])
 print("started")
 '''
 
