@@ -7,14 +7,15 @@ Outputs that CUDA graphs overwrite
 ``torch.compile(mode="reduce-overhead")`` replays the compiled step on a GPU
 as a CUDA graph, which writes its outputs to the same memory at every call.
 A loss kept in a list for logging, or any output kept across iterations, is
-then overwritten by the next step, and reading it is expected to raise
-"accessing tensor output of CUDAGraphs that has been overwritten by a
-subsequent run" (from PyTorch's source: no GPU run is recorded yet). This
+then overwritten by the next step. Reading it raises "accessing tensor
+output of CUDAGraphs that has been overwritten by a subsequent run" only
+for some steps: the CUDA record (PyTorch 2.11.0, an NVIDIA H200) shows later
+ones silently holding the last step's loss, its ``.detach()`` too, and
+``torch.compiler.cudagraph_mark_step_begin()`` saving none of them. This
 example illustrates, on every runner and with a plain-PyTorch stand-in,
-what such a replay does to a kept tensor and why ``.detach()`` does not
-protect it while ``.clone()`` does; the compiled training loop itself, the
-error, and what ``torch.compiler.cudagraph_mark_step_begin()`` does and
-does not change run on a GPU only, and only there is ``torch.compile`` checked.
+what such a replay does to a kept tensor and why ``.clone()`` protects it;
+the compiled training loop itself runs on a GPU only, and only there is
+``torch.compile`` checked.
 
 .. questions::
 
@@ -23,6 +24,7 @@ does not change run on a GPU only, and only there is ``torch.compile`` checked.
    - How do I keep a loss across iterations with ``torch.compile(mode="reduce-overhead")``?
    - Does ``cudagraph_mark_step_begin()`` keep my old outputs alive?
    - Why does ``.detach()`` not save an output from a CUDA graph?
+   - Why are all my logged losses the same with ``torch.compile(mode="reduce-overhead")``?
 """
 
 # %%
@@ -35,11 +37,12 @@ does not change run on a GPU only, and only there is ``torch.compile`` checked.
 # there. On a CPU the compiled step would use no CUDA graph (and TorchInductor
 # would need a C++ compiler to build it), so the loop runs the plain step
 # there: the next section illustrates, on every runner, what a replay does.
+import re
 import warnings
 
 import torch
 
-from autograd_notes import check, expect_error, runner_device
+from autograd_notes import check, runner_device
 
 # sphinx_gallery_thumbnail_number = 2
 device = runner_device()
@@ -74,20 +77,37 @@ def train(step, keep):
 
 
 OVERWRITTEN = r"^Error: accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run\."
+
+
+def read_after(kept, values):
+    """Each kept tensor read after the loop: whose step's loss it holds, or ``"raises"``."""
+    read = []
+    for tensor in kept:
+        try:
+            value = tensor.item()
+        except RuntimeError as error:
+            if not re.match(OVERWRITTEN, str(error)):
+                raise
+            read.append("raises")
+        else:
+            read.append(f"step {values.index(value) + 1}" if value in values else f"{value:.4f}")
+    return read
+
+
 if device.type == "cuda":
-    # importing TorchInductor makes torch.jit warn that script_method is deprecated (2.10 to 2.13):
-    # a warning of PyTorch's own imports, not of this page's code
+    # importing TorchInductor makes torch.jit warn that script_method is deprecated (2.10 to 2.13),
+    # and it advises TF32 on a GPU that has it: PyTorch's own words, not about this page's code
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=r"`torch\.jit\.script_method` is deprecated")
+        warnings.filterwarnings("ignore", message=r"TensorFloat32 tensor cores for float32 matrix")
         step = torch.compile(loss_fn, mode="reduce-overhead")
         kept, values = train(step, keep=lambda loss: loss)
         detached, _ = train(step, keep=torch.Tensor.detach)
-        cloned, cloned_values = train(step, keep=lambda loss: loss.detach().clone())
-    with expect_error(RuntimeError, match=OVERWRITTEN):
-        torch.stack(kept)
-    with expect_error(RuntimeError, match=OVERWRITTEN):
-        torch.stack(detached)
-    check(torch.stack(cloned), torch.tensor(cloned_values, device=device), label="the cloned losses")
+        cloned, _ = train(step, keep=lambda loss: loss.detach().clone())
+    print("losses read at each step:", [round(value, 4) for value in values])
+    check(read_after(kept, values), ["raises", "raises", "step 4", "step 4"], label="kept losses, read after")
+    check(read_after(detached, values), ["step 4"] * 4, label="their .detach(), a second loop")
+    check(read_after(cloned, values), ["step 1", "step 2", "step 3", "step 4"], label="their .clone()")
 else:
     kept, values = train(loss_fn, keep=lambda loss: loss)
     print("kept losses, read after the loop:", [round(loss.item(), 4) for loss in kept])
@@ -97,14 +117,18 @@ else:
 # On a CPU runner the loop runs the plain step, whose every loss is new
 # memory, so the kept losses are the losses: the two lines above illustrate
 # that, and check nothing of ``torch.compile``. The GPU branch is what checks
-# PyTorch. On a GPU, ``torch.stack(kept)`` is expected to raise "Error:
-# accessing tensor output of CUDAGraphs that has been overwritten by a
-# subsequent run", followed by the line of the compiled function that made
-# the tensor and the advice "To prevent overwriting, clone the tensor outside
-# of torch.compile() or call torch.compiler.cudagraph_mark_step_begin()
-# before each model invocation". So is it with the ``.detach()`` of each
-# loss, while the ``.clone()`` of each loss holds its value. No GPU run is
-# recorded yet: these are the GPU branch's expectations, not its output.
+# PyTorch. The CUDA record (PyTorch 2.11.0, an NVIDIA H200) reads each
+# kept loss after the loop. Steps 1 and 2 (a warm-up run, then the run
+# that records the CUDA graph) raise "Error: accessing tensor output of
+# CUDAGraphs that has been overwritten by a subsequent run", with the line
+# of the compiled function that made the tensor and the advice "To prevent
+# overwriting, clone the tensor outside of torch.compile() or call
+# torch.compiler.cudagraph_mark_step_begin() before each model invocation".
+# Step 3, a replay, raises nothing: it silently holds step 4's loss. A
+# second loop through the same compiled step keeps the ``.detach()`` of
+# each loss: every step is a replay then, and all four hold step 4's loss,
+# without an error. A third loop keeps the ``.clone()`` of each loss, and
+# each holds its own step's value.
 #
 # What a replay does to a kept tensor
 # -----------------------------------
@@ -195,12 +219,14 @@ plt.show()
 # the losses that entry of the list holds when read after the loop. The
 # ``cloned`` line is the real curve; the ``kept`` line is flat at the last
 # step's value. Silent wrong numbers are what CUDA graph trees, the part
-# of ``torch.compile`` that runs the replays, prevent (from PyTorch's source;
-# not run here): when a new step starts,
-# they mark the memory of the outputs that are still alive, and reading it
-# raises the error above instead of returning the new values. Only CUDA
-# graph trees do this (from the source): with ``torch.cuda.graph``, ``CUDAGraph.replay()`` or
-# ``torch.cuda.make_graphed_callables``, kept outputs are overwritten
+# of ``torch.compile`` that runs the replays, set out to prevent (from
+# PyTorch's source): when a new step starts, they mark the memory of the
+# outputs that are still alive, and reading such a tensor raises the error
+# above. The CUDA record shows how far that goes: it caught the outputs of
+# the warm-up and recording steps, not those of replays, nor any
+# ``.detach()`` made after the graph was recorded. With ``torch.cuda.graph``,
+# ``CUDAGraph.replay()`` or ``torch.cuda.make_graphed_callables``, which set
+# no such marks (from the source), every kept output is overwritten
 # silently, as with ``Replayed``.
 #
 # ``cudagraph_mark_step_begin()`` keeps nothing alive
@@ -215,8 +241,9 @@ plt.show()
 # steps (``torch.compile`` counts steps by them from then on), so it must be
 # called at every step; the example of its documentation calls it once
 # before two calls of a compiled function, which then make one step. On a
-# GPU, the GPU branch checks that the kept losses are overwritten all the
-# same:
+# GPU, the GPU branch checks what the kept losses hold, with every step
+# marked: in the CUDA record, all four hold the last step's loss, without
+# an error (the graph was recorded by the loops above):
 if device.type == "cuda":
 
     def marked(w, x):
@@ -226,8 +253,7 @@ if device.type == "cuda":
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=r"`torch\.jit\.script_method` is deprecated")
         kept, _ = train(marked, keep=lambda loss: loss)
-    with expect_error(RuntimeError, match=OVERWRITTEN):
-        torch.stack(kept)
+    check(read_after(kept, values), ["step 4"] * 4, label="kept losses, each step marked")
 else:
     print(f"not run on a {device.type.upper()} runner: without CUDA graphs, nothing is overwritten")
 
@@ -254,7 +280,8 @@ else:
 # ``torch.compiler.cudagraph_mark_step_begin`` says it indicates that a new
 # iteration is about to begin. The PyTorch issue "CUDAGraph capturing of
 # iterating the same function/module" (pytorch/pytorch#170604) shows that
-# marking each step still raises the error, and the pull request that
+# marking each step still raises the error there (in this page's CUDA
+# record, the marked loop raised nothing and read wrong values), and the pull request that
 # proposed rewording the message (pytorch/pytorch#177192) says that
 # cloning is the only way to keep an old output. The PyTorch issue
 # pytorch/pytorch#144386 reports that the documentation's example raises

@@ -305,7 +305,11 @@ check(rows_moved[0.0][-1], 8, label="rows moved by step 50, momentum=0.0")
 check(rows_moved[0.9][-1], 328, label="rows moved by step 50, momentum=0.9")
 buffer = optimizer.state[layer.weight]["momentum_buffer"]
 check(buffer.coalesce()._nnz(), 328, label="rows in momentum_buffer")
-check(buffer._nnz(), 388, label="momentum_buffer._nnz()")
+ENTRIES = {"cpu": 388, "cuda": 400}  # as recorded: this page's CPU runner, and CUDA on an H200
+if device.type in ENTRIES:
+    check(buffer._nnz(), ENTRIES[device.type], label="momentum_buffer._nnz()")
+else:
+    print(f"momentum_buffer._nnz() on {device.type}: {buffer._nnz()}")
 draw_series(
     {"SGD(momentum=0.0)": rows_moved[0.0], "SGD(momentum=0.9)": rows_moved[0.9]},
     x=range(1, 51),
@@ -319,7 +323,9 @@ plt.show()
 # stays at 8 or just below: the distinct rows of the batch, never more.
 # With momentum it climbs to 328 at step 50: every row that any batch
 # looked up still moves. The momentum buffer holds those 328 rows in 388
-# entries, since it is not coalesced either. Its size, and the work of each
+# entries on the CPU runner, since it is not coalesced either; in the CUDA
+# record (PyTorch 2.11.0, an NVIDIA H200) it holds them in 400, one per
+# row looked up by every batch, 50 times 8. Its size, and the work of each
 # step, follow the rows seen so far, not the batch: a long run can end with
 # most of the vocabulary in it.
 #

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sysconfig
 from pathlib import Path
 
 __all__ = ["display_path", "notebook_cell", "project_root"]
@@ -26,7 +27,8 @@ def display_path(filename: str) -> str:
       becomes its project-relative POSIX path, e.g.
       ``gallery/05_inplace/plot_detach_inplace.py``;
     * an installed file (under ``site-packages``) becomes its import path,
-      e.g. ``torch/_tensor.py``;
+      e.g. ``torch/_tensor.py``, and so does a file of Python's standard
+      library, e.g. ``copy.py``, wherever and however Python is installed;
     * a Jupyter cell (``/tmp/ipykernel_123/456.py``) becomes ``<cell>``;
     * any other file becomes its base name, so that a downloaded script run
       from a reader's folder never prints the reader's home directory;
@@ -42,10 +44,29 @@ def display_path(filename: str) -> str:
         return Path(*parts[len(parts) - parts[::-1].index("site-packages") :]).as_posix()
     if not path.is_absolute():
         return path.as_posix()
+    library = _inside(path, _standard_library())
+    if library is not None:
+        return library
     root = project_root(str(path))
     if root is not None:
         return path.resolve().relative_to(root).as_posix()
     return path.name
+
+
+@functools.lru_cache(maxsize=1)
+def _standard_library() -> tuple[Path, ...]:
+    """The folders of Python's standard library, as this interpreter resolves them."""
+    paths = sysconfig.get_paths()
+    return tuple(dict.fromkeys(Path(paths[key]).resolve() for key in ("stdlib", "platstdlib")))
+
+
+def _inside(path: Path, folders: tuple[Path, ...]) -> str | None:
+    """``path`` relative to the first of ``folders`` that holds it, as a POSIX path; None if none does."""
+    resolved = path.resolve()
+    for folder in folders:
+        if resolved.is_relative_to(folder):
+            return resolved.relative_to(folder).as_posix()
+    return None
 
 
 def notebook_cell(filename: str) -> str | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from autograd_notes._normalise import normalise_message
@@ -48,3 +50,15 @@ def test_an_installed_file_in_a_message_is_named_by_its_import_path() -> None:
         "ImportError: cannot import name 'FSDPModule' from 'torch.distributed.fsdp' "
         "(torch/distributed/fsdp/__init__.py)"
     )
+
+
+def test_a_frame_quoted_in_a_message_is_named_as_a_traceback_names_it() -> None:
+    """CUDA graph trees quote the compiled function's frame; the runner's folders stay out of the record."""
+    here = Path(__file__).resolve()
+    message = f'Error: accessing tensor output of CUDAGraphs. Stack trace: File "{here}", line 58, in loss_fn'
+    assert normalise_message(message) == (
+        'Error: accessing tensor output of CUDAGraphs. Stack trace: File "tests/helpers/test_normalise.py", '
+        "line 58, in loss_fn"
+    )
+    assert normalise_message('File "/elsewhere/plot_x.py", line 1') == 'File "plot_x.py", line 1'
+    assert normalise_message('File "<string>", line 1') == 'File "<string>", line 1'

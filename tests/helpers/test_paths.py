@@ -110,3 +110,12 @@ def test_a_notebook_cell_is_named_as_ipython_names_it(monkeypatch: pytest.Monkey
     assert notebook_cell("/home/reader/plot_x.py") is None
     monkeypatch.setitem(sys.modules, "IPython", SimpleNamespace(get_ipython=lambda: None))
     assert notebook_cell("/tmp/ipykernel_7/123.py") is None
+
+
+def test_the_standard_library_is_named_inside_it_wherever_python_lives() -> None:
+    """A pyenv Python lives in a git checkout: its copy.py is still copy.py, never versions/3.x/lib/..."""
+    import copy
+    import multiprocessing.process
+
+    assert display_path(copy.__file__) == "copy.py"
+    assert display_path(multiprocessing.process.__file__) == "multiprocessing/process.py"

@@ -10,6 +10,7 @@ import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Literal
 
 import pytest
 import torch
@@ -20,9 +21,11 @@ from autograd_notes.records.capture.reset import (
     DEFAULT_TIMEOUT_S,
     EXECUTION_LOG_VARIABLE,
     MEMORY_VARIABLE,
+    PYTORCH_GPU_NOISE,
     TIMEOUT_VARIABLE,
     example_memory_mib,
     example_timeout,
+    example_warning_filters,
     memory_limit_applies,
     reset_example,
     reset_torch_state,
@@ -247,6 +250,36 @@ def test_before_makes_warnings_errors_and_after_restores_the_filters() -> None:
         after()
     assert warnings.filters == previous
     warnings.warn("ignored again", UserWarning, stacklevel=1)  # would raise if "error" were left
+
+
+@pytest.mark.parametrize("action", ["error", "always"])
+def test_pytorch_gpu_noise_is_ignored_and_its_neighbours_are_not(action: Literal["error", "always"]) -> None:
+    """The two warnings PyTorch raises on a GPU of its own accord pass silently; the same
+    categories with other words, and the same words in another category, do not."""
+    cublas = (
+        "Attempting to run cuBLAS, but there was no current CUDA context! Attempting to set the "
+        "primary context... (Triggered internally at /pytorch/aten/src/ATen/cuda/CublasHandlePool.cpp:270.)"
+    )
+    script_method = (
+        "`torch.jit.script_method` is deprecated. Please switch to `torch.compile` or `torch.export`."
+    )
+    assert [category for category, _ in PYTORCH_GPU_NOISE] == [UserWarning, DeprecationWarning]
+    with warnings.catch_warnings(record=True) as caught:
+        example_warning_filters(action)
+        warnings.warn(cublas, UserWarning, stacklevel=1)
+        warnings.warn(script_method, DeprecationWarning, stacklevel=1)
+        others = [
+            ("Attempting to run cuDNN without a context", UserWarning),
+            ("`torch.jit.script` is deprecated", DeprecationWarning),
+            (script_method, UserWarning),
+        ]
+        for message, category in others:
+            if action == "error":
+                with pytest.raises(category, match="^" + message[:10]):
+                    warnings.warn(message, category, stacklevel=1)
+            else:
+                warnings.warn(message, category, stacklevel=1)
+    assert [str(w.message) for w in caught] == ([] if action == "error" else [m for m, _ in others])
 
 
 def test_execution_log_gets_one_line_per_before(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -35,6 +35,7 @@ __all__ = [
     "DEFAULT_MEMORY_MIB",
     "EXECUTION_LOG_VARIABLE",
     "MEMORY_VARIABLE",
+    "PYTORCH_GPU_NOISE",
     "TIMEOUT_VARIABLE",
     "example_memory_mib",
     "example_timeout",
@@ -288,18 +289,31 @@ def _log_execution(fname: str) -> None:
             stream.write(f"{fname}\n")
 
 
+# Warnings PyTorch raises on a GPU from its own threads and imports, whatever a page's code does
+# (first seen in the CUDA records of PyTorch 2.11.0): the autograd engine's device thread meeting
+# cuBLAS before any CUDA context is current on it, and torch.utils.mkldnn's use of a deprecated
+# decorator, imported by TorchInductor and torch._dynamo.explain
+PYTORCH_GPU_NOISE: tuple[tuple[type[Warning], str], ...] = (
+    (UserWarning, r"Attempting to run cuBLAS, but there was no current CUDA context!"),
+    (DeprecationWarning, r"`torch\.jit\.script_method` is deprecated"),
+)
+
+
 def example_warning_filters(action: Literal["error", "always"]) -> None:
-    """Set the warning filters an example runs under: ``action`` for every warning but plt.show()'s.
+    """Set the warning filters an example runs under: ``action`` for every warning but a few.
 
     A site build makes any warning an error (``"error"``): a documented one is
     caught by :func:`~autograd_notes.expect_warning` first, an undocumented one
     fails the build. A capture of the records (:mod:`autograd_notes.records.capture.cells`)
     lets every warning through (``"always"``) to record it and go on. Either way
     ``plt.show()`` on the build's non-interactive backend, which only warns that it
-    cannot show (it is there for readers of the download), is ignored.
+    cannot show (it is there for readers of the download), is ignored, and so is
+    :data:`PYTORCH_GPU_NOISE`, which no page's code causes.
     """
     warnings.simplefilter(action)
     warnings.filterwarnings("ignore", message=r".*(non-GUI backend|is non-interactive)", category=UserWarning)
+    for category, message in PYTORCH_GPU_NOISE:
+        warnings.filterwarnings("ignore", message=message, category=category)
 
 
 def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
