@@ -48,10 +48,10 @@ with expect_error(IndexError, match=r"^index 10 is out of bounds for dimension 0
     on_cpu[torch.tensor([10])]
 
 # %%
-# Both errors are raised on the line that made them, on every runner. The
-# second one is not run on the runner's device: with CUDA tensors the same
-# line starts a kernel that fails on the GPU, and that must not happen in
-# this process (the next section says why).
+# Both errors are raised on the line that made them, on every runner (the CUDA record, PyTorch
+# 2.11.0 on an H200, shows the same two ``IndexError``). The second one is not run on the runner's
+# device: with CUDA tensors the same line starts a kernel that fails on the GPU, and that must not
+# happen in this process (the next section says why).
 #
 # The same index on a GPU, in a child process
 # -------------------------------------------
@@ -126,16 +126,16 @@ check(outcome_of(first), documented, label="the child, on the runner's device")
 # On a CPU runner the child catches an ``IndexError`` and goes on: the next
 # operation gives 4.0 and the child exits normally.
 #
-# On a GPU, ``values[index]`` only *starts* the indexing kernel and
-# returns, so the child is expected, in most runs, to print "values[index]
-# returned" before ``picked.tolist()``, which waits for the GPU, raises
-# "CUDA error: device-side assert triggered". The error is caught, but the
-# next, unrelated operation is expected to fail with the same error and
-# the child to die: after a device-side assert, the CUDA context of the
-# process cannot be used again (NVIDIA's documentation of
-# ``cudaErrorAssert``: "the process must be terminated and relaunched").
-# On a GPU the check asserts only a CUDA error, and prints nothing more,
-# since timing decides which line reports it. No GPU run is recorded yet.
+# On a GPU, ``values[index]`` only *starts* the indexing kernel and returns, so
+# the child is expected, in most runs, to print "values[index] returned" before
+# ``picked.tolist()``, which waits for the GPU, raises "CUDA error: device-side
+# assert triggered". The error is caught, but the next, unrelated operation is
+# expected to fail with the same error and the child to die: after a device-side
+# assert, the CUDA context of the process cannot be used again (NVIDIA's documentation
+# of ``cudaErrorAssert``: "the process must be terminated and relaunched"). On a GPU the
+# check asserts only a CUDA error, and prints nothing more, since timing decides which
+# line reports it. The CUDA record (PyTorch 2.11.0, an H200) shows "failed with a CUDA
+# error": the child's exit status was not 0 and its error stream held a CUDA error.
 #
 # ``CUDA_LAUNCH_BLOCKING=1``
 # --------------------------
@@ -147,10 +147,10 @@ blocking = run_child(CUDA_LAUNCH_BLOCKING="1")
 check(outcome_of(blocking), documented, label="the child, with CUDA_LAUNCH_BLOCKING=1")
 
 # %%
-# On a CPU runner the variable changes nothing. On a GPU, PyTorch's
-# CUDA notes say that the error is then raised where the operation was
-# requested, so the child would never get to print "values[index]
-# returned". Only the failure itself is checked, and shown.
+# On a CPU runner the variable changes nothing. On a GPU, PyTorch's CUDA notes say that the
+# error is then raised where the operation was requested, so the child would never print
+# "values[index] returned". Only the failure is checked: the CUDA record (PyTorch 2.11.0, an
+# H200) shows "failed with a CUDA error" here too; which line raised it is not recorded.
 #
 # Where each error appears, drawn
 # -------------------------------

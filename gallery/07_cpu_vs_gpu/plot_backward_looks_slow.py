@@ -124,19 +124,19 @@ plt.show()
 # then 1.31. The largest layer sets the total, and its backward pass is
 # twice its forward.
 #
-# That is the part of "backward is slow" that is real: the ratio of
-# products is the same on every device. The backward's time is not
-# proportional to it, though: the counter leaves out the elementwise
-# backward kernels (ReLU, bias sums), which are limited by memory rather
-# than arithmetic, the accumulation of gradients into ``.grad``
-# (``AccumulateGrad``) and their allocation; it counts the forward that a checkpoint recomputes, in
-# the backward pass (with ``use_reentrant=False``, only as far as backward needs it). A timer can show
-# more than twice, or much less, for reasons of measurement, not of the backward's work.
+# That is the part of "backward is slow" that is real: the ratio of products is the same on every
+# device (the CUDA record, PyTorch 2.11.0 on an H200, counts the same FLOPs). The backward's time
+# is not proportional to it, though: the counter leaves out the elementwise backward kernels
+# (ReLU, bias sums), which are limited by memory rather than arithmetic, the accumulation of
+# gradients into ``.grad`` (``AccumulateGrad``) and their allocation; it counts the forward that a
+# checkpoint recomputes, in the backward pass (with ``use_reentrant=False``, only as far as
+# backward needs it). A timer can show more than twice, or much less, for reasons of measurement,
+# not of the backward's work.
 #
 # A call returns before the GPU is done
 # -------------------------------------
 # A CUDA operation puts its kernel in a queue and returns; the GPU works through the queue
-# while Python goes on (PyTorch's CUDA notes, "Asynchronous execution"; not run here).
+# while Python goes on (PyTorch's CUDA notes, "Asynchronous execution"; checked below on a GPU).
 # ``time.perf_counter()`` read around ``model(x)`` then measures the queuing, not the work. The first
 # call that has to wait for the GPU pays for everything queued before it:
 # ``loss.item()``, ``print(loss)``, a copy to the CPU, or ``backward()``
@@ -209,23 +209,23 @@ else:
 # %%
 # On a CPU runner there is nothing to check here: each operation runs on
 # the thread that calls it, and returns when its work is done. MPS and XPU are expected to
-# queue their work as CUDA does (their documentation; not run here), so a timer misleads there, but this
-# page checks only the CUDA case (``torch.mps.synchronize()`` and
-# ``torch.xpu.synchronize()`` are the fences there). On a GPU
-# runner the four checks are expected to hold: the forward call returns
-# while its kernels still run, so the time a timer gives it is a small
-# fraction of its work; ``backward()`` returns as soon as its kernels are
-# queued (the engine does not wait for the GPU); ``loss.item()`` copies
+# queue their work as CUDA does (their documentation; not run here), so a timer misleads
+# there, but this page checks only the CUDA case (``torch.mps.synchronize()`` and
+# ``torch.xpu.synchronize()`` are the fences there). In the CUDA record (PyTorch 2.11.0,
+# an H200) the four checks hold: the forward call returns while its kernels still run, so
+# the time a timer gives it is a small fraction of its work; ``backward()`` returns as soon
+# as its kernels are queued (the engine does not wait for the GPU); ``loss.item()`` copies
 # the loss to the CPU and so waits for all of it, and a timer around it,
 # or around the next line that waits, shows the whole step. The events
 # measure the GPU's own time, where the backward pass is expected to take
-# about twice the forward (15 products of the same size against 8). No GPU
-# run is recorded yet.
+# about twice the forward (15 products of the same size against 8); the
+# record shows only that it took longer, since the page prints no time.
+# Other GPUs and other releases are not recorded.
 #
 # The first step of a training loop is expected to be slow for other reasons (PyTorch's CUDA
-# notes; not run here): the caching allocator asks CUDA for memory (``cudaMalloc``) that later
-# steps reuse, which the check above counts on a GPU, CUDA loads its kernels and creates its
-# libraries' handles on first use, and with
+# notes): the caching allocator asks CUDA for memory (``cudaMalloc``) that later steps reuse
+# (in the CUDA record, the second step asked CUDA for less memory than the first), CUDA loads
+# its kernels and creates its libraries' handles on first use (not run here), and with
 # ``torch.backends.cudnn.benchmark = True`` cuDNN tries several algorithms
 # for each new convolution shape. Time steps after a few warm-up steps.
 #

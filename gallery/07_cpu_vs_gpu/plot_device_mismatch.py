@@ -8,11 +8,11 @@ An operation that mixes a CUDA tensor with a CPU tensor is refused, in the
 forward pass and in ``backward(gradient)``; PyTorch moves data between
 devices by itself only in a few places. On a CPU runner every tensor is on
 the CPU, so such a bug stays hidden until the code meets a GPU. This example
-shows what a GPU runner is expected to meet (from PyTorch's source: no GPU
-run is recorded yet): the refusal, its exceptions (a 0-dim CPU tensor in
-``*`` or ``+``, CPU index tensors, ``copy_`` and assignment, a 0-dim
-gradient), how to check the rule without a GPU, and ``.to(device)`` on a
-leaf: the leaf itself on a CPU runner, on a GPU a copy the gradient goes past.
+shows what a GPU runner meets (recorded with PyTorch 2.11.0 on an H200): the
+refusal, its exceptions (a 0-dim CPU tensor in ``*`` or ``+``, CPU index
+tensors, ``copy_`` and assignment; a 0-dim gradient, shown on ``meta``), how
+to check the rule without a GPU, and ``.to(device)`` on a leaf: the leaf
+itself on a CPU runner, on a GPU a copy the gradient goes past.
 
 .. questions::
 
@@ -47,11 +47,11 @@ else:
     print(f"weights * inputs: computed on {(weights * inputs).device.type}")
 
 # %%
-# On a GPU the product is expected to be refused with "Expected all tensors
-# to be on the same device" (the rest of the message names the two devices
-# and, for most operations, the argument and the kernel); no GPU run is
-# recorded yet. On a CPU runner both tensors are CPU tensors and nothing is
-# wrong, which is exactly why code tested only on a CPU can carry this bug.
+# On a GPU the product is refused: the CUDA record (PyTorch 2.11.0, an H200) shows "Expected all
+# tensors to be on the same device, but found at least two devices, cuda:0 and cpu!". For most
+# other operations the message also names the argument and the kernel (from PyTorch's source). On
+# a CPU runner both tensors are CPU tensors and nothing is wrong, which is exactly why code tested
+# only on a CPU can carry this bug.
 #
 # Checking the rule without a GPU, partly
 # ---------------------------------------
@@ -89,12 +89,12 @@ check(
 )
 
 # %%
-# On a GPU each of these four is expected to refuse a CPU argument. The meta
-# device shows the rule for many element-wise operations, but a script that
-# runs on meta tensors without error has not been shown to run on one
-# device: only a run with a GPU tensor, or a check of every tensor's
-# ``device`` before the computation, shows that. A GPU runner checks the cells
-# that mix devices; a CPU runner prints where their results are.
+# On a GPU each of these four is expected to refuse a CPU argument (from PyTorch's source; the
+# CUDA record runs them on meta tensors only). The meta device shows the rule for many
+# element-wise operations, but a script that runs on meta tensors without error has not been
+# shown to run on one device: only a run with a GPU tensor, or a check of every tensor's
+# ``device`` before the computation, shows that. A GPU runner checks the cells that mix
+# devices; a CPU runner prints where their results are.
 #
 # The exception: a 0-dim CPU tensor
 # ---------------------------------
@@ -119,9 +119,9 @@ else:
     print(f"weights * one_element: computed on {(weights * one_element).device.type}")
 
 # %%
-# This is why ``loss * torch.tensor(0.5)`` is expected to work on a GPU
-# while ``loss * torch.tensor([0.5])`` is not (from PyTorch's source: a
-# 0-dim CPU tensor goes in as a number). Here are the tensors of this
+# This is why ``loss * torch.tensor(0.5)`` works on a GPU while
+# ``loss * torch.tensor([0.5])`` is refused, as the CUDA record shows for ``scale`` and
+# ``one_element``: a 0-dim CPU tensor goes in as a number. Here are the tensors of this
 # section, each with its device:
 import matplotlib.pyplot as plt
 
@@ -145,12 +145,12 @@ plt.show()
 # tensor), its version ``v0`` and its device when that is not the CPU.
 # ``inputs``, ``scale`` and ``one_element`` never show a device: they are
 # CPU tensors on every runner. ``shapes_only`` shows ``meta`` and a strip
-# without values, since a meta tensor has no data. ``weights`` and
-# ``scaled`` are expected to show ``cuda:0`` on a GPU; on a CPU runner,
-# where only ``shapes_only`` names a device, they show nothing: the picture
-# of a CPU runner cannot tell ``weights`` from ``inputs``, nor can the code.
-# On a GPU the shapes are expected to show the rule: the ``[]`` of ``scale``
-# may meet ``cuda:0``, the ``[1]`` of ``one_element`` may not.
+# without values, since a meta tensor has no data. ``weights`` and ``scaled`` are expected to
+# show ``cuda:0`` on a GPU (the CUDA record checks that ``scaled`` is on ``cuda``, but keeps no
+# pictures); on a CPU runner, where only ``shapes_only`` names a device, they show nothing: the
+# picture of a CPU runner cannot tell ``weights`` from ``inputs``, nor can the code. On a GPU the
+# shapes are expected to show the rule: the ``[]`` of ``scale`` may meet ``cuda:0``, the ``[1]``
+# of ``one_element`` may not.
 #
 # Where PyTorch moves data itself
 # -------------------------------
@@ -206,17 +206,17 @@ else:
     print("where each result is:", outcomes)
 
 # %%
-# On a GPU the first five are expected to give a tensor on ``cuda``, and
-# the last four to be refused with "Expected all tensors to be on the same
-# device" (``mm``, ``index_select`` and ``cat`` on a Mac's GPU in words of
-# their own, from PyTorch's source); no GPU run is recorded yet. Advanced
-# indexing moves CPU index tensors to the device of the indexed tensor.
-# ``copy_`` copies across devices by design, and an assignment through a
-# slice (``target[1:] = ...``) is a ``copy_`` (a ``fill_`` for a 0-dim
-# value), which takes a CPU value of any shape. An assignment through an
-# index tensor (``index_put_``) moves a 0-dim CPU value (through a boolean
-# mask, any one-element one) and refuses any other. Each of these copies from
-# host to device; except for ``copy_``, the code does not say so.
+# In the CUDA record (PyTorch 2.11.0, an H200) the first five give a tensor on
+# ``cuda``, and the last four are refused with a device error (the record keeps
+# the outcome, not the message). On a Mac's GPU ``mm``, ``index_select`` and
+# ``cat`` are expected to refuse in words of their own (from PyTorch's source;
+# no MPS run is recorded). Advanced indexing moves CPU index tensors to the
+# device of the indexed tensor. ``copy_`` copies across devices by design, and
+# an assignment through a slice (``target[1:] = ...``) is a ``copy_`` (a
+# ``fill_`` for a 0-dim value), which takes a CPU value of any shape. An
+# assignment through an index tensor (``index_put_``) moves a 0-dim CPU value
+# (through a boolean mask, any one-element one) and refuses any other. Each of
+# these copies from host to device; except for ``copy_``, the code does not say so.
 #
 # The 0-dim exception ends with element-wise operations (``clamp`` with a 0-dim
 # CPU bound is expected to be refused too). PyTorch's list of operators (``native_functions.yaml``)
@@ -225,7 +225,7 @@ else:
 # generated CUDA wrapper, which compares all its tensor arguments and lets
 # no 0-dim tensor through. ``TensorIterator`` itself lets one 0-dim CPU
 # input through per binary operation (such as ``*`` and ``+``); a second is
-# expected to be refused with
+# expected to be refused (this and the ``clamp`` case are not run here) with
 # "Trying to pass too many CPU scalars to non-CPU kernel!". So
 # ``index_select`` refuses a 0-dim CPU index, and ``cat`` and ``mm`` refuse
 # a CPU tensor of any shape; they do not take a 0-dim tensor at all, on any
@@ -295,7 +295,7 @@ check(original.grad, [2.0, 2.0, 2.0], label="original.grad")
 # %%
 # ``Tensor.to`` returns the tensor itself when it already has the requested
 # device and dtype, and a copy otherwise. On a CPU runner ``w`` *is* the
-# leaf, and its ``.grad`` is filled. On a GPU ``w`` is expected to be a copy made by
+# leaf, and its ``.grad`` is filled. On a GPU, as the CUDA record shows, ``w`` is a copy made by
 # an operation recorded in the graph (``ToCopyBackward0``): not a leaf,
 # its ``.grad`` ``None`` (with a warning), the gradient landing on
 # the CPU leaf, which the one-line form leaves without a name. An optimizer
@@ -328,8 +328,8 @@ plt.show()
 # node that writes a ``.grad``; ``other [] v0`` is the factor 2 that
 # ``MulBackward0`` saved. The first picture depends on the runner that
 # built this page. On a CPU runner the leaf is ``w`` itself, named
-# ``original, w``: one tensor with two names. On a GPU a
-# ``ToCopyBackward0 (w)`` node is expected above the leaf ``original``, as
+# ``original, w``: one tensor with two names. On a GPU the leaf is
+# ``original`` (as the CUDA record checks), below a ``ToCopyBackward0 (w)`` node, as
 # in the second picture, where the copy to ``float64`` puts
 # ``ToCopyBackward0 (w64)`` above a leaf with no name. The ``.grad`` is
 # written on that leaf, below the tensor the code kept.
@@ -364,6 +364,6 @@ check(model.weight.is_leaf, True, label="model.weight.is_leaf")
 # ``_index_put_impl_``; PyTorch's ``test_cpu_indices`` and
 # ``test_invalid_device`` in ``test/test_indexing.py`` run CPU indices on a
 # GPU), and the autograd engine's check of the gradients it is given, which
-# moves a 0-dim gradient and refuses any other. The outcomes expected on a
-# GPU come from those sources; the checks above test them when a GPU runner
-# builds this page, and no GPU run is recorded yet.
+# moves a 0-dim gradient and refuses any other. The outcomes on a GPU were taken from those
+# sources; every check above holds in the CUDA record (PyTorch 2.11.0, an H200). MPS and
+# XPU are not recorded, nor is a 0-dim gradient on a GPU.

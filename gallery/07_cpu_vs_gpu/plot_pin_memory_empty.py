@@ -65,10 +65,10 @@ check(outcome, documented, label="torch.empty(3, requires_grad=True, pin_memory=
 # memory allocator is available; a CUDA build (what ``pip install torch``
 # gives on Linux) says it found no NVIDIA driver; before 2.7, a CUDA build
 # asked to "provide pin_memory allocator" instead. Both builds are checked. With
-# CUDA, it returns a pinned tensor on the CPU, even when the example's tensors are on the GPU:
-# pinning is a property of host memory, and this is why this tensor, unlike every other one on this
-# site, is not created on ``device``. Its values are not printed: they are whatever the
-# memory held before.
+# CUDA it returns a pinned tensor on the CPU, even when the example's tensors are on the GPU, as
+# the CUDA record (PyTorch 2.11.0, an H200) shows: pinning is a property of host memory, and this
+# is why this tensor, unlike every other one on this site, is not created on ``device``. Its
+# values are not printed: they are whatever the memory held before.
 #
 # ``torch.empty`` never initialises, pinned or not
 # ------------------------------------------------
@@ -105,8 +105,8 @@ plt.show()
 # Each tensor is a row under the strip of cells of its own memory, with the
 # values it holds, its shape ``[3]`` and its version: ``scratch`` is at
 # ``v1``, one in-place write since ``torch.empty`` (the ``copy_``), and
-# ``start`` is a leaf that ``requires_grad``. On a GPU each row is expected
-# to end with ``cuda:0`` too; no GPU run is recorded yet. What ``scratch``
+# ``start`` is a leaf that ``requires_grad``. On a GPU each row is expected to end with
+# ``cuda:0`` too (the CUDA record keeps printed output, not pictures). What ``scratch``
 # held before the ``copy_`` is never drawn: those values were never defined.
 #
 # What the document's printed values were
@@ -176,10 +176,10 @@ check(c.grad, [float("inf")], label="c.grad")
 # -------
 # - :ref:`source_003` creates leaves with
 #   ``torch.empty(1, requires_grad=True, pin_memory=True)``. **Holds only on
-#   a machine where CUDA is available** (where the call returns a pinned CPU
-#   tensor). On a machine without it, such as a CPU-only runner, the call
-#   raises "pin_memory=True requires a CUDA or other accelerator backend". The
-#   output above shows which case the runner that built this page was.
+#   a machine where CUDA is available**, where the call returns a pinned CPU tensor (the CUDA
+#   record, PyTorch 2.11.0 on an H200). On a machine without it the call raises: "pin_memory=True
+#   requires a CUDA or other accelerator backend" with a CPU-only build, "Found no NVIDIA driver"
+#   with a CUDA build. The output above shows which case the runner that built this page was.
 # - The same document prints ``3.3003``, ``0.`` and ``inf`` as the gradients
 #   of those leaves. **Does not hold** today: the three-element gradient for
 #   a one-element output is refused with "Mismatch in shape". Nor were the

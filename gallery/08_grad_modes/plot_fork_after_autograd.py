@@ -8,9 +8,9 @@ On a machine with a GPU, the first ``backward()`` of a process starts the
 autograd engine's device threads. From then on, every child made by
 ``fork`` (a ``multiprocessing`` process or pool with the start method
 ``"fork"``, the default on Linux before Python 3.14, or a ``DataLoader``
-worker) is expected to raise "Unable to handle autograd's threading in
-combination with fork-based multiprocessing" at its first backward (from
-PyTorch's source: no GPU run is recorded yet). This example shows when
+worker) raises "Unable to handle autograd's threading in combination
+with fork-based multiprocessing" at its first backward (the CUDA record,
+PyTorch 2.11.0 on an H200, shows it in all three). This example shows when
 the engine starts those threads (not on a machine without a GPU, where a
 forked child computes its gradient), runs the GPU case and the fix, the
 ``"spawn"`` and ``"forkserver"`` start methods, in child processes, and
@@ -81,14 +81,14 @@ if sys.platform == "linux":
 
 # %%
 # On this page's CPU runner the engine started no thread: the list is
-# empty. On a machine with one GPU it is expected to hold
-# ``pt_autograd_0``, one thread per device, even after a backward of CPU
-# tensors only: the engine counts the devices of the machine, not those of
-# the graph (``start_device_threads`` in ``torch/csrc/autograd/engine.cpp``).
+# empty. The CUDA record (PyTorch 2.11.0, one H200) holds
+# ``pt_autograd_0``, one thread per device. The engine counts the devices
+# of the machine, not those of the graph (``start_device_threads`` in
+# ``torch/csrc/autograd/engine.cpp``), so a backward of CPU tensors only
+# is expected to start it too (that record's backward ran on the GPU).
 # Just before it starts them, it registers a handler with
 # ``pthread_atfork``, which marks every child forked afterwards; in a
-# marked child, every backward raises the error. No GPU run is recorded
-# yet.
+# marked child, every backward raises the error.
 #
 # A forked child
 # --------------
@@ -180,23 +180,23 @@ else:
 check(w.grad, [6.0, 6.0], label="w.grad, after a second backward here")
 
 # %%
-# Here the forked child computed its gradient, ``2 * x``, and sent it
-# back. Python 3.11, which builds this page, gives no warning, as the line
-# above prints; from 3.12 on, the warning is expected whenever the process
-# has more than one thread, which a math library's thread pool or a GPU's
-# engine thread makes. From 3.12 on, a check expects it exactly then where
-# Linux counts the threads under ``/proc``; elsewhere Python counts threads
-# the page cannot see, so it accepts the warning or none and prints which.
+# Here the forked child computed its gradient, ``2 * x``, and sent it back.
+# Python 3.11, which builds this page, gives no warning, as the line above
+# prints; from 3.12 on, the warning is expected whenever the process has more
+# than one thread, which a math library's thread pool or a GPU's engine thread
+# makes. From 3.12 on, a check expects it exactly then where Linux counts the
+# threads under ``/proc``; elsewhere Python counts threads the page cannot see,
+# so it accepts the warning or none and prints which. The CUDA record ran on
+# Python 3.12: there the check holds, with the warning.
 #
-# On a GPU runner the child is expected to send back the error instead,
-# raised again here by ``raise_again``: its message is "Unable to handle
-# autograd's threading in combination with fork-based multiprocessing.
-# See https://github.com/pytorch/pytorch/wiki/Autograd-and-Fork". ``fork``
-# copies only the thread that called it, so the child has no engine thread,
-# and the engine refuses to work rather than wait on threads that are not
-# there (``initialize_device_threads_pool`` checks the mark at every
-# backward). No GPU run is recorded yet. The parent is not marked: its
-# second backward accumulated another 3 into ``w.grad``, on every runner.
+# In the CUDA record (PyTorch 2.11.0, an H200) the child sends back the error
+# instead, raised again here by ``raise_again``: "Unable to handle autograd's
+# threading in combination with fork-based multiprocessing. See
+# https://github.com/pytorch/pytorch/wiki/Autograd-and-Fork". ``fork`` copies
+# only the thread that called it, so the child has no engine thread, and the
+# engine refuses to work rather than wait on threads that are not there
+# (``initialize_device_threads_pool`` checks the mark at every backward). The
+# parent is not marked: its second backward added 3 to ``w.grad``, on every runner.
 #
 # The fix: ``"spawn"`` or ``"forkserver"``
 # ------------------------------------------
@@ -303,12 +303,12 @@ check(returned, expected, label="what each child returned")
 # %%
 # On this runner every child computed its gradient: ``[2.0, 4.0, 6.0]``
 # from the pool's worker, ``[2.0, 4.0]`` from the data set's two items,
-# whatever the start method. On a GPU runner, the two ``fork`` cases are
-# expected to fail with the same error (in a ``DataLoader``, the worker's
-# error is raised again in the main process, after "Caught RuntimeError
-# in DataLoader worker process 0"), and the ``"spawn"`` and
-# ``"forkserver"`` cases to return the same gradients as here. No GPU run
-# is recorded yet.
+# whatever the start method. In the CUDA record (PyTorch 2.11.0, an H200)
+# the two ``fork`` cases fail with the same error, and the ``"spawn"`` and
+# ``"forkserver"`` cases return the same gradients as here. In a
+# ``DataLoader``, the worker's error is raised again in the main process,
+# after "Caught RuntimeError in DataLoader worker process 0" (from PyTorch's
+# source: the program keeps only the last line of the message).
 #
 # ``DataLoader(..., multiprocessing_context=...)`` is the start method of
 # that loader's workers, by name (``"fork"``, ``"spawn"``,
@@ -338,10 +338,10 @@ plt.show()
 # of the gradient it sent back. The first four rows hold 2, 4 and 6 (the
 # gradient of ``(x**2).sum()`` at ``x = [1, 2, 3]``); the two
 # ``DataLoader`` rows hold 2 and 4, one entry per item of the data set,
-# and ``0`` in the last cell, where the data set has no third item. On a
-# machine with a GPU, the ``fork``, ``Pool, fork`` and ``DataLoader, fork``
-# rows are expected to hold only ``0``: their children sent an error, no
-# gradient.
+# and ``0`` in the last cell, where the data set has no third item. In the
+# CUDA record the ``fork``, ``Pool, fork`` and ``DataLoader, fork``
+# children sent an error, no gradient: on such a runner those rows hold
+# only ``0``.
 #
 # What to do
 # ----------
@@ -370,15 +370,15 @@ plt.show()
 # Sources
 # -------
 # No source document: this example rebuilds no claim of the documents
-# listed in :ref:`sources`. Its GPU statements come from PyTorch's source,
+# listed in :ref:`sources`. Its GPU statements come from the CUDA record
+# (PyTorch 2.11.0, one H200) and from PyTorch's source,
 # ``torch/csrc/autograd/engine.cpp`` (``start_device_threads`` counts the
 # devices and calls ``track_bad_autograd_forks``, which registers
 # ``forked_autograd_child`` with ``pthread_atfork``;
 # ``initialize_device_threads_pool`` raises the error in a marked child;
-# ``thread_init`` names the threads), from PyTorch's pull request 72689
-# ("Allow forking until a worker thread is created in autograd engine"),
-# which made CPU-only machines fork freely, and from issue 32835, where a
-# CPU backward on a machine with CUDA broke a later pool. Python's
-# ``multiprocessing`` documentation gives the start methods and their
-# defaults, and PyTorch's ``DataLoader`` documentation the meaning of
-# ``multiprocessing_context``.
+# ``thread_init`` names the threads), from pull request 72689 ("Allow
+# forking until a worker thread is created in autograd engine"), which
+# made CPU-only machines fork freely, and from issue 32835, where a CPU
+# backward on a machine with CUDA broke a later pool. Python's
+# ``multiprocessing`` documentation gives the start methods and defaults,
+# and PyTorch's ``DataLoader`` documentation ``multiprocessing_context``.

@@ -194,8 +194,8 @@ check("    out = torch.sqrt(a) * 0" in trace, True, label="'out = torch.sqrt(a) 
 # ``check_nan=False``
 # -------------------
 # The first error's hint asked for ``check_nan=False``: the traceback
-# without the NaN check, which on a GPU makes the host wait for the result
-# of every node. With it, the NaN goes through again:
+# without the NaN check, which on a GPU makes the host wait for the result of
+# every node (a cost no record measures). With it, the NaN goes through again:
 a = torch.tensor(0.0, device=device, requires_grad=True)
 with torch.autograd.set_detect_anomaly(True, check_nan=False):
     check(torch.is_anomaly_check_nan_enabled(), False, label="torch.is_anomaly_check_nan_enabled()")

@@ -68,11 +68,11 @@ check(type(refused.value).__name__, documented, label="w.numpy() raises")
 # ``.numpy()`` checks the device before ``requires_grad`` (and both before
 # the conjugate and negative bits). On a CPU runner the device check passes and
 # the tensor is refused because it requires grad: an array has no history,
-# and PyTorch will not hand out one that silently drops it. On a GPU the
-# device check is expected to fail first, with a ``TypeError``, so the
-# ``requires_grad`` message is never reached. Following the advice of that
-# first message and adding ``.cpu()`` leads to the second one, on every
-# runner:
+# and PyTorch will not hand out one that silently drops it. On a GPU the device check fails
+# first, with a ``TypeError`` (the CUDA record, PyTorch 2.11.0 on an H200: "can't convert cuda:0
+# device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."), so
+# the ``requires_grad`` message is never reached. Following the advice of that first message
+# and adding ``.cpu()`` leads to the second one, on every runner:
 with expect_error(RuntimeError, match=r"^Can't call numpy\(\) on Tensor that requires grad\."):
     w.cpu().numpy()
 with expect_error(RuntimeError, match=r"^Can't call numpy\(\) on Tensor that requires grad\."):
@@ -138,10 +138,10 @@ check(w.grad, [20.0, 4.0, 6.0] if on_cpu else [2.0, 4.0, 6.0], label="w.grad")
 # The first picture shows memory, with the array drawn as the tensor
 # ``torch.from_numpy(array)``, which uses the array's memory. On a CPU
 # runner one block, ``10. 2. 3.``, is covered by both ``w`` (shape
-# ``[3]``, ``v0``, ``requires_grad``) and that tensor (``v0``); on a GPU
-# each is expected to have a block of its own, with ``w``'s still holding
-# ``1. 2. 3.``; no GPU run is recorded yet. The second picture is the graph
-# of ``z`` before backward: ``SumBackward0``, then ``PowBackward0``, which
+# ``[3]``, ``v0``, ``requires_grad``) and that tensor (``v0``); on a GPU each has a
+# block of its own, with ``w``'s still holding ``1. 2. 3.`` (the CUDA record, PyTorch
+# 2.11.0 on an H200, checks both facts, not the picture). The second picture
+# is the graph of ``z`` before backward: ``SumBackward0``, then ``PowBackward0``, which
 # saved ``w`` at ``v0``, in black, then the leaf ``w``.
 #
 # On a CPU runner, ``detach()`` shares ``w``'s storage, ``cpu()`` returns
@@ -150,10 +150,10 @@ check(w.grad, [20.0, 4.0, 6.0] if on_cpu else [2.0, 4.0, 6.0], label="w.grad")
 # of version counters, so ``_version`` stayed 0, the version check of
 # ``PowBackward0`` passed, and the gradient :math:`2w` was computed from 10
 # while ``z`` was computed from 1 (unlike the ``detach()`` edit of
-# :ref:`detach_inplace_saved`, which backward reports). On a GPU ``cpu()``
-# copies, so the array is expected to be separate and ``w`` to keep its
-# values: the same line is harmless on one runner and silently corrupts the
-# gradient on the other. ``numpy(force=True)`` shares memory on a CPU in the
+# :ref:`detach_inplace_saved`, which backward reports). On a GPU ``cpu()`` copies, so the
+# array is separate and ``w`` keeps its values (in the CUDA record ``w`` stays ``[1., 2., 3.]``
+# and ``w.grad`` is ``[2., 4., 6.]``): the same line is harmless on one runner and silently
+# corrupts the gradient on the other. ``numpy(force=True)`` shares memory on a CPU in the
 # same way. To edit the values, take a copy that is yours: ``.copy()`` the
 # array, or ``.clone()`` the tensor before converting it.
 #

@@ -385,9 +385,9 @@ finally:
 # new wrapper also broadcasts the first process's parameters to the
 # others). The reverse change fails loudly instead: a parameter frozen
 # after wrapping never gets a gradient, DDP waits for it, and the next
-# forward raises the error that :ref:`dynamic_control_flow` explains. On a
-# GPU the same code, with the network there (``gloo`` reduces CUDA tensors
-# too), is expected to give the same names and the same error.
+# forward raises the error that :ref:`dynamic_control_flow` explains. In the
+# CUDA record (PyTorch 2.11.0, one H200; ``gloo`` reduces CUDA tensors too)
+# the same code gives the same names and the same error.
 #
 # ``no_grad()`` in ``forward`` cuts everything before it
 # ------------------------------------------------------
@@ -409,9 +409,9 @@ show_state(**{f"net[{i}].weight": net[i].weight for i in (0, 2, 4)})
 # stops the gradients *to* a layer's parameters and lets them flow through
 # it; ``torch.no_grad()`` stops them at the layer, for everything recorded
 # before it. This is the same cut that :ref:`requires_grad_no_grad` makes on
-# single tensors. A GPU is expected to print the same tables and checks, up
-# to the last digits, with another top row in the figure (its generator
-# draws other dropout masks); no GPU run is recorded yet.
+# single tensors. The CUDA record (PyTorch 2.11.0, an H200) prints the same
+# tables and checks, ``bn.running_mean`` with ``device='cuda:0'``; its figure
+# is not recorded, and its top row is expected to differ (other dropout masks).
 #
 # Sources
 # -------

@@ -98,11 +98,11 @@ with expect_error(
     loss_g.backward()
 
 # %%
-# The tensor ``[3, 1]`` is ``discriminator.weight.t()``, a view that shares
-# its base's version counter. After its base changed in place, autograd
-# describes the view as an ``as_strided`` of it, hence "output 0 of
-# AsStrided". On a GPU the message is expected to read
-# ``torch.cuda.FloatTensor``, with the same versions (not yet recorded).
+# The tensor ``[3, 1]`` is ``discriminator.weight.t()``, a view that shares its
+# base's version counter. After its base changed in place, autograd describes
+# the view as an ``as_strided`` of it, hence "output 0 of AsStrided". The CUDA
+# record (PyTorch 2.11.0, an H200) reads ``torch.cuda.FloatTensor``, with the
+# same versions (and ``AsStridedBackward0``, as 2.11.0 writes on any device).
 # Note also that ``loss_d.backward()`` filled the generator's ``.grad``: the
 # discriminator's loss flowed through ``fake`` into the generator.
 #
@@ -273,4 +273,4 @@ check(block[0].weight.grad is None, False, label="block[0].weight.grad is None")
 # -------
 # This example rebuilds no claim of the source documents (:ref:`sources`);
 # the messages, versions and graphs are checked on the runner that built
-# this page.
+# this page, the messages and versions also in the CUDA record of 2.11.0.

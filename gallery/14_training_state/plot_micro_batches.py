@@ -299,9 +299,9 @@ finally:
 # changes, which is the whole point of ``no_sync()``. Scaling each loss by
 # ``1 / k`` is still the user's job. On a GPU the model and its gradients
 # are there; ``gloo`` accepts them, copies them to host memory for the
-# all-reduce and back (a real multi-GPU run would choose ``nccl``). The
-# counts and checks are expected to be the same, and the printed gradients
-# may differ in their last digits; no GPU run is recorded yet.
+# all-reduce and back (a real multi-GPU run would choose ``nccl``). The CUDA
+# record (PyTorch 2.11.0, one H200) prints the same counts, checks and
+# gradients as here; several GPUs and ``nccl`` are not recorded.
 #
 # Sources
 # -------

@@ -123,10 +123,10 @@ with expect_error(
     loss.backward(retain_graph=True)
 
 # %%
-# ``w`` is a leaf, so the message names no operation that produced it; on
-# a GPU it is expected to read ``torch.cuda.FloatTensor`` (no GPU run is
-# recorded yet). This is the error of :ref:`inplace_in_training`. The freed
-# graph was only the symptom: the cause is that ``h`` brings the first
+# ``w`` is a leaf, so the message names no operation that produced it; the
+# CUDA record (PyTorch 2.11.0, an H200) reads ``torch.cuda.FloatTensor []``,
+# at the same versions. This is the error of :ref:`inplace_in_training`. The
+# freed graph was only the symptom: the cause is that ``h`` brings the first
 # batch's graph into the second, and ``retain_graph=True`` (see
 # :ref:`retain_graph` and :ref:`retain_graph_not_needed`) keeps that graph
 # alive instead of cutting it.
@@ -281,4 +281,4 @@ plt.show()
 # -------
 # This example rebuilds no claim of the source documents (:ref:`sources`);
 # the messages, node counts and gradients are checked on the runner that
-# built this page.
+# built this page; the CUDA record of 2.11.0 differs only in the message.

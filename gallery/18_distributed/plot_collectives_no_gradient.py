@@ -422,11 +422,11 @@ for name, mean in (("dist_nn", autograd_aware), ("in place", in_place)):
 # gradient is wrong, and nothing says so (the ``_functional_collectives``
 # replacement refuses any operation but a sum).
 #
-# On a GPU runner this page still computes on the CPU: ``run_ranks`` joins
-# its processes in a ``gloo`` group, and the one-process reference must
-# match them. On GPUs with NCCL, the backward of the autograd-aware
-# ``all_gather`` is a reduce-scatter instead of an all-to-all, with the same
-# sums; no GPU run is recorded yet.
+# On a GPU runner this page still computes on the CPU: ``run_ranks`` joins its processes in a
+# ``gloo`` group, and the one-process reference must match them; the CUDA record (PyTorch 2.11.0,
+# an H200) prints the same values as the CPU record of that release. On GPUs with NCCL, the
+# backward of the autograd-aware ``all_gather`` is a reduce-scatter instead of an all-to-all, with
+# the same sums (from PyTorch's source; no NCCL run is recorded).
 #
 # Sources
 # -------

@@ -8,9 +8,9 @@ The loss that ``nn.DataParallel`` gathers
 copy of the model (a *replica*) on each part and gathers what the replicas
 return. A model that returns its own loss then returns one loss per GPU: a
 vector, and ``loss.backward()`` is expected to fail with "grad can be
-implicitly created only for scalar outputs" (from PyTorch's code: no run on
-two GPUs is recorded yet). This example shows what runs where there is no
-second GPU, builds the same vector by hand to compare ``.mean()`` with
+implicitly created only for scalar outputs" (from PyTorch's code: the CUDA
+record, on one H200, has no second GPU). This example shows what runs where
+there is no second GPU, builds the same vector by hand to compare ``.mean()`` with
 ``.sum()``, shows what happens to an attribute that ``forward`` changes on
 a replica, runs the wrapper PyTorch recommends instead,
 ``DistributedDataParallel``, on two processes, and shows what both
@@ -83,8 +83,8 @@ print("dp.module is model:", dp.module is model)
 # %%
 # ``dp.device_ids`` lists the GPUs that ``DataParallel`` will use: all of
 # them, by default (CUDA's, else Intel's XPUs). On this runner the list is
-# what the check shows; with no such GPU (a CPU, a Mac's MPS) it is empty,
-# and the wrapper then simply calls ``model``.
+# what the check shows (``[0]`` in the CUDA record, one H200); with no such GPU (a CPU, a Mac's
+# MPS) it is empty, and the wrapper then simply calls ``model``.
 #
 # One call, one loss per GPU
 # --------------------------
@@ -133,11 +133,11 @@ model.zero_grad()
 # Without a second GPU (the third branch), one device did all the work:
 # the loss is a 0-dim tensor, ``backward()`` works, and ``model.calls``
 # went up by one. This is how a script that uses ``DataParallel`` behaves
-# on a laptop, on a CPU runner and, from the source, with one GPU (the model on ``cuda:0``), so neither
-# problem of this page shows there.
+# on a laptop, on a CPU runner and with one GPU (the model on ``cuda:0``; the CUDA record, on one
+# H200, shows the same checks), so neither problem of this page shows there.
 #
 # On a runner with two or more CUDA GPUs the second branch runs; its checks say
-# what is expected there, and no such run is recorded yet. Each replica
+# what is expected there, and no such run is recorded (the CUDA record has one GPU). Each replica
 # returns a 0-dim loss; the gather, asked to join 0-dim tensors along
 # dimension 0, warns that it turns each of them into a vector of one
 # element, and returns a vector with one loss per part, on which
@@ -150,7 +150,7 @@ model.zero_grad()
 # The same vector, built by hand
 # ------------------------------
 # With two GPUs the gathered loss is expected to be the loss of each half of
-# the batch, stacked (from PyTorch's source: no run on two GPUs is recorded yet). That is
+# the batch, stacked (from PyTorch's source; no run on two GPUs is recorded). That is
 # easy to compute on any device, which shows the error and its fixes on this runner too:
 halves = list(zip(inputs.chunk(2), targets.chunk(2), strict=True))
 losses = torch.stack([model(x, y) for x, y in halves])
@@ -443,12 +443,12 @@ if device.type == "cuda":
 # %%
 # DDP refuses a CPU model that holds a ``SyncBatchNorm`` layer, when it
 # wraps it. ``SyncBatchNorm``'s documentation says it supports DDP with one
-# GPU per process; with ``gloo``, the two processes are expected to be
-# able to share one GPU (from PyTorch's source: not yet run). On a
+# GPU per process; with ``gloo``, the two processes can also share one GPU,
+# as in the CUDA record (PyTorch 2.11.0, one H200). On a
 # machine with CUDA the last branch above runs the same two halves with the model on
-# the GPU, and each rank is expected to end with ``whole_normalised``, the
-# whole batch's gradient, since both halves are normalised with the whole
-# batch's statistics. No GPU run is recorded yet.
+# the GPU, and in that record both ranks end with ``whole_normalised``, 1.05, 0.761, -1.83 and
+# -1.07, the whole batch's gradient, since both halves are normalised with the whole batch's
+# statistics. Runs with one GPU per process, or with ``nccl``, are not recorded.
 #
 # Sources
 # -------

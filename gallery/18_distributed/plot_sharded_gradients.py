@@ -401,10 +401,10 @@ check(
 # ranks. An inner FSDP module refuses. The method must be called on every
 # rank, since it communicates.
 #
-# On a GPU runner this page still runs on the CPU, with its processes in
-# a ``gloo`` group, and is expected to print the same values (no GPU run is
-# recorded yet): sharding over GPUs uses a ``"cuda"`` mesh and the
-# ``nccl`` backend, with one process per GPU.
+# On a GPU runner this page still runs on the CPU, with its processes in a ``gloo`` group: the
+# CUDA record (PyTorch 2.11.0, an H200) prints the same values as the CPU record of that release.
+# Sharding over GPUs uses a ``"cuda"`` mesh and the ``nccl`` backend, with one process per GPU;
+# no such run is recorded.
 #
 # Sources
 # -------

@@ -140,13 +140,13 @@ check(model[0].weight.dtype, torch.float64, label="model[0].weight.dtype")
 model.to(torch.float32)
 
 # %%
-# That is safe only before the first ``step()``, though. The state that
-# the optimizer has already created (Adam's moments, SGD's momentum
-# buffers) stays on the old device and with the old dtype. After a move to
-# another device the next step fails. After a change of dtype, Adam's next
-# step fails, as here, while SGD's goes on with a momentum buffer of the
-# old dtype. Move the model first, or create the optimizer after
-# moving it.
+# That is safe only before the first ``step()``, though. The state
+# that the optimizer has already created (Adam's moments, SGD's
+# momentum buffers) stays on the old device and with the old dtype.
+# After a move to another device the next step fails (this page runs
+# no such move). After a change of dtype, Adam's next step fails, as
+# here, while SGD's goes on with a momentum buffer of the old dtype.
+# Move the model first, or create the optimizer after moving it.
 
 
 def step_then_double(make_optimizer):
@@ -457,24 +457,24 @@ check(
 )
 
 # %%
-# Six steps in one run halve the rate after steps 3 and 6. Stopped after
-# step 4 and resumed from the optimizer's *and* the scheduler's
-# ``state_dict``, the run goes on as if it had never stopped. Resumed with
-# the optimizer's state and a new ``StepLR``, the rate is right at first
-# (``StepLR`` goes on from the optimizer's rate), but the new scheduler counts its steps from 0:
+# Six steps in one run halve the rate after steps 3 and 6. Stopped after step
+# 4 and resumed from the optimizer's *and* the scheduler's ``state_dict``,
+# the run goes on as if it had never stopped. Resumed with the optimizer's
+# state and a new ``StepLR``, the rate is right at first (``StepLR`` goes on
+# from the optimizer's rate), but the new scheduler counts its steps from 0:
 # the next halving comes at step 7, three steps after the restart, not at
-# step 6, and
-# no error says so. Loading the optimizer's state first, as the
-# ``KeyError`` advises, brings ``initial_lr`` back, and
-# ``last_epoch=4`` is then accepted; but the constructor takes a step of
-# its own, so the schedule stands at step 5, one step ahead, and halves
-# one step early. A schedule that computes the rate from the step number,
-# as ``LambdaLR`` does, is worse: built anew, it sets the rate back to
-# the start of its schedule, 0.1, where the run had reached 0.05 (the
-# last check above). Save both states, load both, and leave ``last_epoch``
-# alone.
+# step 6, and no error says so. Loading the optimizer's state first, as the
+# ``KeyError`` advises, brings ``initial_lr`` back, and ``last_epoch=4`` is
+# then accepted; but the constructor takes a step of its own, so the schedule
+# stands at step 5, one step ahead, and halves one step early. A schedule
+# that computes the rate from the step number, as ``LambdaLR`` does, is
+# worse: built anew, it sets the rate back to the start of its schedule, 0.1,
+# where the run had reached 0.05 (the last check above). Save both states,
+# load both, and leave ``last_epoch`` alone.
 #
-# On a GPU the same checks are expected to hold; no GPU record exists yet.
+# In the CUDA record (PyTorch 2.11.0, an H200) the same checks hold. Adam's
+# failing step runs there in ``_multi_tensor_adam``, CUDA's default, instead
+# of ``_single_tensor_adam``, with the same message.
 #
 # Sources
 # -------
