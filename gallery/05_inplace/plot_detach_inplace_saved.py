@@ -228,7 +228,6 @@ check(x.grad, 0.0, label="x.grad")
 
 # %%
 # The edit moved ``y`` to version 1 as in the first graph, but backward
-# The edit moved ``y`` to version 1 as in the first graph, but backward
 # raised nothing: it read the zeroed ``y`` and returned 0 where the
 # gradient is :math:`2(x + 1) = 8`. A ``pack`` that copies the tensor
 # (as ``save_on_cpu`` does on a GPU, which the CUDA record of
@@ -236,6 +235,7 @@ check(x.grad, 0.0, label="x.grad")
 # pass instead, and one that keeps the tensor itself (as ``save_on_cpu``
 # does with its default options on a CPU) behaves as here.
 # :ref:`saved_tensor_hooks` shows both kinds of ``pack`` side by side.
+#
 # In short: once a built-in operation has saved a tensor, and no
 # saved-tensor hooks are active, an edit through ``detach()`` made *after*
 # that cannot corrupt the gradient: either a formula reads the edited
