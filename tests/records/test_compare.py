@@ -475,6 +475,34 @@ def test_the_reason_of_a_difference_in_numbers_only() -> None:
     assert output_difference_reason(cpu, cuda) is OutputReason.NUMBERS
 
 
+def test_the_reason_of_a_difference_in_the_device_printed_only() -> None:
+    """A GPU tensor's repr names its device, which can wrap the line elsewhere; the runner line says cuda."""
+    cpu = ["runner device: cpu", "y: tensor([2., 4.], grad_fn=<MulBackward0>)", "on: cpu"]
+    cuda = [
+        "runner device: cuda",
+        "y: tensor([2., 4.], device='cuda:0',",
+        "       grad_fn=<MulBackward0>)",
+        "on: cuda:0",
+    ]
+    assert output_difference_reason(cpu, cuda) is OutputReason.DEVICE
+
+
+def test_the_reason_of_a_difference_in_the_device_and_the_last_digits() -> None:
+    cpu = ["w.grad: tensor([0.1234, 0.5000])"]
+    cuda = ["w.grad: tensor([0.1235, 0.5000], device='cuda:0')"]
+    assert output_difference_reason(cpu, cuda) is OutputReason.DEVICE_AND_NUMBERS
+
+
+def test_a_device_named_in_a_different_message_is_a_difference_in_behaviour() -> None:
+    """The device words are set aside, not what the runners did: an error on one runner only stays one."""
+    cpu = ["w on cpu: tensor([1.])"]
+    cuda = ["RuntimeError: Expected all tensors to be on the same device, but found cuda:0 and cpu!"]
+    assert output_difference_reason(cpu, cuda) is OutputReason.BEHAVIOUR
+    assert (
+        output_difference_reason(["CUDA error: device-side assert"], ["cpu error"]) is OutputReason.BEHAVIOUR
+    )
+
+
 def test_the_reason_of_any_other_difference() -> None:
     assert output_difference_reason(["a: 1"], ["b: 1"]) is OutputReason.BEHAVIOUR
     assert output_difference_reason(["1"], ["1", "2"]) is OutputReason.BEHAVIOUR

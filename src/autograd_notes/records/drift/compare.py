@@ -360,13 +360,26 @@ class OutputReason(Word):
 
     TENSOR_TYPE = "tensor type"
     """Only the tensor type named differs: ``torch.cuda.FloatTensor`` against ``torch.FloatTensor``."""
+    DEVICE = "device"
+    """Only the device printed differs: ``device='cuda:0'`` in a tensor, ``cuda`` for ``cpu``."""
     NUMBERS = "numbers"
     """Only numbers differ: CPU and GPU kernels round floating-point operations otherwise."""
+    DEVICE_AND_NUMBERS = "device and numbers"
+    """The device printed, and numbers in their last digits, differ; nothing else."""
     BEHAVIOUR = "behaviour"
     """The runners behave differently: the page's own text says why."""
 
 
 _NUMBER = re.compile(r"-?\d+(\.\d+)?(e[-+]?\d+)?")
+# a tensor's repr names a GPU device (", device='cuda:0'"), which may wrap its line otherwise
+_DEVICE_KEYWORD = re.compile(r",\s*device='(cuda|mps|xpu)(:\d+)?'")
+_DEVICE_NAME = re.compile(r"\b(cuda|mps|xpu)(:\d+)?\b")
+
+
+def _without_device(lines: list[str]) -> str:
+    """The printed text with every GPU device named as the CPU, and whitespace as single spaces."""
+    text = _DEVICE_KEYWORD.sub("", "\n".join(lines)).replace("torch.cuda.", "torch.")
+    return " ".join(_DEVICE_NAME.sub("cpu", text).split())
 
 
 def output_difference_reason(first: list[str], second: list[str]) -> OutputReason:
@@ -379,4 +392,9 @@ def output_difference_reason(first: list[str], second: list[str]) -> OutputReaso
         return OutputReason.TENSOR_TYPE
     if [_NUMBER.sub("#", line) for line in first] == [_NUMBER.sub("#", line) for line in second]:
         return OutputReason.NUMBERS
+    first_text, second_text = _without_device(first), _without_device(second)
+    if first_text == second_text:
+        return OutputReason.DEVICE
+    if _NUMBER.sub("#", first_text) == _NUMBER.sub("#", second_text):
+        return OutputReason.DEVICE_AND_NUMBERS
     return OutputReason.BEHAVIOUR

@@ -51,6 +51,14 @@ def reason_sentence(reason: OutputReason) -> str:
             "Only the tensor type named in the message differs: PyTorch calls a CUDA tensor "
             "torch.cuda.FloatTensor and a CPU tensor torch.FloatTensor."
         ),
+        OutputReason.DEVICE: _(
+            "Only the device printed differs: a tensor on the GPU shows device='cuda:0' in its "
+            "values, and the runner's device reads cuda."
+        ),
+        OutputReason.DEVICE_AND_NUMBERS: _(
+            "Only the device printed and the last digits of some numbers differ: a GPU tensor shows "
+            "device='cuda:0', and GPU kernels round floating-point operations in another order."
+        ),
         OutputReason.NUMBERS: _(
             "Only numbers differ: CPU and GPU kernels order and round floating-point operations "
             "differently, so results agree to a tolerance, not to the last digit."
