@@ -16,7 +16,7 @@ itself on a CPU runner, on a GPU a copy the gradient goes past.
 
 .. questions::
 
-   - What causes Expected all tensors to be on the same device?
+   - What causes ``Expected all tensors to be on the same device``?
    - Can I multiply a CUDA tensor by a 0-dim CPU tensor?
    - Why is my weight's ``.grad`` None only when running on GPU?
    - How do I catch device mismatch bugs without a GPU?

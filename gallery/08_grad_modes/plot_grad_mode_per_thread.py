@@ -13,8 +13,8 @@ alone, and the fix: enter the mode inside the worker.
 
 .. questions::
 
-   - Why does my tensor have a grad_fn when I used torch.no_grad()?
-   - Does torch.no_grad() apply to a ThreadPoolExecutor or other threads?
+   - Why does my tensor have a ``grad_fn`` when I used ``torch.no_grad()``?
+   - Does ``torch.no_grad()`` apply to a ``ThreadPoolExecutor`` or other threads?
    - How do I turn off gradients in a worker thread?
 """
 
