@@ -63,7 +63,9 @@ class BehaviourDrift(Exception):
         self.observed = observed
         self.torch_version = torch.__version__
         page = running_page(location.file or None)
-        note = recorded_note(location.path, location.line, documented, self.torch_version, page)
+        note = recorded_note(
+            location.path, location.line, documented, self.torch_version, page, source=location.file
+        )
         super().__init__(drift_message(self, page) + (f"\n{note}" if note else ""))
 
 
@@ -117,11 +119,13 @@ def expected_on_this_release(location: Location, documented: str, observed: str)
     page = running_page(location.file or None)
     if page is None or os.environ.get(STRICT_VARIABLE, "") not in ("", "0"):
         return False
-    if not recorded_difference(location.path, location.line, documented, torch.__version__):
+    if not recorded_difference(location.path, location.line, documented, torch.__version__, location.file):
         return False
     lines = [
         *_explained(page, torch.__version__, location, documented, observed),
-        recorded_note(location.path, location.line, documented, torch.__version__, page),
+        recorded_note(
+            location.path, location.line, documented, torch.__version__, page, source=location.file
+        ),
         words(page.language)["goes_on"].format(variable=STRICT_VARIABLE),
     ]
     print("\n".join(lines), flush=True)

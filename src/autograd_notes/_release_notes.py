@@ -12,6 +12,7 @@ release, instead of a bare "documented / observed".
 from __future__ import annotations
 
 import functools
+import linecache
 from pathlib import Path
 from typing import TypedDict
 
@@ -49,6 +50,9 @@ class NoteCheck(TypedDict):
 
     example: str
     line: int
+    code: str
+    """The check's line of code in the gallery script, stripped: a download or a translated copy
+    moves its lines, never its code, so a check is found by it."""
     kind: str
     label: str
     documented: str
@@ -110,24 +114,28 @@ def _described(check: NoteCheck) -> str:
     return f"{label}: {check['documented']}" if check["kind"] == "value" and label else check["documented"]
 
 
-def _find(notes: ReleaseNotes, path: str, line: int, documented: str) -> NoteCheck | None:
-    """The check at ``path:line``, or the closest match.
+def _find(notes: ReleaseNotes, path: str, line: int, documented: str, source: str = "") -> NoteCheck | None:
+    """The check whose code is at ``path:line``; None where the notes have no such check.
 
-    The same script and line; else the nearest check in the same script that
-    documents the same (a download's header and guard move its lines down, its
-    translated text up or down: Chinese takes fewer lines); else the one check of
-    any script that documents the same (a notebook cell has no file).
+    Found by its line of code (read from ``source``, the file as Python names it,
+    else ``path``) and what it documents, in the
+    script of the same name: a download's header and guard move its lines down,
+    its translated text up or down (Chinese takes fewer lines), so where one
+    script has the same code twice, the nearest is taken. A check the notes do
+    not hold (one that no recorded release does otherwise, or one only a GPU runs)
+    is found nowhere else. Only code outside any script of the site (a notebook
+    cell, which has no such file name) is looked for in every script, and only
+    where one script alone has it.
     """
+    code = linecache.getline(source or path, line).strip()
+    if not code:
+        return None
     name = Path(path).name
-    alike = [
-        check
-        for check in notes["checks"]
-        if Path(check["example"]).name == name and _described(check) == documented
-    ]
-    if alike:
-        return min(alike, key=lambda check: (abs(check["line"] - line), check["line"]))
-    same = [check for check in notes["checks"] if _described(check) == documented]
-    return same[0] if len({check["example"] for check in same}) == 1 else None
+    alike = [check for check in notes["checks"] if check["code"] == code and _described(check) == documented]
+    if any(Path(example).name == name for example in notes["examples"]):
+        alike = [check for check in alike if Path(check["example"]).name == name]
+        return min(alike, key=lambda check: (abs(check["line"] - line), check["line"]), default=None)
+    return alike[0] if len({check["example"] for check in alike}) == 1 else None
 
 
 _MARK_WORDS = {
@@ -144,22 +152,24 @@ def _page(notes: ReleaseNotes, example: str) -> str:
     return f"{notes['site']}en/examples/{Path(example).with_suffix('').as_posix()}.html#{SECTION}"
 
 
-def recorded_difference(path: str, line: int, documented: str, torch_version: str) -> bool:
+def recorded_difference(path: str, line: int, documented: str, torch_version: str, source: str = "") -> bool:
     """Whether the site records ``torch_version`` doing otherwise than documented at this check.
 
     True only where the check is found and the release (or another patch of
-    its minor release) has a record that marks it other than "same": what
-    the reader sees is what the site saw that release do.
+    its minor release) has a record where it did not hold as documented
+    (another outcome, an API the release lacks, the build's own words): what the
+    reader sees is what the site saw that release do. A release recorded holding
+    with other words ("message differs") explains no difference: the check held there.
     """
     notes = _notes()
     if not notes or not notes["releases"]:
         return False
     release = _recorded_release(notes, torch_version)
-    check = _find(notes, path, line, documented)
+    check = _find(notes, path, line, documented, source)
     if check is None or release not in notes["releases"]:
         return False
     run = _run_at(check, release)
-    return run is not None and run["mark"] != "same"
+    return run is not None and run["mark"] not in ("same", "message differs")
 
 
 def _run_at(check: NoteCheck, release: str) -> ReleaseRun | None:
@@ -177,7 +187,12 @@ def _recorded_release(notes: ReleaseNotes, torch_version: str) -> str:
 
 
 def recorded_note(
-    path: str, line: int, documented: str, torch_version: str, page: DownloadPage | None = None
+    path: str,
+    line: int,
+    documented: str,
+    torch_version: str,
+    page: DownloadPage | None = None,
+    source: str = "",
 ) -> str:
     """Lines for a drift message: what ``torch_version`` is recorded to do at this check.
 
@@ -193,7 +208,7 @@ def recorded_note(
     release = _recorded_release(notes, torch_version)
     releases = notes["releases"]
     covered = said["covered"].format(first=releases[0], last=releases[-1])
-    check = _find(notes, path, line, documented)
+    check = _find(notes, path, line, documented, source)
     example = (
         check["example"]
         if check

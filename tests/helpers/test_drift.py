@@ -133,11 +133,27 @@ LEADS = {
 }
 
 
-def _download(tmp_path: Path, language: str) -> tuple[Path, str]:
-    page = f"{SITE}{language}/examples/{NON_LEAF.removesuffix('.py')}.html"
-    script = tmp_path / "plot_non_leaf_grad.py"
-    script.write_text(f"# {page}\n# pip install autograd-notes\nprint()\n", encoding="utf-8")
+GALLERY = Path(__file__).resolve().parents[2] / "gallery"
+
+
+def _download(tmp_path: Path, language: str, example: str = NON_LEAF) -> tuple[Path, str]:
+    """A download of ``example``: three lines of header, then the gallery script's code (line + 3)."""
+    page = f"{SITE}{language}/examples/{example.removesuffix('.py')}.html"
+    script = tmp_path / Path(example).name
+    code = (GALLERY / example).read_text(encoding="utf-8")
+    script.write_text(f"# {page}\n# pip install autograd-notes\nprint()\n{code}", encoding="utf-8")
     return script, page
+
+
+def _outcome_check() -> dict[str, Any]:
+    """A check of the package's release notes that 2.4.1 is recorded not to hold, as a drift words it."""
+    notes = json.loads(resources.files("autograd_notes").joinpath(NOTES).read_text(encoding="utf-8"))
+    check = next(
+        check
+        for check in notes["checks"]
+        if check["releases"][0]["first"] == "2.4.1" and check["releases"][0]["mark"] == "different outcome"
+    )
+    return {**check, "documented": _release_notes._described(check)}
 
 
 @pytest.mark.parametrize("language", sorted(LEADS))
@@ -239,16 +255,17 @@ def test_damaged_shipped_notes_leave_the_plain_drift_message(
 def test_a_download_goes_on_past_what_its_release_is_recorded_to_do(
     language: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    script, page = _download(tmp_path, language)
-    check = _differing_check()
-    location = Location("plot_non_leaf_grad.py", check["line"] + 3, str(script))
+    check = _outcome_check()
+    script, page = _download(tmp_path, language, check["example"])
+    location = Location(script.name, check["line"] + 3, str(script))
     monkeypatch.delenv(STRICT_VARIABLE, raising=False)
-    monkeypatch.setattr(torch, "__version__", "2.4.1+cpu")  # recorded: the message differs here
+    monkeypatch.setattr(torch, "__version__", "2.4.1+cpu")  # recorded: another outcome here
     assert expected_on_this_release(location, check["documented"], "UserWarning: another text")
     said = capsys.readouterr().out
     lead, recorded = LEADS[language]
     assert said.startswith(lead)
-    assert f"({words(language)['mark_words']})" in said or f"（{words(language)['mark_words']}）" in said
+    mark = words(language)["mark_outcome"]
+    assert f"({mark})" in said or f"（{mark}）" in said
     assert recorded in said
     assert f"{page}#across-pytorch-releases" in said
     assert said.rstrip().endswith(words(language)["goes_on"].format(variable=STRICT_VARIABLE).strip())
@@ -279,6 +296,47 @@ def test_what_no_record_explains_still_stops_a_download(
     (tmp_path / "gallery_copy.py").write_text("print()\n", encoding="utf-8")
     assert not expected_on_this_release(gallery, check["documented"], "UserWarning: another text")
     assert capsys.readouterr().out == ""
+
+
+def test_a_release_recorded_holding_in_other_words_explains_no_drift(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """2.4.1 is recorded holding this check with another message: a reader's failing check is news."""
+    check = _differing_check()
+    script, _page = _download(tmp_path, "en")
+    location = Location(script.name, check["line"] + 3, str(script))
+    monkeypatch.delenv(STRICT_VARIABLE, raising=False)
+    monkeypatch.setattr(torch, "__version__", "2.4.1+cpu")
+    assert not expected_on_this_release(location, check["documented"], "UserWarning: another text")
+    assert words("en")["mark_words"] in recorded_note(
+        location.path, location.line, check["documented"], "2.4.1+cpu", source=location.file
+    )
+
+
+def test_a_check_is_found_by_its_code_never_by_its_words_alone(tmp_path: Path) -> None:
+    """Another line that documents the same (a check only a GPU runs, one no release differs at) is
+    not the recorded one: the notes hold nothing about it."""
+    check = _outcome_check()
+    script, _page = _download(tmp_path, "en", check["example"])
+    line = check["line"] + 3
+    assert recorded_difference(script.name, line, check["documented"], "2.4.1+cpu", str(script))
+    lines = script.read_text(encoding="utf-8").splitlines()
+    lines[line - 1] = "check(something_else, documented)  # the same words, other code"
+    other = tmp_path / "other" / script.name
+    other.parent.mkdir()
+    other.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert not recorded_difference(script.name, line, check["documented"], "2.4.1+cpu", str(other))
+    # a line that moved (a translated download) is still found by its code
+    moved = tmp_path / "moved" / script.name
+    moved.parent.mkdir()
+    moved.write_text(
+        "# one more line of translated text\n" + script.read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    assert recorded_difference(script.name, line + 1, check["documented"], "2.4.1+cpu", str(moved))
+    # no file to read the code from: nothing is known
+    assert not recorded_difference(
+        script.name, line, check["documented"], "2.4.1+cpu", str(tmp_path / "gone.py")
+    )
 
 
 def test_a_check_that_goes_on_is_still_reported_and_printed(

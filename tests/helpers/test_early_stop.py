@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from autograd_notes import _release_notes
@@ -58,18 +60,21 @@ def test_the_next_release_named_ran_to_the_end_and_has_a_record(endings: dict[st
     assert early_stop_note(EXAMPLE, "2.8.0").endswith("#across-pytorch-releases")
 
 
-def test_a_drift_note_finds_its_check_by_what_it_documents_not_only_its_line(
-    monkeypatch: pytest.MonkeyPatch,
+def test_a_drift_note_finds_its_check_by_its_code_not_its_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     # a review: a download's lines are moved (header, guard): line 18 there is the script's line 10,
     # and the script's own line 18 holds another check, whose record was quoted
-    def noted(line: int, documented: str, text: str) -> NoteCheck:
+    code = 'with expect_error(ValueError, match="a"):'
+
+    def noted(line: int, written: str, documented: str, text: str) -> NoteCheck:
         runs: list[ReleaseRun] = [
             {"first": "2.4.1", "last": "2.4.1", "mark": "message differs", "text": text}
         ]
         return {
             "example": EXAMPLE,
             "line": line,
+            "code": written,
             "kind": "error",
             "label": "",
             "documented": documented,
@@ -80,17 +85,34 @@ def test_a_drift_note_finds_its_check_by_what_it_documents_not_only_its_line(
         "site": SITE,
         "pinned": "2.8.0",
         "releases": ["2.4.1", "2.8.0"],
-        "examples": [EXAMPLE],
+        "examples": [EXAMPLE, "06_z/plot_z.py"],
         "checks": [
-            noted(10, "ValueError matching 'a'", "ValueError: a, old"),
-            noted(18, "KeyError", "KeyError: b"),
-            {**noted(50, "ValueError matching 'a'", "ValueError: a, elsewhere"), "example": "06_z/plot_z.py"},
+            noted(10, code, "ValueError matching 'a'", "ValueError: a, old"),
+            noted(18, "with expect_error(KeyError):", "KeyError", "KeyError: b"),
+            {
+                **noted(50, code, "ValueError matching 'a'", "ValueError: a, elsewhere"),
+                "example": "06_z/plot_z.py",
+            },
         ],
         "stops": {},
     }
     monkeypatch.setattr(_release_notes, "_notes", lambda: made)
-    note = recorded_note("plot_y.py", 18, "ValueError matching 'a'", "2.4.1")
+    download = tmp_path / "plot_y.py"
+    download.write_text("\n" * 17 + code + "\n", encoding="utf-8")  # the script's line 10, moved to 18
+    note = recorded_note("plot_y.py", 18, "ValueError matching 'a'", "2.4.1", source=str(download))
     assert "ValueError: a, old" in note
     assert "KeyError" not in note
     # a Chinese download's text takes fewer lines: its checks move up, and are found as well
-    assert "ValueError: a, old" in recorded_note("plot_y.py", 4, "ValueError matching 'a'", "2.4.1")
+    chinese = tmp_path / "zh" / "plot_y.py"
+    chinese.parent.mkdir()
+    chinese.write_text("\n" * 3 + code + "\n", encoding="utf-8")
+    assert "ValueError: a, old" in recorded_note(
+        "plot_y.py", 4, "ValueError matching 'a'", "2.4.1", source=str(chinese)
+    )
+    # a notebook cell (no script of the site's name): the code is looked for in every script, and
+    # found in two, so nothing is said of either
+    cell = tmp_path / "123.py"
+    cell.write_text(code + "\n", encoding="utf-8")
+    assert "ValueError: a," not in recorded_note(
+        "123.py", 1, "ValueError matching 'a'", "2.4.1", source=str(cell)
+    )

@@ -315,14 +315,35 @@ def test_load_timelines_from_a_records_folder(tmp_path: Path) -> None:
 # -- the helper's release notes -----------------------------------------------------------
 
 
+CHECKED = 'with expect_error(RuntimeError, match="is at version 1"):'
+"""The code of the fixture example's line 12, where its error check is."""
+
+
+def fixture_script(folder: Path, name: str = "plot_fixture.py", line: int = 12) -> Path:
+    """A copy of the fixture example whose error check is at ``line`` (a download moves it down)."""
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [f"step_{number} = {number}" for number in range(1, 30)]
+    lines[line - 1] = CHECKED
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
 @pytest.fixture
-def notes(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+def gallery(tmp_path: Path) -> Path:
+    """A gallery holding the fixture example, whose code the notes quote."""
+    fixture_script(tmp_path / "gallery" / "05_x")
+    return tmp_path / "gallery"
+
+
+@pytest.fixture
+def notes(monkeypatch: pytest.MonkeyPatch, gallery: Path) -> dict[str, Any]:
     """The package's release notes, made from synthetic records."""
     broken = record(
         "2.9.1", [("ran", [], []), ("ran", [error(OLD_ERROR, holds=False)], []), ("ran", [value("2.")], [])]
     )
     timeline = example_timeline(EXAMPLE, TODAY, "2.13.0", {"2.9.1": broken, "2.12.1": TODAY})
-    made = json.loads(render_notes(build_notes({EXAMPLE: timeline}, "https://site.example/")))
+    made = json.loads(render_notes(build_notes({EXAMPLE: timeline}, "https://site.example/", gallery)))
     monkeypatch.setattr(_release_notes, "_notes", lambda: made)
     return made
 
@@ -332,6 +353,7 @@ def test_notes_keep_only_checks_that_differ(notes: dict[str, Any]) -> None:
     assert notes["examples"] == [EXAMPLE]
     assert notes["pinned"] == "2.13.0"
     assert len(notes["checks"]) == 1
+    assert notes["checks"][0]["code"] == CHECKED
     assert notes["checks"][0]["releases"] == [
         # the same RuntimeError, its node renamed: the same outcome in other words
         {"first": "2.9.1", "last": "2.9.1", "mark": WORDS, "text": f"RuntimeError: {OLD_ERROR}"},
@@ -339,7 +361,7 @@ def test_notes_keep_only_checks_that_differ(notes: dict[str, Any]) -> None:
     ]
 
 
-def test_notes_say_how_each_recorded_run_ended_where_one_stopped_early() -> None:
+def test_notes_say_how_each_recorded_run_ended_where_one_stopped_early(gallery: Path) -> None:
     """A download's first note reads these (:func:`autograd_notes._release_notes.early_stop_note`)."""
     lacks = "ImportError: cannot import name 'thing' from 'torch'"
     stopped = record(
@@ -361,42 +383,54 @@ def test_notes_say_how_each_recorded_run_ended_where_one_stopped_early() -> None
     )
     releases = {"2.9.1": stopped, "2.10.0": caught, "2.11.0": network, "2.12.1": None}
     timeline = example_timeline(EXAMPLE, TODAY, "2.13.0", releases)
-    notes = json.loads(render_notes(build_notes({EXAMPLE: timeline}, "https://site.example/")))
+    notes = json.loads(render_notes(build_notes({EXAMPLE: timeline}, "https://site.example/", gallery)))
     assert notes["stops"] == {EXAMPLE: {"2.9.1": lacks, "2.10.0": "", "2.13.0": ""}}
     # no example that every release runs to its end is listed
     alone = example_timeline(EXAMPLE, TODAY, "2.13.0", {"2.10.0": caught})
-    assert json.loads(render_notes(build_notes({EXAMPLE: alone}, "https://site.example/")))["stops"] == {}
+    assert (
+        json.loads(render_notes(build_notes({EXAMPLE: alone}, "https://site.example/", gallery)))["stops"]
+        == {}
+    )
 
 
-def test_a_drift_on_a_recorded_release_says_what_it_is_recorded_to_do(notes: dict[str, Any]) -> None:
+def test_a_drift_on_a_recorded_release_says_what_it_is_recorded_to_do(
+    notes: dict[str, Any], tmp_path: Path
+) -> None:
     documented = "RuntimeError matching 'is at version 1'"
     page = "https://site.example/en/examples/05_x/plot_fixture.html#across-pytorch-releases"
-    note = recorded_note("plot_fixture.py", 12, documented, "2.9.1+cu121")
+    script = str(fixture_script(tmp_path / "copy"))
+    note = recorded_note("plot_fixture.py", 12, documented, "2.9.1+cu121", source=script)
     assert note == (
         f"  PyTorch 2.9.1 is recorded to do this here (message differs): RuntimeError: {OLD_ERROR}\n"
         f"  What every release from 2.9.1 to 2.13.0 does: {page}"
     )
-    # a download's header moves the check down a few lines: the same script's check is found
-    assert recorded_note("plot_fixture.py", 19, documented, "2.9.1") == note
-    # a notebook cell has no file: the check is found by what it documents
-    assert recorded_note("<cell>", 3, documented, "2.9.1").startswith(
+    # a download's header moves the check down a few lines: it is found by its code
+    download = str(fixture_script(tmp_path / "download", line=19))
+    assert recorded_note("plot_fixture.py", 19, documented, "2.9.1", source=download) == note
+    # a notebook cell has no file of the site's: the check is found by its code in every script
+    cell = str(fixture_script(tmp_path / "cell", "ipykernel_1.py", line=3))
+    assert recorded_note("<cell>", 3, documented, "2.9.1", source=cell).startswith(
         "  PyTorch 2.9.1 is recorded to do this here"
     )
     assert "not among the releases the site records (2.9.1 to 2.13.0)" in recorded_note(
-        "plot_fixture.py", 12, documented, "2.3.0"
+        "plot_fixture.py", 12, documented, "2.3.0", source=script
     )
     assert "records this check holding on PyTorch 2.12.1" in recorded_note(
-        "plot_fixture.py", 12, documented, "2.12.1"
+        "plot_fixture.py", 12, documented, "2.12.1", source=script
     )
-    # another check of a site example: recorded as documented there, so something else differs
+    # another check of a site example (other code, the same words or not): recorded as documented
+    # there, so something else differs
     assert "the difference comes from elsewhere" in recorded_note(
-        "plot_fixture.py", 5, "something else", "2.9.1"
+        "plot_fixture.py", 5, "something else", "2.9.1", source=script
+    )
+    assert "the difference comes from elsewhere" in recorded_note(
+        "plot_fixture.py", 5, documented, "2.9.1", source=script
     )
     # a reader's own script: nothing is known about it, nothing is said
     assert recorded_note("my_training.py", 5, "something else", "2.9.1") == ""
     # a translated download says it all in its language, the mark too, as its page's legend does
     russian = DownloadPage("https://site.example/ru/examples/05_x/plot_fixture.html", "ru")
-    said = recorded_note("plot_fixture.py", 12, documented, "2.9.1", russian)
+    said = recorded_note("plot_fixture.py", 12, documented, "2.9.1", russian, source=script)
     assert "(сообщение другое)" in said
     assert "message differs" not in said
 
@@ -408,7 +442,9 @@ def test_every_mark_a_release_note_holds_has_words_in_every_language() -> None:
         assert all(words(language)[key] for key in _MARK_WORDS.values()), language
 
 
-def test_behaviour_drift_carries_the_note(notes: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_behaviour_drift_carries_the_note(
+    notes: dict[str, Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     import torch
 
     from autograd_notes import BehaviourDrift
@@ -416,7 +452,7 @@ def test_behaviour_drift_carries_the_note(notes: dict[str, Any], monkeypatch: py
 
     monkeypatch.setattr(torch, "__version__", "2.9.1+cu121")
     drift = BehaviourDrift(
-        location=Location("plot_fixture.py", 12),
+        location=Location("plot_fixture.py", 12, str(fixture_script(tmp_path))),
         documented="RuntimeError matching 'is at version 1'",
         observed="x",
     )
@@ -495,9 +531,12 @@ def test_an_example_without_checks() -> None:
     assert [timeline.mark(r) for r in timeline.releases] == [NO_RECORD, SAME, SAME]
 
 
-def test_another_patch_of_a_recorded_minor_reads_as_the_recorded_one(notes: dict[str, Any]) -> None:
+def test_another_patch_of_a_recorded_minor_reads_as_the_recorded_one(
+    notes: dict[str, Any], tmp_path: Path
+) -> None:
     documented = "RuntimeError matching 'is at version 1'"
-    assert recorded_note("plot_fixture.py", 12, documented, "2.9.0+cu128").startswith(
+    script = str(fixture_script(tmp_path))
+    assert recorded_note("plot_fixture.py", 12, documented, "2.9.0+cu128", source=script).startswith(
         "  PyTorch 2.9.1 is recorded to do this here (message differs)"
     )
 

@@ -138,13 +138,14 @@ def test_every_language_of_an_example_is_found_and_a_copy_is_left_out_with_why(t
 
 def test_judge_holds_differs_and_not_available() -> None:
     record = committed(EXAMPLES[1])
-    assert judge(record).verdict == Verdict.HOLDS
+    script = ROOT / "gallery" / EXAMPLES[1]
+    assert judge(record, script).verdict == Verdict.HOLDS
 
     differs = copy.deepcopy(record)
     cell = next(c for c in differs["cells"] if any(e["kind"] == "error" for e in c["events"]))
     event = next(e for e in cell["events"] if e["kind"] == "error")
     event.update(holds=False, raised=None, message=None)
-    found = judge(differs)
+    found = judge(differs, script)
     assert (found.verdict, found.line, found.documented) == (
         Verdict.DIFFERS,
         event["line"],
@@ -155,7 +156,7 @@ def test_judge_holds_differs_and_not_available() -> None:
     missing = copy.deepcopy(record)
     last = missing["cells"][-1]
     last.update(status="unavailable", output=["AttributeError: module 'torch' has no attribute 'x'"])
-    found = judge(missing)
+    found = judge(missing, script)
     assert (found.verdict, found.line) == (Verdict.NOT_AVAILABLE, last["lines"][0])
     assert found.happened == "AttributeError: module 'torch' has no attribute 'x'"
 
@@ -165,18 +166,19 @@ def test_a_difference_the_site_recorded_for_this_release_is_said_so() -> None:
     path = ROOT / "records" / "releases" / "2.14.1" / "cpu" / "10_higher_order" / "plot_forward_mode.json"
     record = load_record(path)
     assert record is not None
-    found = judge(record)
+    script = ROOT / "gallery" / "10_higher_order" / "plot_forward_mode.py"
+    found = judge(record, script)
     assert found.verdict == Verdict.RECORDED
     assert found.documented.startswith("DeprecationWarning matching")  # the first check that differs
     # the same observations on the release the page documents: nothing recorded explains them
     pinned = copy.deepcopy(record)
     pinned["runner"]["torch"] = "2.13.0+cpu"
-    assert judge(pinned).verdict == Verdict.DIFFERS
+    assert judge(pinned, script).verdict == Verdict.DIFFERS
     # and one more check that differs, which no release record explains
     more = copy.deepcopy(record)
     event = next(e for c in more["cells"] for e in c["events"] if e["holds"] and e["kind"] == "value")
     event.update(holds=False, value="something else")
-    assert (judge(more).verdict, judge(more).line) == (Verdict.DIFFERS, event["line"])
+    assert (judge(more, script).verdict, judge(more, script).line) == (Verdict.DIFFERS, event["line"])
 
 
 def test_runner_place_as_capture_release_places_records() -> None:

@@ -275,7 +275,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def release_notes(root: Path, records: Path, *, check: bool) -> int:
     """Write (or with ``check``, compare) the package's release notes; the exit status."""
-    text = render_notes(build_notes(load_timelines(records), site_address(root)))
+    text = render_notes(build_notes(load_timelines(records), site_address(root), root / "gallery"))
     path = root / NOTES_FILE
     if check:
         if path.exists() and path.read_text(encoding="utf-8") == text:

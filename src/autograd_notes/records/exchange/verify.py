@@ -115,7 +115,7 @@ def _difference(event: Event) -> Finding:
     return Finding(Verdict.DIFFERS, event["line"], event["documented"], warned or "no warning")
 
 
-def judge(record: Record) -> Finding:
+def judge(record: Record, script: Path) -> Finding:
     """The verdict of a record: its first check that does not hold, or cell that failed, in order.
 
     A check that does not hold, or a cell that raised what the page does not
@@ -123,7 +123,8 @@ def judge(record: Record) -> Finding:
     records this PyTorch release doing otherwise (``release_notes.json``, what
     the download itself said when it went on), it *differs as recorded for this
     release*; a cell that failed because an API is missing from this PyTorch is
-    *not available in this release*; otherwise it *holds*.
+    *not available in this release*; otherwise it *holds*. ``script`` is the file
+    that ran, whose lines of code find each check in the release notes.
     """
     example = record["example"]
     release = record["runner"]["torch"]
@@ -133,7 +134,9 @@ def judge(record: Record) -> Finding:
             if event["holds"]:
                 continue
             found = _difference(event)
-            if found.line is None or not recorded_difference(example, found.line, found.documented, release):
+            if found.line is None or not recorded_difference(
+                example, found.line, found.documented, release, str(script)
+            ):
                 return found
             recorded = recorded or dataclasses.replace(found, verdict=Verdict.RECORDED)
         if cell["status"] in ("failed", "unavailable"):
@@ -204,7 +207,7 @@ def _run(download: Download, root: Path, device: str, timeout: float, paths: dic
             download, Finding(Verdict.NO_RESULT, happened=_last_line(why.splitlines())), outcome.seconds, None
         )
     record = cast("Record", scrub(outcome.record, paths))
-    return _Ran(download, judge(record), outcome.seconds, record)
+    return _Ran(download, judge(record, script), outcome.seconds, record)
 
 
 def _short(text: str) -> str:

@@ -49,14 +49,18 @@ def _runs(check: CheckTimeline) -> list[ReleaseRun]:
     ]
 
 
-def build_notes(timelines: dict[str, ExampleTimeline], site: str) -> ReleaseNotes:
-    """The notes: every check that differs somewhere, with what each release observed."""
+def build_notes(timelines: dict[str, ExampleTimeline], site: str, gallery: Path) -> ReleaseNotes:
+    """The notes: every check that differs somewhere, its code and what each release observed.
+
+    A check's code is its line in the example's script, read in ``gallery``.
+    """
     checks: list[NoteCheck] = []
     releases: set[str] = set()
     pinned = ""
     for example, timeline in sorted(timelines.items()):
         pinned = timeline.pinned
         releases.update(timeline.recorded_releases())
+        code = (gallery / example).read_text(encoding="utf-8").splitlines()
         for row in timeline.rows:
             for check in row.checks:
                 if all(seen.mark in (Mark.SAME, Mark.NO_RECORD) for seen in check.releases.values()):
@@ -65,6 +69,7 @@ def build_notes(timelines: dict[str, ExampleTimeline], site: str) -> ReleaseNote
                     NoteCheck(
                         example=example,
                         line=check.line,
+                        code=code[check.line - 1].strip() if 0 < check.line <= len(code) else "",
                         kind=check.kind,
                         label=check.label,
                         documented=check.documented,
