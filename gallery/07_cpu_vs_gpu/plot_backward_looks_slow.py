@@ -149,7 +149,7 @@ plt.show()
 # On a GPU runner, the cell below runs 8 products of 3072 x 3072
 # matrices forward and backward (8 weights, 8 saved inputs and 8
 # gradients of 3072 x 3072 floats), reads both clocks, and checks only what
-# cannot come out otherwise: the GPU is still busy when the forward call
+# a normal run cannot come out otherwise: the GPU is still busy when the forward call
 # returns, the forward call returns in less than a tenth of the forward's
 # GPU time, ``loss.item()`` then waits longer than ``backward()`` took, and
 # the backward's GPU time is longer than the forward's. It prints no time.

@@ -89,12 +89,12 @@ check(
 )
 
 # %%
-# On a GPU each of these four is expected to refuse a CPU argument (from PyTorch's source; the
-# CUDA record runs them on meta tensors only). The meta device shows the rule for many
-# element-wise operations, but a script that runs on meta tensors without error has not been
-# shown to run on one device: only a run with a GPU tensor, or a check of every tensor's
-# ``device`` before the computation, shows that. A GPU runner checks the cells that mix
-# devices; a CPU runner prints where their results are.
+# On a GPU each of these four is expected to refuse a CPU argument (from PyTorch's source;
+# the CUDA record runs these four on meta tensors; ``mm`` and ``index_select`` are refused
+# below). The meta device shows the rule for many element-wise operations, but a script that
+# runs on meta tensors without error has not been shown to run on one device: only a run with
+# a GPU tensor, or a check of every tensor's ``device`` before the computation, shows that. A
+# GPU runner checks the cells that mix devices; a CPU runner prints where their results are.
 #
 # The exception: a 0-dim CPU tensor
 # ---------------------------------

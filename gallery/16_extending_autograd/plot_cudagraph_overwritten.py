@@ -114,21 +114,21 @@ else:
     print("losses read at each step:        ", [round(value, 4) for value in values])
 
 # %%
-# On a CPU runner the loop runs the plain step, whose every loss is new
-# memory, so the kept losses are the losses: the two lines above illustrate
-# that, and check nothing of ``torch.compile``. The GPU branch is what checks
-# PyTorch. The CUDA record (PyTorch 2.11.0, an NVIDIA H200) reads each
-# kept loss after the loop. Steps 1 and 2 (a warm-up run, then the run
-# that records the CUDA graph) raise "Error: accessing tensor output of
-# CUDAGraphs that has been overwritten by a subsequent run", with the line
-# of the compiled function that made the tensor and the advice "To prevent
-# overwriting, clone the tensor outside of torch.compile() or call
-# torch.compiler.cudagraph_mark_step_begin() before each model invocation".
-# Step 3, a replay, raises nothing: it silently holds step 4's loss. A
-# second loop through the same compiled step keeps the ``.detach()`` of
-# each loss: every step is a replay then, and all four hold step 4's loss,
-# without an error. A third loop keeps the ``.clone()`` of each loss, and
-# each holds its own step's value.
+# On a CPU runner the loop runs the plain step, whose every loss is new memory,
+# so the kept losses are the losses: the two lines above illustrate that, and
+# check nothing of ``torch.compile``. The GPU branch is what checks PyTorch.
+# The CUDA record (PyTorch 2.11.0, an H200) reads each list after all three
+# loops (each starts from ``w0``, so "step 4" is any loop's last). The kept
+# losses of steps 1 and 2 (a warm-up run, then the run that records the graph)
+# raise "Error: accessing tensor output of CUDAGraphs that has been overwritten
+# by a subsequent run", with the line of the compiled function that made the
+# tensor and the advice "To prevent overwriting, clone the tensor outside of
+# torch.compile() or call torch.compiler.cudagraph_mark_step_begin() before
+# each model invocation". Step 3's, a replay's output, raises nothing: it
+# silently holds step 4's loss. The second loop through the same compiled step
+# keeps the ``.detach()`` of each loss: every step is a replay then, and all
+# four hold step 4's loss, without an error. The third loop keeps the
+# ``.clone()`` of each loss, and each holds its own step's value.
 #
 # What a replay does to a kept tensor
 # -----------------------------------

@@ -197,14 +197,14 @@ check(x.grad, x_builtin.grad, label="x.grad, as the built-in mm under autocast g
 check(w.grad, w_builtin.grad, label="w.grad, as the built-in mm under autocast gives it")
 
 # %%
-# The loss is a plain sum, so the gradient of ``x`` is each row sum of
-# ``w``: ``[0.5, 1.2, -0.4]``. On the CPU runner, ``MatMulAmp`` gives
-# ``1.2031`` for ``1.2``: ``w`` was rounded to 16 bits in ``backward``, and so was the
-# product; in float16 the CUDA record (PyTorch 2.11.0, an H200) gives ``1.2002``. Hence the
-# relative tolerance of :math:`2^{-7}`, the ``eps`` of bfloat16 (float16's is :math:`2^{-10}`).
-# The built-in ``mm`` under autocast gives exactly the same gradients (the CUDA record prints
-# ``1.2002`` for both): with ``custom_bwd``, the hand-written ``backward`` rounds as the built-in
-# one does.
+# The loss is a plain sum, so the gradient of ``x`` is each row sum of ``w``:
+# ``[0.5, 1.2, -0.4]``. On the CPU runner, ``MatMulAmp`` gives ``1.2031`` for
+# ``1.2``: ``w`` was rounded to 16 bits in ``backward``, and so was the product;
+# in float16 the CUDA record (PyTorch 2.11.0, an H200) gives ``1.2002``. Hence
+# the relative tolerance of :math:`2^{-7}`, the ``eps`` of bfloat16 (float16's is
+# :math:`2^{-10}`). The built-in ``mm`` under autocast gives the same gradients,
+# within the checks' tolerance (the CUDA record prints ``1.2002`` for both): with
+# ``custom_bwd``, the hand-written ``backward`` rounds as the built-in one does.
 #
 # ``cast_inputs``: a Function that stays in float32
 # -------------------------------------------------

@@ -493,6 +493,15 @@ def test_the_reason_of_a_difference_in_the_device_and_the_last_digits() -> None:
     assert output_difference_reason(cpu, cuda) is OutputReason.DEVICE_AND_NUMBERS
 
 
+def test_the_reason_of_other_values_than_rounding_gives() -> None:
+    """torch.randn on a GPU draws from the GPU's generator: other numbers from the same seed."""
+    cpu = ["w: tensor([ 1.1164, -0.2126])"]
+    cuda = ["w: tensor([ 0.7304,  0.3360], device='cuda:0')"]
+    assert output_difference_reason(cpu, cuda) is OutputReason.VALUES
+    assert output_difference_reason(["w: tensor([1.1164])"], ["w: tensor([0.7304])"]) is OutputReason.VALUES
+    assert output_difference_reason(["w: 2.0001"], ["w: 2.0002"]) is OutputReason.NUMBERS
+
+
 def test_a_device_named_in_a_different_message_is_a_difference_in_behaviour() -> None:
     """The device words are set aside, not what the runners did: an error on one runner only stays one."""
     cpu = ["w on cpu: tensor([1.])"]

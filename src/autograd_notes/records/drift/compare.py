@@ -366,6 +366,8 @@ class OutputReason(Word):
     """Only numbers differ: CPU and GPU kernels round floating-point operations otherwise."""
     DEVICE_AND_NUMBERS = "device and numbers"
     """The device printed, and numbers in their last digits, differ; nothing else."""
+    VALUES = "values"
+    """Only numbers differ, by more than rounding: a GPU draws other random numbers from one seed."""
     BEHAVIOUR = "behaviour"
     """The runners behave differently: the page's own text says why."""
 
@@ -382,6 +384,15 @@ def _without_device(lines: list[str]) -> str:
     return " ".join(_DEVICE_NAME.sub("cpu", text).split())
 
 
+def _rounding_apart(first: str, second: str) -> bool:
+    """Whether the numbers of two texts that differ only in numbers are a rounding apart (1e-3)."""
+    pairs = zip(_NUMBER.finditer(first), _NUMBER.finditer(second), strict=False)
+    return all(
+        abs(float(a[0]) - float(b[0])) <= max(1e-3 * max(abs(float(a[0])), abs(float(b[0]))), 2e-4)
+        for a, b in pairs
+    )
+
+
 def output_difference_reason(first: list[str], second: list[str]) -> OutputReason:
     """Why two runners printed ``first`` and ``second``."""
 
@@ -391,10 +402,12 @@ def output_difference_reason(first: list[str], second: list[str]) -> OutputReaso
     if strip_cuda(first) == strip_cuda(second):
         return OutputReason.TENSOR_TYPE
     if [_NUMBER.sub("#", line) for line in first] == [_NUMBER.sub("#", line) for line in second]:
-        return OutputReason.NUMBERS
+        close = _rounding_apart("\n".join(first), "\n".join(second))
+        return OutputReason.NUMBERS if close else OutputReason.VALUES
     first_text, second_text = _without_device(first), _without_device(second)
     if first_text == second_text:
         return OutputReason.DEVICE
     if _NUMBER.sub("#", first_text) == _NUMBER.sub("#", second_text):
-        return OutputReason.DEVICE_AND_NUMBERS
+        close = _rounding_apart(first_text, second_text)
+        return OutputReason.DEVICE_AND_NUMBERS if close else OutputReason.VALUES
     return OutputReason.BEHAVIOUR

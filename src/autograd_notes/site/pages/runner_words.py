@@ -59,6 +59,10 @@ def reason_sentence(reason: OutputReason) -> str:
             "Only the device printed and the last digits of some numbers differ: a GPU tensor shows "
             "device='cuda:0', and GPU kernels round floating-point operations in another order."
         ),
+        OutputReason.VALUES: _(
+            "Only the values differ, by more than rounding: the same seed draws other random numbers "
+            "on a GPU than on the CPU, so this cell's tensors hold other values there."
+        ),
         OutputReason.NUMBERS: _(
             "Only numbers differ: CPU and GPU kernels order and round floating-point operations "
             "differently, so results agree to a tolerance, not to the last digit."
