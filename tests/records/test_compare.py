@@ -500,6 +500,12 @@ def test_the_reason_of_other_values_than_rounding_gives() -> None:
     assert output_difference_reason(cpu, cuda) is OutputReason.VALUES
     assert output_difference_reason(["w: tensor([1.1164])"], ["w: tensor([0.7304])"]) is OutputReason.VALUES
     assert output_difference_reason(["w: 2.0001"], ["w: 2.0002"]) is OutputReason.NUMBERS
+    # a sign moves a tensor's padding: still only values
+    padded = (
+        ["jac: tensor([[ 1.1164, -0.2126],", "        [-0.6401,  0.8255]])"],
+        ["jac: tensor([[ 0.7304,  0.3360],", "        [ 1.0725, -0.3625]], device='cuda:0')"],
+    )
+    assert output_difference_reason(*padded) is OutputReason.VALUES
 
 
 def test_a_device_named_in_a_different_message_is_a_difference_in_behaviour() -> None:
