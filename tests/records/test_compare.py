@@ -14,14 +14,13 @@ from autograd_notes.records.capture.cells import capture_example
 from autograd_notes.records.drift.compare import (
     Difference,
     DifferenceKind,
-    OutputReason,
     compare_live,
     compare_records,
-    output_difference_reason,
     record_cell,
     same_behaviour,
 )
 from autograd_notes.records.drift.printed import comparable_output, same_printed
+from autograd_notes.records.drift.reasons import OutputReason, output_difference_reason
 from autograd_notes.records.format.record_format import Record
 from autograd_notes.records.format.word_diffs import Change, Segment, render_word_diff, word_diff
 

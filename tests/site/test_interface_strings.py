@@ -15,7 +15,7 @@ import pytest
 from _site import TRANSLATIONS, Site
 from jinja2 import Environment
 
-from autograd_notes.records.drift.compare import OutputReason
+from autograd_notes.records.drift.reasons import OutputReason
 from autograd_notes.site.i18n.catalogs import read_catalog
 from autograd_notes.site.pages.runner_words import reason_sentence
 

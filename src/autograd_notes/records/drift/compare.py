@@ -3,14 +3,13 @@
 A difference has a kind (:class:`DifferenceKind`); a changed message is a
 word diff (:data:`~.word_diffs.WordDiff`: segments kept, removed and added,
 see :mod:`.word_diffs`); why two runners printed otherwise is a reason code
-(:class:`OutputReason`). Putting them in words is for the reader's layer:
+(:mod:`.reasons`). Putting them in words is for the reader's layer:
 the drift report for the terminal, the site in the page's language.
 """
 
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 from typing import TypedDict
 
@@ -24,11 +23,9 @@ __all__ = [
     "Difference",
     "DifferenceJSON",
     "DifferenceKind",
-    "OutputReason",
     "WordJSON",
     "compare_live",
     "compare_records",
-    "output_difference_reason",
     "record_cell",
     "same_behaviour",
     "unexpected_text",
@@ -353,65 +350,3 @@ def compare_live(live: list[tuple[int, list[str]]], record: Record) -> list[Diff
             lines = (cell["lines"][0], cell["lines"][1]) if cell is not None else (line, line)
             differences.append(Difference.of_output(index, lines, recorded, output))
     return differences
-
-
-class OutputReason(Word):
-    """Why two runners printed otherwise in a cell (the site says it in the page's language)."""
-
-    TENSOR_TYPE = "tensor type"
-    """Only the tensor type named differs: ``torch.cuda.FloatTensor`` against ``torch.FloatTensor``."""
-    DEVICE = "device"
-    """Only the device printed differs: ``device='cuda:0'`` in a tensor, ``cuda`` for ``cpu``."""
-    NUMBERS = "numbers"
-    """Only numbers differ: CPU and GPU kernels round floating-point operations otherwise."""
-    DEVICE_AND_NUMBERS = "device and numbers"
-    """The device printed, and numbers in their last digits, differ; nothing else."""
-    VALUES = "values"
-    """Only numbers differ, by more than rounding: a GPU draws other random numbers from one seed."""
-    BEHAVIOUR = "behaviour"
-    """The runners behave differently: the page's own text says why."""
-
-
-_NUMBER = re.compile(r"-?\d+(\.\d+)?(e[-+]?\d+)?")
-# a number and the spaces before it: a tensor pads its values to one width, so a sign moves the padding
-_PADDED_NUMBER = re.compile(r"\s*-?\d+(\.\d+)?(e[-+]?\d+)?")
-# a tensor's repr names a GPU device (", device='cuda:0'"), which may wrap its line otherwise
-_DEVICE_KEYWORD = re.compile(r",\s*device='(cuda|mps|xpu)(:\d+)?'")
-_DEVICE_NAME = re.compile(r"\b(cuda|mps|xpu)(:\d+)?\b")
-
-
-def _without_device(lines: list[str]) -> str:
-    """The printed text with every GPU device named as the CPU, and whitespace as single spaces."""
-    text = _DEVICE_KEYWORD.sub("", "\n".join(lines)).replace("torch.cuda.", "torch.")
-    return " ".join(_DEVICE_NAME.sub("cpu", text).split())
-
-
-def _rounding_apart(first: str, second: str) -> bool:
-    """Whether the numbers of two texts that differ only in numbers are a rounding apart (1e-3)."""
-    pairs = zip(_NUMBER.finditer(first), _NUMBER.finditer(second), strict=False)
-    return all(
-        abs(float(a[0]) - float(b[0])) <= max(1e-3 * max(abs(float(a[0])), abs(float(b[0]))), 2e-4)
-        for a, b in pairs
-    )
-
-
-def output_difference_reason(first: list[str], second: list[str]) -> OutputReason:
-    """Why two runners printed ``first`` and ``second``."""
-
-    def strip_cuda(lines: list[str]) -> list[str]:
-        return [line.replace("torch.cuda.", "torch.") for line in lines]
-
-    if strip_cuda(first) == strip_cuda(second):
-        return OutputReason.TENSOR_TYPE
-    if [_PADDED_NUMBER.sub("#", line) for line in first] == [
-        _PADDED_NUMBER.sub("#", line) for line in second
-    ]:
-        close = _rounding_apart("\n".join(first), "\n".join(second))
-        return OutputReason.NUMBERS if close else OutputReason.VALUES
-    first_text, second_text = _without_device(first), _without_device(second)
-    if first_text == second_text:
-        return OutputReason.DEVICE
-    if _PADDED_NUMBER.sub("#", first_text) == _PADDED_NUMBER.sub("#", second_text):
-        close = _rounding_apart(first_text, second_text)
-        return OutputReason.DEVICE_AND_NUMBERS if close else OutputReason.VALUES
-    return OutputReason.BEHAVIOUR

@@ -126,15 +126,11 @@ def judge(record: Record, script: Path) -> Finding:
     *not available in this release*; otherwise it *holds*. ``script`` is the file
     that ran, whose lines of code find each check in the release notes.
     """
-    example = record["example"]
-    release = record["runner"]["torch"]
+    example, release = record["example"], record["runner"]["torch"]
     recorded: Finding | None = None
     for cell in record["cells"]:
-        for event in cell["events"]:
-            if event["holds"]:
-                continue
-            found = _difference(event)
-            if found.line is None or not recorded_difference(
+        for found in (_difference(event) for event in cell["events"] if not event["holds"]):
+            if not found.line or not recorded_difference(
                 example, found.line, found.documented, release, str(script)
             ):
                 return found

@@ -14,7 +14,8 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.locale import _
 
-from ...records.drift.compare import Difference, output_difference_reason
+from ...records.drift.compare import Difference
+from ...records.drift.reasons import output_difference_reason
 from ...records.format.record import record_path
 from ...records.format.status import RecordMatch
 from ...records.history.runners import BUILD, Baseline, RunnerRecord, RunnerRelease, record_outputs

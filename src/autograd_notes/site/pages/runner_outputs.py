@@ -16,7 +16,8 @@ from docutils.parsers.rst import directives
 from sphinx.locale import _
 
 from ..._runner import runner_info
-from ...records.drift.compare import output_difference_reason, record_cell
+from ...records.drift.compare import record_cell
+from ...records.drift.reasons import output_difference_reason
 from ...records.format.record_format import Record
 from ...records.history.runners import BUILD, Baseline, RunnerRecord
 from ..examples.repeated_warnings import fold_repeated_warnings

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sphinx.locale import _
 
-from ...records.drift.compare import OutputReason
+from ...records.drift.reasons import OutputReason
 from ..web.nodes import RUNNER_NAMES
 
 __all__ = [
