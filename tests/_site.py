@@ -46,9 +46,23 @@ class Build:
         return (self.html / name).read_text(encoding="utf-8")
 
 
-def copy_project(dest: Path, *, gallery: bool = True) -> Path:
-    """Copy what a build needs (docs, gallery and its records, the package) to ``dest``; return it."""
+GPU_RELEASE_RECORDS = ("cuda", "mps", "xpu")
+"""The folders of ``records/releases/<release>/`` that a copy leaves out unless asked (``gpu_records``)."""
+
+
+def copy_project(dest: Path, *, gallery: bool = True, gpu_records: bool = False) -> Path:
+    """Copy what a build needs (docs, gallery and its records, the package) to ``dest``; return it.
+
+    The GPU runners' release records (``records/releases/<release>/cuda``, first taken on an H200)
+    stay behind unless ``gpu_records``: the tests' sites hold the synthetic GPU records they build
+    on, so that what a page shows is exactly what a test put there; ``tests/records/test_gpu_records.py``
+    reads the real ones.
+    """
     caches = shutil.ignore_patterns("__pycache__", "_build", "*.mo")
+
+    def records_ignore(folder: str, names: list[str]) -> set[str]:
+        release = Path(folder).parent == ROOT / "records" / "releases"
+        return {name for name in names if release and name in GPU_RELEASE_RECORDS and not gpu_records}
 
     def ignore(folder: str, names: list[str]) -> set[str]:
         # what sphinx-gallery and myst-nb generate in docs/ itself (not docs/locale/*/examples)
@@ -58,7 +72,7 @@ def copy_project(dest: Path, *, gallery: bool = True) -> Path:
     shutil.copytree(ROOT / "docs", dest / "docs", ignore=ignore)
     if gallery:
         shutil.copytree(ROOT / "gallery", dest / "gallery", ignore=caches)
-        shutil.copytree(ROOT / "records", dest / "records")
+        shutil.copytree(ROOT / "records", dest / "records", ignore=records_ignore)
     # the project itself: the site build publishes its wheel
     shutil.copytree(ROOT / "src", dest / "src", ignore=caches)
     for name in ("pyproject.toml", "README.md"):
