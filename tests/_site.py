@@ -89,7 +89,7 @@ def small_site(dest: Path, examples: list[str], *, pages: tuple[str, ...] = SMAL
     """A copy of the project with only ``examples`` (``"05_inplace/plot_x.py"``) and ``pages`` of docs/.
 
     The real conf.py, catalogs, templates and extension, the examples' own
-    section headers and records (every runner and release), and an index
+    section headers and records (every runner and release, GPU releases' left out), and an index
     whose table of contents lists the gallery and ``pages``: a site that
     builds in seconds per language and behaves as the real one does, for the
     tests that change something and build again.
@@ -124,6 +124,9 @@ def small_site(dest: Path, examples: list[str], *, pages: tuple[str, ...] = SMAL
         shutil.copy2(source.parent / "GALLERY_HEADER.rst", section / "GALLERY_HEADER.rst")
         shutil.copy2(source, section / source.name)
         for record in (ROOT / "records").rglob(Path(example).with_suffix(".json").as_posix()):
+            parts = record.relative_to(ROOT / "records").parts
+            if parts[0] == "releases" and parts[2] in GPU_RELEASE_RECORDS:
+                continue  # as copy_project does: the tests' GPU records are synthetic
             target = dest / "records" / record.relative_to(ROOT / "records")
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(record, target)
