@@ -37,7 +37,7 @@ class OutputReason(Word):
 
 _NUMBER = re.compile(r"-?\d+(\.\d+)?(e[-+]?\d+)?")
 # a number and the spaces before it: a tensor pads its values to one width, so a sign moves the padding
-_PADDED_NUMBER = re.compile(r"\s*-?\d+(\.\d+)?(e[-+]?\d+)?")
+_PADDED_NUMBER = re.compile(r"\s*" + _NUMBER.pattern)
 # a tensor's repr names a GPU device (", device='cuda:0'"), which may wrap its line otherwise
 _DEVICE_KEYWORD = re.compile(r",\s*device='(cuda|mps|xpu)(:\d+)?'")
 _DEVICE_NAME = re.compile(r"\b(cuda|mps|xpu)(:\d+)?\b")
@@ -58,6 +58,15 @@ def _rounding_apart(first: str, second: str) -> bool:
     )
 
 
+def _numbers_only(first: list[str], second: list[str], close: OutputReason) -> OutputReason | None:
+    """``close`` where the lines differ only in numbers a rounding apart, VALUES where further, else None."""
+    if [_PADDED_NUMBER.sub("#", line) for line in first] != [
+        _PADDED_NUMBER.sub("#", line) for line in second
+    ]:
+        return None
+    return close if _rounding_apart("\n".join(first), "\n".join(second)) else OutputReason.VALUES
+
+
 def output_difference_reason(first: list[str], second: list[str]) -> OutputReason:
     """Why two runners printed ``first`` and ``second``."""
 
@@ -66,15 +75,12 @@ def output_difference_reason(first: list[str], second: list[str]) -> OutputReaso
 
     if strip_cuda(first) == strip_cuda(second):
         return OutputReason.TENSOR_TYPE
-    if [_PADDED_NUMBER.sub("#", line) for line in first] == [
-        _PADDED_NUMBER.sub("#", line) for line in second
-    ]:
-        close = _rounding_apart("\n".join(first), "\n".join(second))
-        return OutputReason.NUMBERS if close else OutputReason.VALUES
+    numbers = _numbers_only(first, second, OutputReason.NUMBERS)
+    if numbers is not None:
+        return numbers
     first_text, second_text = _without_device(first), _without_device(second)
     if first_text == second_text:
         return OutputReason.DEVICE
-    if _PADDED_NUMBER.sub("#", first_text) == _PADDED_NUMBER.sub("#", second_text):
-        close = _rounding_apart(first_text, second_text)
-        return OutputReason.DEVICE_AND_NUMBERS if close else OutputReason.VALUES
-    return OutputReason.BEHAVIOUR
+    return (
+        _numbers_only([first_text], [second_text], OutputReason.DEVICE_AND_NUMBERS) or OutputReason.BEHAVIOUR
+    )
