@@ -227,10 +227,22 @@ def build_site(project: Path, *args: str, log: Path | None = None) -> subprocess
     )
 
 
+def as_checkout(project: Path) -> Path:
+    """Make ``project`` a git checkout of one commit, as a clone is; return it.
+
+    Its wheel is then numbered as a clone's (``<RELEASE>.post<commit time>``,
+    :mod:`autograd_notes._version`): higher than a helper installed before.
+    """
+    identity = ["-c", "user.name=Tests", "-c", "user.email=tests@example.org", "-c", "commit.gpgsign=false"]
+    for args in (["init", "--quiet"], ["add", "--all"], ["commit", "--quiet", "--message", "the project"]):
+        subprocess.run(["git", "-C", str(project), *identity, *args], check=True, capture_output=True)
+    return project
+
+
 def build_whole_site(dest: Path) -> dict[str, Any]:
     """Copy the project to ``dest`` with the synthetic records of the ``whole_site`` fixture, build every
     language as ``nox -s docs`` does; its folder, the build's exit status and its output."""
-    project = copy_project(dest)
+    project = as_checkout(copy_project(dest))
     patched_record(project, SYNTHETIC_CUDA_EXAMPLE, "cuda", SYNTHETIC_CUDA_EDIT)
     patched_record(project, SYNTHETIC_SAME_CUDA_EXAMPLE, "cuda", SYNTHETIC_SAME_CUDA_EDIT)
     release = f"releases/{SYNTHETIC_RELEASE}/cpu"
@@ -261,7 +273,7 @@ def unguarded(download: str) -> list[str]:
     """A downloaded ``.py``'s lines without its three header lines and its import guard (four lines)."""
     lines = download.splitlines()
     assert lines[0].startswith("# "), lines[0]
-    assert lines[2].startswith("#     pip install autograd-notes "), lines[2]
+    assert lines[2].startswith("#     pip install --upgrade autograd-notes "), lines[2]
     body = lines[3:]
     at = body.index("import importlib.util")
     assert body[at + 1].startswith("if _missing := [name for name in ("), body[at + 1]

@@ -141,7 +141,8 @@ def test_the_release_builds_with_nox_and_publishes_by_trusted_publishing() -> No
     assert workflow[True]["push"]["tags"] == ["v*"]
     build, publish = workflow["jobs"]["build"], workflow["jobs"]["publish"]
     assert "nox -s package" in _runs(build)
-    assert "pyproject.toml" in _runs(build)  # the tag must name the version there
+    assert "src/autograd_notes/_version.py" in _runs(build)  # the tag must name the release there
+    assert "dist/autograd_notes-${RELEASE}-py3-none-any.whl" in _runs(build)  # and the files carry it
     assert publish["needs"] == "build"
     assert publish["if"] == "startsWith(github.ref, 'refs/tags/v')"
     assert publish["permissions"] == {"id-token": "write"}

@@ -32,7 +32,7 @@ from autograd_notes.site.examples.script_translation import translate_script
 ROOT = Path(__file__).resolve().parents[2]
 SITE = "https://autograd-notes.example/site/"
 READER = ReaderText(
-    command=f"pip install autograd-notes --find-links {SITE}packages/",
+    command=f"pip install --upgrade autograd-notes --find-links {SITE}packages/",
     page="This script is a page of Autograd Notes: {address}",
     needs="It needs PyTorch and autograd-notes, the helper package it imports:",
     missing="This example imports {modules}; not installed here: {missing}. Install them with:",

@@ -77,7 +77,7 @@ def test_the_install_command_is_a_code_block_on_home_gallery_and_example_pages(
     whole_site: Site, language: str
 ) -> None:
     """The command stands alone in a code block (no break inside, a copy button on it) on each such page."""
-    command = f"pip install autograd-notes --find-links {SITE_URL}packages/"
+    command = f"pip install --upgrade autograd-notes --find-links {SITE_URL}packages/"
     pages = [
         "index.html",
         "examples/index.html",
@@ -148,7 +148,7 @@ def test_downloaded_script_identical_code(site: Build) -> None:
         lines = download.splitlines()
         assert lines[0].startswith("# This script is a page of Autograd Notes: https://"), lines[0]
         assert lines[0].endswith(f"/en/examples/{example.with_suffix('.html').as_posix()}")
-        assert lines[2] == f"#     pip install autograd-notes --find-links {SITE_URL}packages/"
+        assert lines[2] == f"#     pip install --upgrade autograd-notes --find-links {SITE_URL}packages/"
         assert_same_script(download, (ROOT / "gallery" / example).read_text(encoding="utf-8"))
 
 

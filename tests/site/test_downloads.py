@@ -98,7 +98,7 @@ def test_long_translations_wrap_without_breaking_markup() -> None:
 # -- what downloads tell their reader ----------------------------------------------------
 
 READER = ReaderText(
-    command="pip install autograd-notes --find-links https://example.org/site/packages/",
+    command="pip install --upgrade autograd-notes --find-links https://example.org/site/packages/",
     page="This script is a page of Autograd Notes: {address}",
     needs="It needs PyTorch and autograd-notes:",
     missing="Этот пример импортирует {modules}; здесь не установлены: {missing}. Установите их:",

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import re
 import zipfile
 from pathlib import Path
 
 import pytest
 from _site import ROOT
 
+from autograd_notes._version import helper_version
 from autograd_notes.site.examples.install import (
     PACKAGES,
     WheelError,
@@ -23,14 +23,15 @@ from autograd_notes.site.examples.install import (
 def test_the_command_points_at_the_sites_packages() -> None:
     assert packages_address("https://example.org/notes") == "https://example.org/notes/packages/"
     assert install_command("https://example.org/notes/") == (
-        "pip install autograd-notes --find-links https://example.org/notes/packages/"
+        "pip install --upgrade autograd-notes --find-links https://example.org/notes/packages/"
     )
 
 
 def test_the_site_gets_the_wheel_and_a_page_with_its_digest(tmp_path: Path) -> None:
     wheel = publish_wheel(ROOT, tmp_path)
     assert wheel.parent == tmp_path / PACKAGES
-    assert re.fullmatch(r"autograd_notes-[\d.]+-py3-none-any\.whl", wheel.name)
+    # numbered as the checkout is (autograd_notes._version), so that --upgrade replaces an older one
+    assert wheel.name == f"autograd_notes-{helper_version(ROOT)}-py3-none-any.whl"
     digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
     assert f'href="{wheel.name}#sha256={digest}"' in (wheel.parent / "index.html").read_text("utf-8")
     names = zipfile.ZipFile(wheel).namelist()

@@ -11,7 +11,9 @@ nothing of this project. Then, as a reader would:
   for a script that imports PyTorch first and one that imports matplotlib
   first;
 * the package is installed the way every page says, with ``pip install
-  autograd-notes --find-links <site>/packages/``, from the served site;
+  --upgrade autograd-notes --find-links <site>/packages/``, from the served site,
+  over an older helper installed before (the release's number): the site's wheel,
+  numbered by its commit, replaces it;
 * in every language, the example's ``.py`` and ``.ipynb`` from
   ``_downloads`` run as they are (the notebook through nbclient) and print
   the same checked outcomes (checked values, expected errors) and folded
@@ -35,15 +37,17 @@ import nbformat
 import pytest
 from _html import read_page
 from _notebooks import run_notebook
-from _site import LANGUAGES, ROOT, Site
+from _site import LANGUAGES, ROOT, Site, copy_project
 from _venvs import NOT_OURS, venv_on
 from nbclient import NotebookClient
+from packaging.version import Version
 
 from autograd_notes._download_page import page_in
 from autograd_notes._reader_words import words
+from autograd_notes._version import RELEASE
 from autograd_notes.site.build.sitebuild import site_url_of
 from autograd_notes.site.examples.downloads import third_party_imports
-from autograd_notes.site.examples.install import PACKAGES, install_command
+from autograd_notes.site.examples.install import PACKAGES, build_wheel, install_command
 from autograd_notes.site.i18n.catalogs import translations
 
 # its module-scoped fixtures build once, in one worker
@@ -137,11 +141,22 @@ def installed(reader: Path, whole_site: Site, served: str, tmp_path_factory: pyt
             before = _run(reader, script, cwd=script.parent)
             assert before.returncode == 1, before.stdout + before.stderr
             assert before.stderr == _missing_message(language, text, site_command), (language, example)
-    # 2. the reader types the command the pages show, against the served site
+    # 2. an older helper is installed already (the release, numbered without a commit's time), as
+    # for a reader who ran another page's download before: the page's command must replace it
+    older = build_wheel(copy_project(tmp_path_factory.mktemp("older"), gallery=False), folder / "older")
+    assert older.name == f"autograd_notes-{RELEASE}-py3-none-any.whl"
+    result = _run(reader, "-m", "pip", "install", "--quiet", "--no-deps", older)
+    assert result.returncode == 0, result.stdout + result.stderr
+    # 3. the reader types the command the pages show, against the served site
     command = install_command(served).split()
-    assert command[:2] == ["pip", "install"]
+    assert command[:3] == ["pip", "install", "--upgrade"]
     result = _run(reader, "-m", *command, "--quiet", "--disable-pip-version-check")
     assert result.returncode == 0, result.stdout + result.stderr
+    (wheel,) = (whole_site.html / PACKAGES).glob("autograd_notes-*-py3-none-any.whl")
+    served_version = wheel.name.split("-")[1]
+    assert Version(served_version) > Version(RELEASE), wheel.name  # the site is built from a checkout
+    shown = _run(reader, "-m", "pip", "show", "autograd-notes")
+    assert f"\nVersion: {served_version}\n" in shown.stdout, shown.stdout
     return reader
 
 

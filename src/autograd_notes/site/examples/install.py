@@ -14,7 +14,9 @@ with beside the languages, under a stable address:
 :func:`install_command` is the one line a reader types, the same on every
 page (``.. install-line::``), in the README and in the downloads
 (:mod:`autograd_notes.site.examples.downloads`): with ``--find-links`` pip takes the
-newest of PyPI's releases and the site's wheel.
+newest of PyPI's releases and the site's wheel, and with ``--upgrade`` it replaces a
+helper installed before. The wheel's version grows with every change of the helper
+(:mod:`autograd_notes._version`), so a reader who installed it once gets the newer one.
 """
 
 from __future__ import annotations
@@ -52,8 +54,13 @@ def packages_address(site_url: str) -> str:
 
 
 def install_command(site_url: str) -> str:
-    """``pip install autograd-notes --find-links <site>/packages/``: what a reader types."""
-    return f"pip install {DISTRIBUTION} --find-links {packages_address(site_url)}"
+    """``pip install --upgrade autograd-notes --find-links <site>/packages/``: what a reader types.
+
+    ``--upgrade``: a reader who installed the helper for an earlier page gets this build's
+    (pip leaves an installed package alone otherwise); PyTorch is upgraded only if the
+    helper needs a newer one (pip's default ``only-if-needed``).
+    """
+    return f"pip install --upgrade {DISTRIBUTION} --find-links {packages_address(site_url)}"
 
 
 class WheelError(RuntimeError):
@@ -96,7 +103,8 @@ def publish_wheel(project: Path, site: Path) -> Path:
 <body>
   <h1>{DISTRIBUTION}</h1>
   <p>The helper package the examples import, as this build of the site used it.
-  Install it with <code>pip install {DISTRIBUTION} --find-links</code> and the address of this page.</p>
+  Install it, or update it, with <code>pip install --upgrade {DISTRIBUTION} --find-links</code>
+  and the address of this page.</p>
   <ul>
     <li><a href="{name}#sha256={digest}">{name}</a></li>
   </ul>
