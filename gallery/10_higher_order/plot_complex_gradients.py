@@ -34,7 +34,7 @@ from torch.func import grad
 from autograd_notes import check, draw_series, expect_error, runner_device, show_state
 
 # sphinx_gallery_thumbnail_number = 1
-device = runner_device()
+device = runner_device(torch.float64, torch.complex128)
 
 z = torch.tensor([1 + 2j, -0.5 + 1j, 3 - 1j], device=device, requires_grad=True)
 loss = (z.abs() ** 2).sum()

@@ -35,7 +35,7 @@ from torch.autograd.gradcheck import GradcheckError
 from autograd_notes import check, draw_matrix, expect_error, expect_warning, runner_device
 
 # sphinx_gallery_thumbnail_number = 1
-device = runner_device()
+device = runner_device(torch.float64)
 
 
 class MatVec(torch.autograd.Function):

@@ -34,7 +34,7 @@ from torch.distributions import Gamma
 from autograd_notes import check, draw_series, expect_error, runner_device
 
 # sphinx_gallery_thumbnail_number = 1
-device = runner_device()
+device = runner_device(torch.float64)
 torch.manual_seed(0)
 
 shape = torch.tensor(2.0, device=device, requires_grad=True)

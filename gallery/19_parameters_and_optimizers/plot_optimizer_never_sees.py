@@ -38,7 +38,7 @@ from torch import nn
 from autograd_notes import check, draw_series, expect_error, runner_device
 
 # sphinx_gallery_thumbnail_number = 1
-device = runner_device()
+device = runner_device(torch.float64)
 
 torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2)).to(device)

@@ -52,6 +52,7 @@ _EN: Final = {
     "explain_matched": "(the message it matched: {message})",
     "explain_none": "No page of Autograd Notes explains this error. "
     "Every error the examples document: {page}",
+    "on_cpu": "This PyTorch's {device} device has no {dtypes}, which this example needs: it runs on the CPU.",
 }
 
 _RU: Final = {
@@ -91,6 +92,8 @@ _RU: Final = {
     "explain_matched": "(совпавшее сообщение: {message})",
     "explain_none": "Ни одна страница Autograd Notes не объясняет эту ошибку. "
     "Все ошибки, которые показывают примеры: {page}",
+    "on_cpu": "Устройство {device} в этом PyTorch не поддерживает {dtypes}, а этому примеру это нужно: "
+    "он выполняется на CPU.",
 }
 
 _ZH_CN: Final = {
@@ -125,6 +128,7 @@ _ZH_CN: Final = {
     "explain_found": "Autograd Notes 中解释此错误的页面（最相关的在前）：",
     "explain_matched": "（匹配到的消息：{message}）",
     "explain_none": "Autograd Notes 中没有解释此错误的页面。示例记录的所有错误：{page}",
+    "on_cpu": "此 PyTorch 的 {device} 设备不支持本示例所需的 {dtypes}：示例改在 CPU 上运行。",
 }
 
 _PT_BR: Final = {
@@ -166,6 +170,8 @@ _PT_BR: Final = {
     "explain_matched": "(a mensagem correspondente: {message})",
     "explain_none": "Nenhuma página do Autograd Notes explica este erro. "
     "Todos os erros que os exemplos documentam: {page}",
+    "on_cpu": "O dispositivo {device} deste PyTorch não suporta {dtypes}, de que este exemplo precisa: "
+    "ele roda na CPU.",
 }
 
 _WORDS: Final = MappingProxyType({"en": _EN, "ru": _RU, "zh_CN": _ZH_CN, "pt_BR": _PT_BR})
