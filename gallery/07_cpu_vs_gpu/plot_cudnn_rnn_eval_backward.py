@@ -99,16 +99,16 @@ with torch.backends.cudnn.flags(enabled=False):
     output_reference, gradient_reference = input_gradient(lstm, x)
 
 # %%
-# On a GPU it is expected to cost time (not measured here): the LSTM runs
-# as many small kernels, one step after another, instead of one cuDNN
-# call. ``flags`` has a catch of its own: it sets every flag it is not given, for the
-# block, so with ``enabled=True`` and a single option, the others return to their
-# defaults. A ``deterministic=True`` set for the whole run is off inside
-# ``flags(enabled=True, benchmark=True)``, and ``allow_tf32`` (with ``fp32_precision``, in the
-# releases that have it) returns to its default as well (on every runner: these are plain
-# settings, and the CUDA record gives the same two values). With ``enabled=False`` the cuDNN
-# flags do not matter, but cuBLAS's products inherit ``fp32_precision`` unless their own was
-# set (from the source).
+# On a GPU it is expected to cost time (not measured here): the LSTM runs as many small
+# kernels, one step after another, instead of one cuDNN call. ``flags`` has a catch of its
+# own: it sets every flag it is not given, for the block, so with ``enabled=True`` and a
+# single option, the others return to their defaults. A ``deterministic=True`` set for the
+# whole run is off inside ``flags(enabled=True, benchmark=True)``, and ``allow_tf32`` (with
+# ``fp32_precision``, in the releases that have it) returns to its default as well (on every
+# runner: these are plain settings, and the CUDA record gives the same two values). With
+# ``enabled=False`` the cuDNN flags do not matter, but the ``fp32_precision`` that ``flags``
+# resets is ``torch.backends.cudnn``'s, which ``torch.backends.cuda.matmul.fp32_precision``
+# (cuBLAS's products) reads unless set itself.
 torch.backends.cudnn.deterministic = True
 with torch.backends.cudnn.flags(enabled=True, benchmark=True):
     check(
@@ -125,8 +125,8 @@ torch.backends.cudnn.deterministic = False
 #
 # Way 2: the RNN in ``train()`` mode, with a dropout of 0
 # --------------------------------------------------------
-# The only thing ``train()`` changes in ``nn.LSTM``, ``nn.GRU`` and ``nn.RNN``
-# is the dropout between stacked layers (their ``dropout`` argument, 0 by
+# In ``nn.LSTM``, ``nn.GRU`` and ``nn.RNN``, ``train()`` changes the function only
+# through the dropout between stacked layers (their ``dropout`` argument, 0 by
 # default). With a dropout of 0, ``train()`` computes the same function, and on a GPU
 # it makes cuDNN run its training forward pass, whose saved buffers backward can read
 # (from the source; in the CUDA record, PyTorch 2.11.0 on an H200, that backward runs).
@@ -154,16 +154,16 @@ if device.type == "cpu":
     check(torch.equal(gradient_train, gradient_reference), True, label="torch.equal(input gradients)")
 
 # %%
-# On a CPU runner the outputs and the gradients are the same to the last
-# bit. On a GPU they are checked within a relative tolerance of 1 %: in the CUDA
-# record (PyTorch 2.11.0, an H200) the input gradient of step 2 prints ``0.0215``
-# where the reference prints ``0.0214``. cuDNN's RNN call and the operations run
-# with cuDNN switched off do not add in the same order, and on Ampere and later GPUs
-# cuDNN may multiply in TF32, with a 10-bit mantissa, while
-# ``torch.backends.cudnn.allow_tf32`` is on (its default). Like the first way, this one
-# keeps memory for backward: in training mode (from the source; not measured here)
-# cuDNN's forward pass keeps a *reserve* buffer, which its inference pass does not
-# allocate, and with cuDNN off autograd keeps the tensors that every step's operations save.
+# On a CPU runner the outputs and the gradients are the same to the last bit. On a GPU
+# they are checked within a relative tolerance of 1 %: in the CUDA record (PyTorch
+# 2.11.0, an H200) the input gradient of step 2 prints ``0.0215`` where the reference has
+# ``0.0214`` (the next cell prints it). cuDNN's RNN call and the operations run with
+# cuDNN switched off do not add in the same order, and on Ampere and later GPUs cuDNN may
+# multiply in TF32, with a 10-bit mantissa, while ``torch.backends.cudnn.allow_tf32`` is
+# on (its default). Like the first way, this one keeps memory for backward: in training
+# mode (from the source; not measured here) cuDNN's forward pass keeps a *reserve*
+# buffer, which its inference pass does not allocate, and with cuDNN off autograd keeps
+# the tensors that every step's operations save.
 #
 # The same weights with a dropout of 0.5 are another function in
 # ``train()`` mode: every forward pass draws a new mask between the two

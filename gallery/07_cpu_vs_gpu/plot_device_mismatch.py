@@ -58,7 +58,7 @@ else:
 # The ``meta`` device has tensors with a shape and a dtype but no data.
 # PyTorch computes their results with shape functions only. For ``*``, ``+``
 # and many element-wise operations those functions check devices with the same
-# rule (in-place ones, ``//`` and a ``clamp`` bound slip through), so a CPU runner can see a refusal:
+# rule (in-place ones, ``//`` and a 0-dim ``clamp`` bound slip through), so a CPU runner can see a refusal:
 shapes_only = torch.ones(3, device="meta")
 print(shapes_only)
 with expect_error(RuntimeError, match=r"^Tensor on device cpu is not on the expected device meta!$"):

@@ -68,13 +68,13 @@ four_parts = weight_gradient(torch.float32, device, micro_batches=4)
 # records) show whether they are within the bound, not their digits.
 check(relative_error(one_batch, reference) <= 1e-5, True, label="relative error, one batch, at most 1e-5")
 check(relative_error(four_parts, reference) <= 1e-5, True, label="relative error, four parts, at most 1e-5")
-RECORDED = {"x86_64": False, "NVIDIA H200": True}  # the machines recorded: this page's CPU, an H200
+RECORDED = {"x86_64": False, "NVIDIA H200": True}  # what was recorded: x86_64 CPUs, an H200
 identical, machine = torch.equal(one_batch, four_parts), runner_info().device_name
 if machine in RECORDED:
     check(identical, RECORDED[machine], label="one batch and four parts bitwise identical")
 else:  # another CPU or GPU: what it does is printed, not judged
     print(f"one batch and four parts bitwise identical on {machine}: {identical}")
-# (only a recorded machine is checked: the kernels decide, and another one's may round either way)
+# (checked there only, every x86_64 CPU included: the kernels decide; others may round either way)
 scale = one_batch.abs().max().item()
 check(round(scale), 55, label="largest gradient entry, rounded")
 torch.testing.assert_close(four_parts, one_batch, rtol=1e-5, atol=1e-5 * scale)
@@ -92,7 +92,7 @@ print("torch.testing.assert_close(four_parts, one_batch, rtol=1e-5, atol=1e-5 * 
 # so the last bits differ. The CUDA record (PyTorch 2.11.0, an NVIDIA H200)
 # shows them bitwise identical there: its kernel happened to add in an
 # order that rounds alike. Which orders agree depends on the kernels, so a
-# gradient computed on a CPU and on a GPU differs in the last bits. A test that
+# gradient computed on a CPU and on a GPU usually differs in the last bits. A test that
 # compares gradients with ``==`` or ``torch.equal`` fails on such a change,
 # however correct. ``torch.testing.assert_close`` passes with a tolerance
 # scaled to the gradient, as here; its float32 defaults (an absolute 1e-5,
@@ -180,8 +180,8 @@ plt.show()
 # clouds of the same width, around 1e-7, whose dots sit in different places (the
 # same accuracy, other last bits; on the H200 they coincide). There ``with_tf32`` is the
 # ``one_batch`` cloud again, since ``cuda.matmul`` governs only CUDA
-# devices; on a GPU that uses TF32 it lies about a thousand times further
-# right (the order of magnitude printed above, on the CUDA record: see its tab).
+# devices. On a GPU that uses TF32 its error is of order 1e-4, as the CUDA
+# record prints above (see its tab): a thousand times the CPU clouds' 1e-7.
 #
 # On a GPU that supports TF32 (an A100, an H100 and later), ``"tf32"`` makes
 # the matrix multiplications of the forward and the backward pass use it,

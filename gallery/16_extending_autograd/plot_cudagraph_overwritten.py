@@ -4,18 +4,18 @@
 Outputs that CUDA graphs overwrite
 ==================================
 
-``torch.compile(mode="reduce-overhead")`` replays the compiled step on a GPU
-as a CUDA graph, which writes its outputs to the same memory at every call.
-A loss kept in a list for logging, or any output kept across iterations, is
-then overwritten by the next step. Reading it raises "accessing tensor
+``torch.compile(mode="reduce-overhead")`` runs the compiled step on a GPU
+as a CUDA graph: after a warm-up call and a recording call, every call
+replays the graph, which writes its outputs to the same memory each time.
+A loss kept in a list for logging, or any output kept across iterations,
+is then overwritten by a later step. Reading it raises "accessing tensor
 output of CUDAGraphs that has been overwritten by a subsequent run" only
-for some steps: the CUDA record (PyTorch 2.11.0, an NVIDIA H200) shows later
-ones silently holding the last step's loss, its ``.detach()`` too, and
-``torch.compiler.cudagraph_mark_step_begin()`` saving none of them. This
-example illustrates, on every runner and with a plain-PyTorch stand-in,
-what such a replay does to a kept tensor and why ``.clone()`` protects it;
-the compiled training loop itself runs on a GPU only, and only there is
-``torch.compile`` checked.
+for the warm-up and recording steps: the CUDA record (PyTorch 2.11.0, an
+NVIDIA H200) shows replays' outputs silently holding the last step's loss,
+their ``.detach()`` too, and ``torch.compiler.cudagraph_mark_step_begin()``
+saving none of them. This example illustrates, on every runner and with a
+plain-PyTorch stand-in, what a replay does to a kept tensor and why
+``.clone()`` protects it; the compiled loop runs, and is checked, on a GPU.
 
 .. questions::
 
@@ -218,16 +218,16 @@ plt.show()
 # The horizontal axis is the step, 1 to 4; the vertical axis is the mean of
 # the losses that entry of the list holds when read after the loop. The
 # ``cloned`` line is the real curve; the ``kept`` line is flat at the last
-# step's value. Silent wrong numbers are what CUDA graph trees, the part
-# of ``torch.compile`` that runs the replays, set out to prevent (from
-# PyTorch's source): when a new step starts, they mark the memory of the
-# outputs that are still alive, and reading such a tensor raises the error
-# above. The CUDA record shows how far that goes: it caught the outputs of
-# the warm-up and recording steps, not those of replays, nor any
-# ``.detach()`` made after the graph was recorded. With ``torch.cuda.graph``,
-# ``CUDAGraph.replay()`` or ``torch.cuda.make_graphed_callables``, which set
-# no such marks (from the source), every kept output is overwritten
-# silently, as with ``Replayed``.
+# step's value. CUDA graph trees, the part of ``torch.compile`` that runs
+# the replays, guard against silent wrong numbers only in part (from
+# PyTorch's source): when a step starts after a warm-up or a recording, they
+# mark the memory of that step's outputs still alive, and reading such a
+# tensor raises the error above; after a replay they mark nothing. So the
+# CUDA record shows the error for the warm-up and recording steps only, not
+# for replays, nor for any ``.detach()`` made after the recording. With
+# ``torch.cuda.graph``, ``CUDAGraph.replay()`` or
+# ``torch.cuda.make_graphed_callables``, which set no such marks (from the
+# source), every kept output is overwritten silently, as with ``Replayed``.
 #
 # ``cudagraph_mark_step_begin()`` keeps nothing alive
 # ---------------------------------------------------

@@ -209,9 +209,9 @@ check(w.grad, w_builtin.grad, label="w.grad, as the built-in mm under autocast g
 # ``cast_inputs``: a Function that stays in float32
 # -------------------------------------------------
 # Some Functions need float32 inside, for accuracy or because their code
-# only supports it. ``cast_inputs=torch.float32`` casts the floating-point
-# inputs to float32 and runs ``forward`` with autocast off;
-# ``custom_bwd`` then runs ``backward`` with autocast off too:
+# only supports it. Called inside autocast, ``cast_inputs=torch.float32``
+# casts the floating-point inputs to float32 and runs ``forward`` with autocast
+# off (outside autocast it does nothing); ``custom_bwd`` then does the same for ``backward``:
 
 
 class MatMulFloat32(torch.autograd.Function):

@@ -91,8 +91,8 @@ check(big.weight.grad._nnz(), 3, label="big.weight.grad._nnz()")
 
 # %%
 # A second ``backward()`` without ``zero_grad()`` does not add into those
-# rows either: it appends its own entries, so an accumulated sparse
-# gradient grows with every backward pass until it is coalesced.
+# rows here either: it appends its own entries (the CPU merges repeated rows
+# only in some cases), so a sparse gradient can grow with every backward pass.
 emb(torch.tensor([4, 2], device=device)).sum().backward()
 check(emb.weight.grad._indices().tolist(), [[1, 4, 1, 4, 2]], label="grad._indices() after a second backward")
 check(emb.weight.grad.is_coalesced(), False, label="grad.is_coalesced()")

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._charts import draw_matrix, draw_series, draw_spread
-    from ._device import DEVICE_VARIABLE, runner_device
+    from ._device import DEVICE_VARIABLE, RunnerInfo, runner_device, runner_info
     from ._drift import BehaviourDrift
     from ._early_stop import note_early_stop
     from ._expect import expect_error, expect_warning
@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     from ._graph.model import AutogradGraph
     from ._graph.reading import autograd_graph
     from ._ranks import run_ranks
-    from ._runner import RunnerInfo, runner_info
     from ._state import show_state, state_table
     from ._tensors_picture import draw_tensors
     from ._values import check, format_value
@@ -63,8 +62,8 @@ _MODULES = {
     "draw_graph": "_graph.drawing",
     "autograd_graph": "_graph.reading",
     "run_ranks": "_ranks",
-    "RunnerInfo": "_runner",
-    "runner_info": "_runner",
+    "RunnerInfo": "_device",
+    "runner_info": "_device",
     "show_state": "_state",
     "state_table": "_state",
     "draw_tensors": "_tensors_picture",

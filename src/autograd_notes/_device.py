@@ -1,15 +1,21 @@
-"""The device an example puts its tensors on: the runner's, or the CPU where it lacks a dtype."""
+"""The runner: the device an example puts its tensors on, and what describes the runner.
+
+:func:`runner_device` is the runner's device (or the CPU, where it lacks a dtype the example
+needs); :func:`runner_info` says which PyTorch, build, device and Python the outputs come from.
+"""
 
 from __future__ import annotations
 
 import os
+import platform
+from dataclasses import dataclass
 
 import torch
 
 from ._download_page import running_page
 from ._reader_words import words
 
-__all__ = ["DEVICE_VARIABLE", "device_available", "holds_dtype", "runner_device"]
+__all__ = ["DEVICE_VARIABLE", "RunnerInfo", "device_available", "holds_dtype", "runner_device", "runner_info"]
 
 DEVICE_VARIABLE = "AUTOGRAD_NOTES_DEVICE"
 _CHOICES = ("cpu", "cuda", "mps", "xpu", "auto")
@@ -82,3 +88,57 @@ def runner_device(*needs: torch.dtype) -> torch.device:
     said = words(page.language if page is not None else None)
     print(said["on_cpu"].format(device=_NAMES[choice], dtypes=", ".join(missing)))
     return torch.device("cpu")
+
+
+# -- what describes the runner ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunnerInfo:
+    """What a page's outputs depend on, beyond the example's own code."""
+
+    torch_version: str
+    variant: str
+    device: str
+    device_name: str
+    python: str
+
+    @property
+    def key(self) -> str:
+        """One string that changes whenever captured outputs may change."""
+        return (
+            f"torch={self.torch_version};variant={self.variant};device={self.device};"
+            f"device_name={self.device_name};python={self.python}"
+        )
+
+
+def _variant() -> str:
+    if torch.version.cuda:
+        return f"CUDA {torch.version.cuda}"
+    if getattr(torch.version, "hip", None):
+        return f"ROCm {torch.version.hip}"
+    if getattr(torch.version, "xpu", None):
+        return f"XPU {torch.version.xpu}"
+    return "CPU"
+
+
+def _device_name(device: torch.device) -> str:
+    """The GPU's name as PyTorch tells it; the machine's architecture on the CPU and on MPS."""
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    if device.type == "xpu":
+        return str(torch.xpu.get_device_name(device))
+    machine = platform.machine() or "CPU"
+    return f"Apple {machine} (MPS)" if device.type == "mps" else machine
+
+
+def runner_info() -> RunnerInfo:
+    """Describe this runner (see :class:`RunnerInfo`)."""
+    device = runner_device()
+    return RunnerInfo(
+        torch_version=torch.__version__,
+        variant=_variant(),
+        device=device.type,
+        device_name=_device_name(device),
+        python=platform.python_version(),
+    )

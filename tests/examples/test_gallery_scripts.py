@@ -152,7 +152,7 @@ def test_example_declares_label_title_and_sources(example: Path) -> None:
     assert 1 <= len(title.split()) <= 6, title
     # the source documents it rebuilds, or the sources page when it rebuilds none
     assert ":ref:`source_00" in source or ":ref:`sources`" in source, "has a Sources section"
-    assert "runner_device()" in source, "puts its tensors on the runner's device"
+    assert "runner_device(" in source, "puts its tensors on the runner's device"
 
 
 @pytest.mark.gpu

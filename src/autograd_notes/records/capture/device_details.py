@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import torch
 
-from ..._runner import runner_info
+from ..._device import runner_info
 from ..format.record_format import GpuDetails, Runner
 
 __all__ = ["gpu_details", "runner_metadata"]

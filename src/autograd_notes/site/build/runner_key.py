@@ -26,7 +26,7 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
-from ..._runner import runner_info
+from ..._device import runner_info
 
 __all__ = ["files_digest", "setup"]
 

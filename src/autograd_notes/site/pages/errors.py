@@ -30,8 +30,8 @@ from sphinx.environment import BuildEnvironment
 from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
+from ..._device import runner_info
 from ..._events import Event
-from ..._runner import runner_info
 from ...records.format.record_format import RUNNERS, Record
 from ..errors.families import (
     PLACEHOLDER,

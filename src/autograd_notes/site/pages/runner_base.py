@@ -16,7 +16,7 @@ from sphinx.locale import _
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from ..._runner import runner_info
+from ..._device import runner_info
 from ...records.format.record import record_path
 from ...records.format.record_format import Record
 from ...records.history.releases import release_of

@@ -24,7 +24,7 @@ from sphinx.errors import ExtensionError
 from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
-from ..._runner import runner_info
+from ..._device import runner_info
 from ...records.capture.limits import OutputLimitError, check_output
 from ..examples.install import InstallLineDirective
 from ..examples.output_lexer import OutputLexer

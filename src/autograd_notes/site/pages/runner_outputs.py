@@ -15,7 +15,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.locale import _
 
-from ..._runner import runner_info
+from ..._device import runner_info
 from ...records.drift.compare import record_cell
 from ...records.drift.reasons import output_difference_reason
 from ...records.format.record_format import Record

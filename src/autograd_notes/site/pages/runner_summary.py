@@ -9,7 +9,7 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx.locale import _
 
-from ..._runner import runner_info
+from ..._device import runner_info
 from ...records.drift.compare import compare_live
 from ...records.format.record_format import Record
 from ...records.format.status import RecordMatch

@@ -30,7 +30,7 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.locale import _
 
-from ..._runner import runner_info
+from ..._device import runner_info
 from ..upstream.gallery_conf import gallery_folders
 from .nodes import RUNNER_NAMES
 from .sitemap import DEFAULT_SITE_URL, hreflang, page_address, site_root
