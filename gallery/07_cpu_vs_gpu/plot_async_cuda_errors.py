@@ -253,9 +253,9 @@ plt.show()
 # Sources
 # -------
 # No source document: this example rebuilds no claim of the documents listed
-# in :ref:`sources`. It documents runner differences that
-# :ref:`pin_memory_empty` touches with ``pin_memory``. What it states about
-# GPUs comes from PyTorch's CUDA notes (asynchronous execution and
+# in :ref:`sources`. Like the example :ref:`pin_memory_empty`, it documents
+# differences between runners. What it states about GPUs comes from
+# PyTorch's CUDA notes (asynchronous execution and
 # ``CUDA_LAUNCH_BLOCKING``), the text of PyTorch's own CUDA error message
 # ("CUDA kernel errors might be asynchronously reported at some other API
 # call"), and NVIDIA's CUDA runtime documentation of ``cudaErrorAssert``.

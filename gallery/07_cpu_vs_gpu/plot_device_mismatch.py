@@ -351,8 +351,8 @@ check(model.weight.is_leaf, True, label="model.weight.is_leaf")
 # Sources
 # -------
 # No source document: this example rebuilds no claim of the documents listed
-# in :ref:`sources`. It documents runner differences that
-# :ref:`pin_memory_empty` touches with ``pin_memory``. What it states about
+# in :ref:`sources`. Like the example
+# :ref:`pin_memory_empty`, it documents differences between runners. What it states about
 # PyTorch comes from its documentation and source, checked above: the
 # ``Tensor.to`` documentation (the tensor itself or a copy), the device check
 # of ``TensorIterator`` that lets one 0-dim CPU tensor through

@@ -199,8 +199,8 @@ if device.type == "cpu":
 # Sources
 # -------
 # No source document: this example rebuilds no claim of the documents listed
-# in :ref:`sources`. It documents runner differences that
-# :ref:`pin_memory_empty` touches with ``pin_memory``. What it states about
+# in :ref:`sources`. Like the example
+# :ref:`pin_memory_empty`, it documents differences between runners. What it states about
 # PyTorch comes from PyTorch's CUDA notes on TF32 (off by default for matrix
 # multiplications since 1.12, on for cuDNN convolutions, the
 # ``fp32_precision`` settings and the warning against mixing them with the

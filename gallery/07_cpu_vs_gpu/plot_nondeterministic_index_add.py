@@ -154,10 +154,10 @@ plt.show()
 # Sources
 # -------
 # No source document: this example rebuilds no claim of the documents listed
-# in :ref:`sources`. It documents runner differences that
-# :ref:`pin_memory_empty` touches with ``pin_memory``. What it states about
-# PyTorch comes from the documentation of ``torch.use_deterministic_algorithms``
-# (the list of operations that become deterministic), of ``index_add_`` and
+# in :ref:`sources`. Like the example :ref:`pin_memory_empty`, it documents
+# differences between runners. What it states about PyTorch comes from the
+# documentation of ``torch.use_deterministic_algorithms`` (the list of
+# operations that become deterministic), of ``index_add_`` and
 # ``scatter_add_`` ("may behave nondeterministically when given tensors on a
 # CUDA device"), and from PyTorch's source for ``CUBLAS_WORKSPACE_CONFIG``
 # (the check that raises in deterministic mode).

@@ -28,7 +28,9 @@ __all__ = [
     "blank_figure",
     "chart_figure",
     "code_ticks",
+    "contrast",
     "set_title",
+    "text_shade",
 ]
 
 # DejaVu Sans Mono ships with matplotlib; a name with a "$" is shown as it is
@@ -44,6 +46,37 @@ TEXT, MUTED, RED, ACCENT = "#111827", "#6b7280", "#b91c1c", "#2563eb"
 PALETTE = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#d55e00", "#56b4e9", "#8c6d1f", "#000000")
 CARD = "#ffffff"
 TITLE_SIZE = 11.0
+# WCAG's contrast for text of a normal size (AA): what a palette colour is darkened to when it writes
+TEXT_CONTRAST = 4.5
+
+
+def _luminance(colour: str) -> float:
+    """WCAG 2's relative luminance of ``#rrggbb``."""
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(first: str, second: str) -> float:
+    """WCAG 2's contrast ratio of two ``#rrggbb`` colours, from 1 to 21."""
+    light, dark = sorted((_luminance(first), _luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def text_shade(colour: str) -> str:
+    """``colour`` darkened, its hue kept, until text in it reads on the card (WCAG AA, 4.5:1).
+
+    The palette's light colours (orange, sky blue) fill boxes and draw lines
+    well, but as the letters of a name they are faint: a name is written in
+    its colour's shade, beside boxes filled with the colour itself.
+    """
+    channels = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
+    shade = colour
+    for step in range(101):
+        shade = "#" + "".join(f"{round(c * (1 - step / 100)):02x}" for c in channels)
+        if contrast(shade, CARD) >= TEXT_CONTRAST:
+            break
+    return shade
 
 
 def set_title(figure: Figure, title: str | None, height: float | None = None, margin: float = 0.0) -> None:

@@ -18,7 +18,17 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from ._figure_style import CHAR, MUTED, PALETTE, PLAIN, TEXT, TITLE_SIZE, blank_figure, set_title
+from ._figure_style import (
+    CHAR,
+    MUTED,
+    PALETTE,
+    PLAIN,
+    TEXT,
+    TITLE_SIZE,
+    blank_figure,
+    set_title,
+    text_shade,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -212,7 +222,7 @@ def draw_tensors(tensors: Mapping[str, torch.Tensor], *, title: str | None = Non
                 va="center",
                 fontsize=_SIZE,
                 fontweight="bold",
-                color=tint,
+                color=text_shade(tint),
                 **PLAIN,
             )
             for i in sorted(row.cells):

@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from autograd_notes import draw_tensors
+from autograd_notes._figure_style import CARD, PALETTE, contrast, text_shade
 from autograd_notes._tensors_picture import tensor_layout
 
 matplotlib.use("agg")
@@ -121,3 +122,28 @@ def test_every_text_fits_in_the_figure() -> None:
 def test_nothing_to_draw_is_an_error() -> None:
     with pytest.raises(ValueError, match="at least one named tensor"):
         draw_tensors({})
+
+
+def test_every_text_reads_on_the_card_and_names_keep_their_colours_hue() -> None:
+    """WCAG AA (4.5:1) for every letter; a name's light palette colour (orange, sky blue) is darkened."""
+    many = {f"t{i}": torch.zeros(2) for i in range(len(PALETTE))}  # a row, and a colour, per tensor
+    figure = draw_tensors(many)
+    names = {text.get_text(): to_hex(text.get_color()) for text in figure.axes[0].texts}
+    for text in figure.axes[0].texts:
+        assert contrast(to_hex(text.get_color()), CARD) >= 4.5, (text.get_text(), text.get_color())
+    boxes = {to_hex(patch.get_facecolor()) for patch in figure.axes[0].patches}
+    for number, name in enumerate(many):
+        tint = PALETTE[number]
+        assert tint in boxes  # the boxes keep the palette's own colour
+        assert names[name] == text_shade(tint)
+    assert names["t1"] != PALETTE[1]  # the orange, 2.25:1 on white as it is
+
+
+def test_a_shade_is_the_colour_itself_where_it_reads_and_never_lighter() -> None:
+    for colour in PALETTE:
+        shade = text_shade(colour)
+        assert contrast(shade, CARD) >= 4.5
+        if contrast(colour, CARD) >= 4.5:
+            assert shade == colour
+        assert all(int(shade[i : i + 2], 16) <= int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    assert round(contrast("#000000", "#ffffff"), 6) == 21.0

@@ -275,7 +275,7 @@ def test_summary_of_a_node_renamed_in_the_pinned_release() -> None:
         [],
     )
     # the releases that word it otherwise, not the release where the words became today's
-    assert summary.wording == (("2.11.0", "2.12.1"), ("RuntimeError",), 1)
+    assert summary.wording == (("2.11.0", "2.12.1"), ("RuntimeError",), 1, (("2.11.0", "2.12.1"),))
     changes = release_changes([timeline])
     assert [(c.previous, c.release, c.before.mark, c.after.mark) for c in changes] == [
         ("2.12.1", "2.13.0", WORDS, SAME)
@@ -506,7 +506,7 @@ def test_a_difference_of_the_build_is_told_from_one_of_the_release() -> None:
     assert timeline.holds_in("2.14.1")
     # going from today's CPU build to a CUDA build is no change of a release
     assert [(c.previous, c.release) for c in release_changes([timeline])] == [("2.6.0", "2.13.0")]
-    assert summarise(timeline).wording == (("2.6.0",), ("RuntimeError",), 1)
+    assert summarise(timeline).wording == (("2.6.0",), ("RuntimeError",), 1, (("2.6.0",),))
     # without the pinned release's CUDA build nothing says the other pattern is the same check
     del releases["2.13.0"]
     timeline = example_timeline(EXAMPLE, today, "2.13.0", releases)

@@ -335,6 +335,29 @@ def test_a_figure_scaled_down_on_a_phone_says_how_to_see_it_full_size(
     assert problems.clear() == []
 
 
+def test_figures_side_by_side_stack_on_a_phone_each_as_wide_as_the_column(
+    server: Server, watched: tuple[Any, Problems]
+) -> None:
+    """A browser review found two side-by-side figures at 150 × 50 px on a phone (42 % each, stacked)."""
+    page, problems = watched
+    widths = """() => Array.from(document.querySelectorAll('article img.sphx-glr-multi-img')).map(
+        img => [img.getBoundingClientRect().width, img.naturalWidth,
+                img.closest('article').getBoundingClientRect().width])"""
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.goto(server.url("en", "examples/13_training_loops/plot_numpy_requires_grad.html"))
+    page.wait_for_load_state("load")
+    shown = page.evaluate(widths)
+    assert len(shown) >= 2, "no figures side by side: the test would say nothing"
+    for width, natural, column in shown:
+        assert width >= min(natural, 0.9 * column), (width, natural, column)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(server.url("en", "examples/13_training_loops/plot_numpy_requires_grad.html"))
+    page.wait_for_load_state("load")
+    wide = page.evaluate(widths)
+    assert all(width <= 0.43 * column for width, _natural, column in wide), wide  # side by side there
+    assert problems.clear() == []
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_download_link_returns_its_file(whole_site: Site, server: Server, language: str) -> None:
     """Every download link of every example page, followed from the served page's address, returns its

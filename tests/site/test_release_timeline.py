@@ -34,6 +34,7 @@ from autograd_notes.records.history import timeline_summary
 from autograd_notes.records.history.changelog import FOLLOWS, SENTENCES
 from autograd_notes.records.history.releases import pinned_torch, version_key
 from autograd_notes.records.history.timeline import example_timeline
+from autograd_notes.records.history.timeline_summary import Wording
 from autograd_notes.site.i18n.catalogs import translations
 from autograd_notes.site.pages import timeline_sentences
 from autograd_notes.site.pages.timeline_section import timeline_nodes
@@ -255,10 +256,25 @@ def test_summary_sentences(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     # two checks of one type reworded: counted as two, the type named once
     summary = timeline_summary.summarise(renamed)
-    twice = dataclasses.replace(summary, wording=(("2.12.1",), ("RuntimeError",), 2))
+    twice = dataclasses.replace(summary, wording=Wording(("2.12.1",), ("RuntimeError",), 2, (("2.12.1",),)))
     monkeypatch.setattr(timeline_sentences, "summarise", lambda timeline: twice)
     assert sentence(summary_sentence(renamed)).endswith(
         "2 checks still hold, but print other words in 2.12.1: `RuntimeError`."
+    )
+    # reworded in other releases: each name says its own (a review read "2 checks … in 2.4.1–2.12.1"
+    # of a check reworded only up to 2.9.1)
+    apart = Wording(
+        ("2.9.1", "2.12.1"), ("RuntimeError", "UserWarning"), 2, (("2.9.1", "2.12.1"), ("2.9.1",))
+    )
+    monkeypatch.setattr(
+        timeline_sentences, "summarise", lambda timeline: dataclasses.replace(summary, wording=apart)
+    )
+    two_releases = example_timeline(
+        "05_x/plot_fixture.py", TODAY, "2.13.0", {"2.9.1": TODAY, "2.12.1": TODAY}
+    )
+    assert sentence(summary_sentence(two_releases)).endswith(
+        "2 checks still hold, but print other words: `RuntimeError` in 2.9.1–2.12.1 and "
+        "`UserWarning` in 2.9.1."
     )
     monkeypatch.undo()
     broken = example_timeline(

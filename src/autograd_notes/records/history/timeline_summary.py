@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..format.status import Mark
 from .timeline import ExampleTimeline
 
-__all__ = ["Summary", "summarise", "worded_name"]
+__all__ = ["Summary", "Wording", "summarise", "worded_name"]
 
 _CLASS_NAME = re.compile(r"^([A-Z]\w*(?:Error|Warning|Exception|Exit|Interrupt))\b")
 
@@ -34,6 +35,21 @@ def worded_name(label: str, outcome: str, text: str) -> str:
     return found.group(1) if found else ""
 
 
+class Wording(NamedTuple):
+    """The checks that hold in other words than today's (the table's ≈) somewhere."""
+
+    releases: tuple[str, ...]
+    """Every release where one of them does, oldest first."""
+    names: tuple[str, ...]
+    """What they word otherwise, each name once (:func:`worded_name`), in the page's order."""
+    count: int
+    """How many checks."""
+    name_releases: tuple[tuple[str, ...], ...]
+    """For each of ``names``, the releases where its checks do: a sentence says each name's own
+    releases where they are not all the same (a review read "2 checks ... in 2.4.1–2.12.1" of a
+    check reworded only up to 2.9.1)."""
+
+
 @dataclass(frozen=True)
 class Summary:
     """What the one-sentence summary of an example's timeline says, before it is put in words."""
@@ -48,10 +64,9 @@ class Summary:
     """The mark of the release before ``holds_since`` (``OUTCOME`` or ``MISSING``), ``None`` if none."""
     failing: list[str]
     """The recorded releases where some check does not hold."""
-    wording: tuple[tuple[str, ...], tuple[str, ...], int] | None
+    wording: Wording | None
     """Of the checks the table marks ≈ (they hold, in other words than today's) in some release: those
-    releases (oldest first), what the checks word otherwise (each name once, :func:`worded_name`, in the
-    page's order) and how many checks."""
+    releases, what the checks word otherwise and how many (``None``: no check does)."""
 
 
 def summarise(timeline: ExampleTimeline) -> Summary:
@@ -84,5 +99,14 @@ def summarise(timeline: ExampleTimeline) -> Summary:
             for check, seen in zip(worded, today, strict=True)
         ]
         reworded = tuple(release for release in recorded if any(release in shown[id(c)] for c in worded))
-        wording = (reworded, tuple(dict.fromkeys(names)), len(worded))
+        unique = tuple(dict.fromkeys(names))
+        by_name = tuple(
+            tuple(
+                release
+                for release in recorded
+                if any(release in shown[id(c)] for c, n in zip(worded, names, strict=True) if n == name)
+            )
+            for name in unique
+        )
+        wording = Wording(reworded, unique, len(worded), by_name)
     return Summary(recorded[0], recorded[-1], since, before, failing, wording)

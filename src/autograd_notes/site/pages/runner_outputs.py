@@ -3,7 +3,10 @@
 The extension inserts one into every generated example page per code cell,
 holding that cell's live output: the output of this build and, where another
 runner's record differs, that runner's output in a tab, with a sentence saying
-why; where the records agree, one output and a mark saying so.
+why; where the records agree, one output and a mark saying so. Records agree as
+drift and the page's summary compare them (:func:`~autograd_notes.records.drift.printed.same_output`):
+where only PyTorch's own frames or a float's last printed digit differ, the mark
+says that too.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from sphinx.locale import _
 
 from ..._device import runner_info
 from ...records.drift.compare import record_cell
+from ...records.drift.printed import same_output
 from ...records.drift.reasons import output_difference_reason
 from ...records.format.record_format import Record
 from ...records.history.runners import BUILD, Baseline, RunnerRecord
@@ -124,6 +128,15 @@ class RunnerOutputsDirective(RunnerDirective):
 
     def _same(self, comparison: _CellComparison) -> nodes.Node:
         """The line saying another runner printed the same, in this build or in its own release."""
+        said = self._same_words(comparison)
+        if comparison.output != comparison.reference:  # the same as drift compares, not to the letter
+            said = join_sentences(
+                [said, _("Only PyTorch's own frames in a traceback, or a last printed digit, differ there.")],
+                self.config.language or "en",
+            )
+        return nodes.paragraph("", said, classes=["runner-same"])
+
+    def _same_words(self, comparison: _CellComparison) -> str:
         run = comparison.run
         if comparison.against is BUILD:
             same = _("✓ Same output on the {kind} runner ({record}).").format(
@@ -137,7 +150,7 @@ class RunnerOutputsDirective(RunnerDirective):
                 release=run.runner.release,
                 record=self.describe(run.record),
             )
-        return nodes.paragraph("", same, classes=["runner-same"])
+        return str(same)
 
     def _cell_target(self, example: str, line: int) -> list[nodes.Node]:
         """The anchor of this code cell (``cell-<n>``), for the error index's and the timeline's links.
@@ -208,8 +221,12 @@ class RunnerOutputsDirective(RunnerDirective):
             ),
             self.config.language or "en",
         )
+        # the sentences quote code (device='cuda:0'), which typographic quotes would change
         container += nodes.paragraph(
-            "", _("Why the runners differ: {why}").format(why=why), classes=["runner-why"]
+            "",
+            _("Why the runners differ: {why}").format(why=why),
+            classes=["runner-why"],
+            support_smartquotes=False,
         )
         if any(comparison.against is not BUILD for comparison in differing):
             container += nodes.paragraph("", within_release_note(), classes=["runner-why"])
@@ -227,7 +244,8 @@ class _CellComparison:
 
     @property
     def differs(self) -> bool:
-        return self.output != self.reference
+        """Whether it printed otherwise, as drift and the page's summary judge (frames, last digits aside)."""
+        return not same_output(self.reference, self.output)
 
 
 def _cell_output(record: Record, line: int) -> list[str] | None:

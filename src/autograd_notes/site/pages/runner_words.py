@@ -52,16 +52,17 @@ def reason_sentence(reason: OutputReason) -> str:
             "torch.cuda.FloatTensor and a CPU tensor torch.FloatTensor."
         ),
         OutputReason.DEVICE: _(
-            "Only the device printed differs: a tensor on the GPU shows device='cuda:0' in its "
-            "values, and the runner's device reads cuda."
+            "Only the device printed differs: the GPU runner prints cuda where the CPU prints cpu "
+            "(device='cuda:0' in a tensor's values)."
         ),
         OutputReason.DEVICE_AND_NUMBERS: _(
-            "Only the device printed and the last digits of some numbers differ: a GPU tensor shows "
-            "device='cuda:0', and GPU kernels round floating-point operations in another order."
+            "Only the device printed and the last digits of some numbers differ: the GPU runner prints "
+            "cuda where the CPU prints cpu, and GPU kernels round floating-point operations in another order."
         ),
         OutputReason.VALUES: _(
-            "Only the values differ, by more than rounding: the same seed draws other random numbers "
-            "on a GPU than on the CPU, so this cell's tensors hold other values there."
+            "Only the values differ, by more than rounding: on a GPU the same seed draws other random "
+            "numbers, and kernels may compute in another precision or order, so the same code gives "
+            "other values there."
         ),
         OutputReason.NUMBERS: _(
             "Only numbers differ: CPU and GPU kernels order and round floating-point operations "
@@ -90,12 +91,17 @@ def coverage_sentence(runner: str, count: int, total: int) -> str:
 
 
 def running_time(seconds: float, language: str = "en") -> str:
-    """A recorded running time as a page in ``language`` shows it: ``1.5 s``, ``< 0.1 s``, ``1,5 с``."""
+    """A recorded running time as a page in ``language`` shows it: ``1.5 s``, ``< 0.1 s``, ``1,5 с``.
+
+    Its spaces are no-break spaces, so that the unit stays with its number.
+    """
     from babel.numbers import format_decimal
 
     if seconds < 0.1:
-        return _("< {value} s").format(value=format_decimal(0.1, format="0.0", locale=language))
-    return _("{value} s").format(value=format_decimal(seconds, format="0.0", locale=language))
+        said = _("< {value} s").format(value=format_decimal(0.1, format="0.0", locale=language))
+    else:
+        said = _("{value} s").format(value=format_decimal(seconds, format="0.0", locale=language))
+    return said.replace(" ", "\u00a0")  # one unit: a narrow screen never breaks it from its number
 
 
 def within_release_note() -> str:

@@ -103,15 +103,23 @@ def summary_sentence(timeline: ExampleTimeline, language: str = "en") -> list[no
             failing=_ranges(recorded, summary.failing, language),
         )
     if summary.wording is not None:
-        reworded, names, count = summary.wording
-        release = _ranges(recorded, list(reworded), language)
-        words = (
-            _("{count} checks still hold, but print other words in {release}: {names}.")
-            if count > 1
-            else _("One check still holds, but prints other words in {release}: {names}.")
-        )
-        shown = list_of([_code(name) if name else _("a message") for name in names], language)
-        worded = compose(words, release=release, count=str(count), names=shown)
+        wording = summary.wording
+        release = _ranges(recorded, list(wording.releases), language)
+        named = [_code(name) if name else _("a message") for name in wording.names]
+        if len(set(wording.name_releases)) > 1:  # not all in the same releases: each name says its own
+            each = [
+                compose(_("{name} in {release}"), name=name, release=_ranges(recorded, list(own), language))
+                for name, own in zip(named, wording.name_releases, strict=True)
+            ]
+            words = _("{count} checks still hold, but print other words: {names}.")
+            worded = compose(words, count=str(wording.count), names=list_of(each, language))
+        else:
+            words = (
+                _("{count} checks still hold, but print other words in {release}: {names}.")
+                if wording.count > 1
+                else _("One check still holds, but prints other words in {release}: {names}.")
+            )
+            worded = compose(words, release=release, count=str(wording.count), names=list_of(named, language))
         sentence += [nodes.Text(sentence_gap(language)), *worded]
     return sentence
 
