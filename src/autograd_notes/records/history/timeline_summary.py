@@ -42,7 +42,7 @@ class Wording(NamedTuple):
     """Every release where one of them does, oldest first."""
     names: tuple[str, ...]
     """What they word otherwise, each name once (:func:`worded_name`), in the page's order."""
-    count: int
+    checks: int
     """How many checks."""
     name_releases: tuple[tuple[str, ...], ...]
     """For each of ``names``, the releases where its checks do: a sentence says each name's own

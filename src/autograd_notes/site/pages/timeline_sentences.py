@@ -112,14 +112,16 @@ def summary_sentence(timeline: ExampleTimeline, language: str = "en") -> list[no
                 for name, own in zip(named, wording.name_releases, strict=True)
             ]
             words = _("{count} checks still hold, but print other words: {names}.")
-            worded = compose(words, count=str(wording.count), names=list_of(each, language))
+            worded = compose(words, count=str(wording.checks), names=list_of(each, language))
         else:
             words = (
                 _("{count} checks still hold, but print other words in {release}: {names}.")
-                if wording.count > 1
+                if wording.checks > 1
                 else _("One check still holds, but prints other words in {release}: {names}.")
             )
-            worded = compose(words, release=release, count=str(wording.count), names=list_of(named, language))
+            worded = compose(
+                words, release=release, count=str(wording.checks), names=list_of(named, language)
+            )
         sentence += [nodes.Text(sentence_gap(language)), *worded]
     return sentence
 
