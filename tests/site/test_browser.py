@@ -354,7 +354,8 @@ def test_figures_side_by_side_stack_on_a_phone_each_as_wide_as_the_column(
     page.goto(server.url("en", "examples/13_training_loops/plot_numpy_requires_grad.html"))
     page.wait_for_load_state("load")
     wide = page.evaluate(widths)
-    assert all(width <= 0.43 * column for width, _natural, column in wide), wide  # side by side there
+    # on a wide screen sphinx-gallery's own rule still holds: never smaller than 42 % of the column
+    assert all(width >= min(natural, 0.42 * column) for width, natural, column in wide), wide
     assert problems.clear() == []
 
 
