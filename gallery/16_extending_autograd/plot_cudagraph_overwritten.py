@@ -221,11 +221,11 @@ plt.show()
 # step's value. CUDA graph trees, the part of ``torch.compile`` that runs
 # the replays, guard against silent wrong numbers only in part (from
 # PyTorch's source): when a step starts after a warm-up or a recording, they
-# mark the memory of that step's outputs still alive, and reading such a
-# tensor raises the error above; after a replay they mark nothing. So the
-# CUDA record shows the error for the warm-up and recording steps only, not
-# for replays, nor for any ``.detach()`` made after the recording. With
-# ``torch.cuda.graph``, ``CUDAGraph.replay()`` or
+# mark the memory of the warm-up's or recording's outputs still alive, and
+# reading such a tensor raises the error above; after a replay they mark
+# nothing. So the CUDA record shows the error for the warm-up and recording
+# steps only, not for replays, nor for any ``.detach()`` made after the
+# recording. With ``torch.cuda.graph``, ``CUDAGraph.replay()`` or
 # ``torch.cuda.make_graphed_callables``, which set no such marks (from the
 # source), every kept output is overwritten silently, as with ``Replayed``.
 #
