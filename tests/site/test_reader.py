@@ -35,6 +35,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from _browser import QuietServer
 from _html import read_page
 from _notebooks import run_notebook
 from _site import LANGUAGES, ROOT, Site, copy_project
@@ -74,7 +75,7 @@ def served(whole_site: Site) -> Iterator[str]:
     """The built site on loopback, at its root: ``http://127.0.0.1:<port>/``."""
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(whole_site.html))
     handler.log_message = lambda *args: None  # type: ignore[method-assign]
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd = QuietServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:
