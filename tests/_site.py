@@ -50,6 +50,12 @@ GPU_RELEASE_RECORDS = ("cuda", "mps", "xpu")
 """The folders of ``records/releases/<release>/`` that a copy leaves out unless asked (``gpu_records``)."""
 
 
+def is_gpu_release_record(path: Path) -> bool:
+    """Whether ``path`` (relative to ``records/``) is in a GPU runner's release records, or is one."""
+    parts = path.parts
+    return len(parts) > 2 and parts[0] == "releases" and parts[2] in GPU_RELEASE_RECORDS
+
+
 def copy_project(dest: Path, *, gallery: bool = True, gpu_records: bool = False) -> Path:
     """Copy what a build needs (docs, gallery and its records, the package) to ``dest``; return it.
 
@@ -61,8 +67,10 @@ def copy_project(dest: Path, *, gallery: bool = True, gpu_records: bool = False)
     caches = shutil.ignore_patterns("__pycache__", "_build", "*.mo")
 
     def records_ignore(folder: str, names: list[str]) -> set[str]:
-        release = Path(folder).parent == ROOT / "records" / "releases"
-        return {name for name in names if release and name in GPU_RELEASE_RECORDS and not gpu_records}
+        if gpu_records:
+            return set()
+        here = Path(folder).relative_to(ROOT / "records")
+        return {name for name in names if is_gpu_release_record(here / name)}
 
     def ignore(folder: str, names: list[str]) -> set[str]:
         # what sphinx-gallery and myst-nb generate in docs/ itself (not docs/locale/*/examples)
@@ -124,8 +132,7 @@ def small_site(dest: Path, examples: list[str], *, pages: tuple[str, ...] = SMAL
         shutil.copy2(source.parent / "GALLERY_HEADER.rst", section / "GALLERY_HEADER.rst")
         shutil.copy2(source, section / source.name)
         for record in (ROOT / "records").rglob(Path(example).with_suffix(".json").as_posix()):
-            parts = record.relative_to(ROOT / "records").parts
-            if parts[0] == "releases" and parts[2] in GPU_RELEASE_RECORDS:
+            if is_gpu_release_record(record.relative_to(ROOT / "records")):
                 continue  # as copy_project does: the tests' GPU records are synthetic
             target = dest / "records" / record.relative_to(ROOT / "records")
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -227,15 +234,22 @@ def build_site(project: Path, *args: str, log: Path | None = None) -> subprocess
     )
 
 
-def as_checkout(project: Path) -> Path:
-    """Make ``project`` a git checkout of one commit, as a clone is; return it.
+def git(repo: Path, *args: str, date: str | None = None) -> None:
+    """Run git in ``repo`` as the tests' own author (no user configuration needed); ``date``: the commit's."""
+    identity = ["-c", "user.name=Tests", "-c", "user.email=tests@example.org", "-c", "commit.gpgsign=false"]
+    env = {**os.environ, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date} if date else None
+    subprocess.run(["git", "-C", str(repo), *identity, *args], check=True, capture_output=True, env=env)
+
+
+def as_checkout(project: Path, date: str | None = None) -> Path:
+    """Make ``project`` a git checkout of one commit (made at ``date``, or now), as a clone is; return it.
 
     Its wheel is then numbered as a clone's (``<RELEASE>.post<commit time>``,
     :mod:`autograd_notes._version`): higher than a helper installed before.
     """
-    identity = ["-c", "user.name=Tests", "-c", "user.email=tests@example.org", "-c", "commit.gpgsign=false"]
-    for args in (["init", "--quiet"], ["add", "--all"], ["commit", "--quiet", "--message", "the project"]):
-        subprocess.run(["git", "-C", str(project), *identity, *args], check=True, capture_output=True)
+    git(project, "init", "--quiet", "--initial-branch=main")
+    git(project, "add", "--all")
+    git(project, "commit", "--quiet", "--message", "the project", date=date)
     return project
 
 

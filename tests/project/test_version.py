@@ -8,31 +8,22 @@ repositories with set commit dates, and build the real sdist and wheel of one.
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from _site import as_checkout, copy_project, git
 from packaging.version import Version
 
 from autograd_notes._version import RELEASE, VersionError, helper_version
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _git(repo: Path, *args: str, date: str = "2026-01-02T03:04:05+00:00") -> None:
-    env = {**os.environ, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
-    identity = ["-c", "user.name=Test", "-c", "user.email=test@example.org", "-c", "commit.gpgsign=false"]
-    subprocess.run(["git", "-C", str(repo), *identity, *args], check=True, capture_output=True, env=env)
 
 
 def _commit(repo: Path, path: str, text: str, date: str) -> None:
     (repo / path).parent.mkdir(parents=True, exist_ok=True)
     (repo / path).write_text(text, encoding="utf-8")
-    _git(repo, "add", "--all", date=date)
-    _git(repo, "commit", "--quiet", "--message", f"change {path}", date=date)
+    git(repo, "add", "--all")
+    git(repo, "commit", "--quiet", "--message", f"change {path}", date=date)
 
 
 @pytest.fixture
@@ -40,7 +31,7 @@ def repo(tmp_path: Path) -> Path:
     """A repository whose first commit, 2026-01-02 03:04:05 UTC (+01:00 local), has a helper module."""
     folder = tmp_path / "project"
     folder.mkdir()
-    _git(folder, "init", "--quiet", "--initial-branch=main")
+    git(folder, "init", "--quiet", "--initial-branch=main")
     _commit(folder, "src/autograd_notes/a.py", "A = 1\n", "2026-01-02T04:04:05+01:00")
     return folder
 
@@ -70,9 +61,9 @@ def test_every_change_of_the_helper_numbers_it_higher(repo: Path) -> None:
 
 
 def test_the_release_tag_is_the_release_alone(repo: Path) -> None:
-    _git(repo, "tag", f"v{RELEASE}")
+    git(repo, "tag", f"v{RELEASE}")
     assert helper_version(repo) == RELEASE
-    _git(repo, "tag", "other")  # another tag beside it changes nothing
+    git(repo, "tag", "other")  # another tag beside it changes nothing
     assert helper_version(repo) == RELEASE
     _commit(repo, "src/autograd_notes/a.py", "A = 3\n", "2026-06-01T00:00:00+00:00")
     assert helper_version(repo) == f"{RELEASE}.post20260601000000"
@@ -86,13 +77,7 @@ def test_a_checkout_git_cannot_read_is_an_error_naming_it(tmp_path: Path) -> Non
 
 def test_the_sdist_and_the_wheel_carry_the_checkouts_number(tmp_path: Path) -> None:
     """``python -m build`` builds the wheel from the unpacked sdist, which has no git: PKG-INFO keeps it."""
-    project = tmp_path / "project"
-    shutil.copytree(ROOT / "src", project / "src", ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy2(ROOT / name, project / name)
-    _git(project, "init", "--quiet", "--initial-branch=main")
-    _git(project, "add", "--all")
-    _git(project, "commit", "--quiet", "--message", "the project", date="2026-07-08T09:10:11+00:00")
+    project = as_checkout(copy_project(tmp_path / "project", gallery=False), date="2026-07-08T09:10:11+00:00")
     built = subprocess.run(
         [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(tmp_path / "dist"), str(project)],
         capture_output=True,

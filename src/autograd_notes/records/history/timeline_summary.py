@@ -98,15 +98,14 @@ def summarise(timeline: ExampleTimeline) -> Summary:
             worded_name(check.label, seen.outcome, seen.text or check.today)
             for check, seen in zip(worded, today, strict=True)
         ]
-        reworded = tuple(release for release in recorded if any(release in shown[id(c)] for c in worded))
-        unique = tuple(dict.fromkeys(names))
-        by_name = tuple(
-            tuple(
-                release
-                for release in recorded
-                if any(release in shown[id(c)] for c, n in zip(worded, names, strict=True) if n == name)
-            )
-            for name in unique
+        # each name once, in the page's order, with every release where one of its checks is ≈
+        by_name: dict[str, set[str]] = {}
+        for check, name in zip(worded, names, strict=True):
+            by_name.setdefault(name, set()).update(shown[id(check)])
+        wording = Wording(
+            tuple(release for release in recorded if any(release in seen for seen in by_name.values())),
+            tuple(by_name),
+            len(worded),
+            tuple(tuple(release for release in recorded if release in seen) for seen in by_name.values()),
         )
-        wording = Wording(reworded, unique, len(worded), by_name)
     return Summary(recorded[0], recorded[-1], since, before, failing, wording)

@@ -104,7 +104,6 @@ def summary_sentence(timeline: ExampleTimeline, language: str = "en") -> list[no
         )
     if summary.wording is not None:
         wording = summary.wording
-        release = _ranges(recorded, list(wording.releases), language)
         named = [_code(name) if name else _("a message") for name in wording.names]
         if len(set(wording.name_releases)) > 1:  # not all in the same releases: each name says its own
             each = [
@@ -119,6 +118,7 @@ def summary_sentence(timeline: ExampleTimeline, language: str = "en") -> list[no
                 if wording.checks > 1
                 else _("One check still holds, but prints other words in {release}: {names}.")
             )
+            release = _ranges(recorded, list(wording.releases), language)
             worded = compose(
                 words, release=release, count=str(wording.checks), names=list_of(named, language)
             )
