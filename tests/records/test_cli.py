@@ -381,6 +381,34 @@ def test_cells_changed(run: Run, project: Path) -> None:
     )
 
 
+def test_code_edited_to_do_the_same_is_no_drift_but_is_named_until_captured(run: Run, project: Path) -> None:
+    """The record is of an earlier version of the page: drift says so; a capture that behaves alike
+    stamps it."""
+    run("capture")
+    before = load_record(project / RECORD)
+    assert before is not None
+    edit_script(project, 'print("the end")', 'print("the " + "end")')
+    status, out, _ = run("drift")
+    assert status == 0, out
+    first = before["cells"][-1]["lines"][0]
+    assert out.splitlines()[-3:] == [
+        "No behaviour drift.",
+        "1 record(s) ran an earlier version of their page's code; the pages show them only up to the "
+        "line given, until a machine of that runner records them again "
+        "(CONTRIBUTING.md, 'Record on a GPU machine'):",
+        f"  cpu/01_x/plot_fixture.json: from line {first}",
+    ]
+    assert load_record(project / RECORD) == before, "drift writes nothing"
+    status, out, _ = run("capture")
+    assert status == 0, out
+    after = load_record(project / RECORD)
+    assert after is not None
+    assert after["cells"][-1]["code"] != before["cells"][-1]["code"]
+    assert after["cells"][:-1] == before["cells"][:-1]
+    assert after["recorded"] == before["recorded"]
+    assert run("drift")[1].splitlines()[-1] == "No behaviour drift."
+
+
 def test_a_new_pytorch_that_behaves_the_same_is_no_drift(run: Run, project: Path) -> None:
     run("capture")
     record = load_record(project / RECORD)

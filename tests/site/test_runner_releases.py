@@ -7,7 +7,10 @@ example page lists the runner with its machine and release, and shows the
 cells where it printed otherwise than the CPU of 2.11.0 beside this build's,
 for the reason that holds within 2.11.0 (the tensor type), though 2.11.0's
 message also differs from today's; the runners page gets a column for it and
-a row in its facts, the timeline page a line. The other site has no GPU
+a row in its facts, the timeline page a line. A second CUDA record, of
+another example, ran an earlier version of that page from its third cell on
+(its cells' code digests say so): its page shows its two first cells only and
+says from which line the rest waits for the runner. The other site has no GPU
 record at all: no page names a GPU runner's column, tab or "no record yet".
 """
 
@@ -34,16 +37,28 @@ def page_of(example: str) -> str:
     return f"examples/{Path(example).with_suffix('.html').as_posix()}"
 
 
-def gpu_release_record(project: Path, example: str) -> Path:
-    """A CUDA record of ``RELEASE``: the committed CPU record of that release, as a GPU names its tensors."""
+EARLIER_FROM = 58
+"""The first line of OTHER_EXAMPLE's third cell: its CUDA record ran an earlier version from there on."""
+
+
+def gpu_release_record(project: Path, example: str, *, earlier_from: int | None = None) -> Path:
+    """A CUDA record of ``RELEASE``: the committed CPU record of that release, as a GPU names its tensors.
+
+    ``earlier_from``: the cell starting at that line ran other code (its digest differs), as a
+    record of an earlier version of the page does.
+    """
     source = ROOT / "records" / "releases" / RELEASE / "cpu" / Path(example).with_suffix(".json")
     text = source.read_text(encoding="utf-8")
     for old, new in SYNTHETIC_CUDA_EDIT.items():
         if old != "+cpu":  # the release's own build stays
             text = text.replace(old, new)
+    record = json.loads(text)
+    if earlier_from is not None:
+        (cell,) = [cell for cell in record["cells"] if cell["lines"][0] == earlier_from]
+        cell["code"] = "0" * 16
     target = project / "records" / "releases" / RELEASE / "cuda" / Path(example).with_suffix(".json")
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
+    target.write_text(json.dumps(record, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return target
 
 
@@ -60,6 +75,7 @@ def with_gpu(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = small_site(tmp_path_factory.mktemp("gpu") / "project", EXAMPLES)
     record = json.loads(gpu_release_record(project, SYNTHETIC_CUDA_EXAMPLE).read_text(encoding="utf-8"))
     assert record["runner"]["torch"].startswith(f"{RELEASE}+")
+    gpu_release_record(project, OTHER_EXAMPLE, earlier_from=EARLIER_FROM)
     return build(project)
 
 
@@ -85,10 +101,32 @@ def test_the_runners_box_lists_the_gpu_runner_with_its_machine_and_release(with_
     assert lines[1].startswith(f"CUDA runner: torch {RELEASE}+cu130, {MACHINE}, recorded ")
     assert f"It printed otherwise than the CPU with PyTorch {RELEASE} in " in lines[1]
     assert "no record yet" not in " ".join(lines)
-    # the example it has no record of names no GPU runner
-    other = summary_lines(read_page(with_gpu, page_of(OTHER_EXAMPLE)))
-    assert len(other) == 1
-    assert other[0].startswith("CPU runner: ")
+    assert "earlier version" not in " ".join(lines)
+
+
+def test_a_record_of_an_earlier_version_shows_its_cells_of_todays_code_only(with_gpu: Path) -> None:
+    page = read_page(with_gpu, page_of(OTHER_EXAMPLE))
+    lines = summary_lines(page)
+    assert len(lines) == 2
+    assert lines[1].startswith(f"CUDA runner: torch {RELEASE}+cu130, {MACHINE}, recorded ")
+    # compared where it ran today's code; from there on, said and not shown
+    assert f"It printed what the CPU printed with PyTorch {RELEASE}." in lines[1]
+    assert (
+        lines[1]
+        .replace("’", "'")
+        .endswith(  # prose: typographic apostrophes
+            f"From line {EARLIER_FROM} on it ran an earlier version of this page's code: those cells show "
+            "nothing of it until this runner records the page again."
+        )
+    )
+    runners = read_page(with_gpu, "runners.html").article.find("table", "runner-matrix")
+    cells = [d.text() for d in runners.find_all("details", "runner-cell")]
+    said = [text for text in cells if f"releases/{RELEASE}/cuda/02_backward/plot_retain_graph.json" in text]
+    assert len(said) == 1
+    assert f"From line {EARLIER_FROM} on it ran an earlier version" in said[0]
+    # its page shows no GPU tab from that line on (the CPU's output alone), and its cells before it
+    # printed what the CPU printed: no tab anywhere
+    assert not page.article.find_all("div", "runner-tabs")
 
 
 def test_cells_that_differ_from_the_cpu_of_the_same_release_are_shown_side_by_side(with_gpu: Path) -> None:
@@ -114,14 +152,14 @@ def test_the_runners_page_has_a_column_and_a_row_per_runner_and_release(with_gpu
     assert rows[0][0] == "CPU runner (this site)"
     assert rows[0][4] == "2 of 2"
     cuda = [row for row in rows if row[0] == "CUDA runner, each recorded release"]
-    assert [[row[1], row[2], row[4]] for row in cuda] == [[f"{RELEASE}+cu130", MACHINE, "1 of 2"]]
+    assert [[row[1], row[2], row[4]] for row in cuda] == [[f"{RELEASE}+cu130", MACHINE, "2 of 2"]]
     # the CPU's other releases, counted: neighbours alike in all but the release share a row
     cpu_releases = [row[1] for row in rows[1:] if row[0] == "CPU runner, each recorded release"]
     assert cpu_releases
     assert all(re.fullmatch(r"\S+ to \S+, \d+ releases|\S+", text) for text in cpu_releases), cpu_releases
     coverage = page.article.find("p", "runner-summary-line").text()
     assert coverage.endswith(
-        f"All 2 examples have a CPU record. 1 of 2 examples have a CUDA record of PyTorch {RELEASE}."
+        f"All 2 examples have a CPU record. All 2 examples have a CUDA record of PyTorch {RELEASE}."
     )
     differs = page.article.find("table", "runner-matrix").find_all("details", "runner-differs")
     assert len(differs) == 1
@@ -135,7 +173,7 @@ def test_the_timeline_page_says_which_gpu_releases_have_records(with_gpu: Path) 
     page = read_page(with_gpu, "timeline.html")
     (runners,) = page.article.find_all("ul", "runner-releases")
     assert [li.text() for li in runners.find_all("li")] == [
-        f"CUDA runner · PyTorch {RELEASE} ({MACHINE}): 1 of 2 examples recorded; 1 of them print "
+        f"CUDA runner · PyTorch {RELEASE} ({MACHINE}): 2 of 2 examples recorded; 1 of them print "
         "otherwise than the CPU with the same release."
     ]
 

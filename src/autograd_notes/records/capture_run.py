@@ -19,6 +19,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from .capture.isolated import capture_isolated, end_all
 from .drift.compare import compare_records
@@ -54,23 +55,33 @@ def compare_captured(
     # what differs is what drift lists: a record that is not the same always has a difference to show
     differences = compare_records(old, new)
     if not differences:
-        if "seconds" not in old and (write_missing or accept):
-            # a record from before running times (capture): add it, change nothing else
-            timed = Record(
-                format=old["format"],
-                example=old["example"],
-                runner=old["runner"],
-                recorded=old["recorded"],
-                seconds=new["seconds"],
-                cells=old["cells"],
-            )
-            write_record(path, timed)
+        if write_missing or accept:
+            _complete(path, old, new)
         return result
     result.differences = differences
     result.status = DriftStatus.ACCEPTED if accept else DriftStatus.DRIFT
     if accept:
         write_record(path, new)
     return result
+
+
+def _complete(path: Path, old: Record, new: Record) -> None:
+    """Give a record what a capture that behaved the same adds, changing nothing else, and write it.
+
+    A record from before running times gets the new one's; a cell stamped with other code than
+    the new capture ran (a page whose code changed and still does what its record says) gets the
+    new code's digest: the run just made shows that today's code gives this record.
+    """
+    cells = [
+        {"lines": cell["lines"], "code": made["code"], **cell} | {"code": made["code"]}
+        if "code" in made and cell.get("code") != made["code"]
+        else cell
+        for cell, made in zip(old["cells"], new["cells"], strict=False)
+    ]  # the digest right after the lines, as a capture writes it
+    if "seconds" in old and cells == old["cells"]:
+        return
+    completed = {**old, "seconds": old.get("seconds", new["seconds"]), "cells": cells}
+    write_record(path, cast("Record", completed))
 
 
 _STOP = threading.Event()

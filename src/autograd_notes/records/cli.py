@@ -37,6 +37,7 @@ from .drift.report import (
     ExampleResult,
     RunnerSkip,
     exit_status,
+    render_earlier,
     render_json,
     render_text,
 )
@@ -48,6 +49,7 @@ from .format.status import DriftStatus
 from .history.changelog import release_change_lines
 from .history.notes import NOTES_FILE, build_notes, render_notes, site_address
 from .history.releases import PIN_FILE, pinned_torch, release_of, release_records
+from .history.runners import earlier_records
 from .history.timeline import load_timelines
 
 __all__ = ["main"]
@@ -379,6 +381,15 @@ def _main(argv: list[str] | None) -> int:
     if against:
         print(against)
     print(render_text(results, skips, advice=advice))
+    if args.command == "drift":
+        drifted = {  # said above, as drift
+            record_path(records, result.runner, result.example).relative_to(records_root)
+            for result in results
+            if result.status == DriftStatus.DRIFT
+        }
+        earlier = render_earlier(earlier_records(records_root, root / "gallery"), drifted)
+        if earlier:
+            print("\n".join(earlier))
     for result in results:
         if result.status in (DriftStatus.RECORDED, DriftStatus.ACCEPTED):
             verb = "wrote" if result.status == DriftStatus.RECORDED else "overwrote"

@@ -34,7 +34,7 @@ from ..._normalise import normalise_message
 from ..._traceback import format_clean_traceback
 from ..format.missing_api import is_missing_api, is_missing_network
 from ..format.record_format import FORMAT, CellRecord, CellStatus, Record, UnexpectedWarning
-from ..format.script_cells import Cell, split_cells
+from ..format.script_cells import Cell, code_digest, split_cells
 from .device_details import runner_metadata
 from .limits import check_output
 from .reset import example_warning_filters, reset_example
@@ -64,6 +64,10 @@ class CellResult:
     API does not exist in this PyTorch, :func:`is_missing_api`, or the machine cannot start a process
     group, :func:`is_missing_network`); ``not run`` (after either)."""
 
+    code: str = ""
+    """The digest of the cell's code (:func:`~.script_cells.code_digest`); ``""``: not known (a cell
+    made by hand), and then left out of :meth:`as_record`."""
+
     def as_record(self) -> CellRecord:
         """Return the cell as stored in a record file (``unexpected`` only where it warned so)."""
         record: CellRecord = {
@@ -72,6 +76,8 @@ class CellResult:
             "output": self.output,
             "events": self.events,
         }
+        if self.code:
+            record = {"lines": record["lines"], "code": self.code, **record}
         if self.unexpected:
             record["unexpected"] = self.unexpected
         return record
@@ -153,7 +159,7 @@ def run_cells(script: Path, root: Path) -> list[CellResult]:
     _warm_up()
     source = script.read_text(encoding="utf-8")
     namespace: dict[str, Any] = {"__name__": "__main__", "__file__": str(script)}
-    results = [CellResult(cell.first, cell.last) for cell in split_cells(source)]
+    results = [CellResult(cell.first, cell.last, code=code_digest(cell)) for cell in split_cells(source)]
     previous = Path.cwd()
     printed: list[tuple[int, int]] = []
     try:

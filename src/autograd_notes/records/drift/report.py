@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TypedDict
 
 from ..format.record_format import Runner
@@ -18,6 +19,7 @@ __all__ = [
     "ExampleResult",
     "RunnerSkip",
     "exit_status",
+    "render_earlier",
     "render_json",
     "render_text",
 ]
@@ -254,3 +256,21 @@ def render_json(results: list[ExampleResult], skips: list[RunnerSkip]) -> DriftR
 def exit_status(results: list[ExampleResult]) -> int:
     """1 when any example drifted, has no record, or made none (timed out, crashed), else 0."""
     return int(any(r.status in (DriftStatus.DRIFT, DriftStatus.NO_RECORD, *UNRECORDED) for r in results))
+
+
+def render_earlier(found: list[tuple[Path, int]], drifted: set[Path]) -> list[str]:
+    """What the report says of records of an earlier version of their page, one line each.
+
+    ``found``: each such record (its file under the records folder) and the line
+    it is of the earlier version from; ``drifted``: those the report already
+    lists as drift, which are left out. Empty where none is left.
+    """
+    kept = [(path, line) for path, line in found if path not in drifted]
+    if not kept:
+        return []
+    heading = (
+        f"{len(kept)} record(s) ran an earlier version of their page's code; the pages show them only up "
+        "to the line given, until a machine of that runner records them again "
+        "(CONTRIBUTING.md, 'Record on a GPU machine'):"
+    )
+    return [heading, *(f"  {path.as_posix()}: from line {line}" for path, line in kept)]

@@ -38,6 +38,7 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO, cast
 
 from ..drift.compare import same_behaviour
+from ..format.currency import CellCode, script_code
 from ..format.failures import new_failures
 from ..format.record import load_record, write_records
 from ..format.record_format import Record, RecordError
@@ -219,6 +220,7 @@ def read_archive(archive: Path, root: Path) -> tuple[Manifest, dict[str, Record]
             None, f"{archive.stat().st_size} bytes, more than the {MAX_ARCHIVE_BYTES} an archive may have"
         )
     known = gallery_cells(root / "gallery")
+    code: dict[str, list[CellCode]] = {}  # today's code of each example the archive holds, read once
     pinned = pinned_torch(root)
     limit = MAX_UNPACKED_BYTES
     manifest: object = None
@@ -256,7 +258,9 @@ def read_archive(archive: Path, root: Path) -> tuple[Manifest, dict[str, Record]
                         manifest = data
                         continue
                     folder, device, example = cast("tuple[str, str, str]", member_place(member.name))
-                    check_record(data, example, known)
+                    if example not in code:
+                        code[example] = script_code(root / "gallery" / example) if example in known else []
+                    check_record(data, example, known, code=code[example] or None)
                     record = cast("Record", data)
                     _check_place(record, folder, device, pinned)
                     records[member.name.partition("/")[2]] = record

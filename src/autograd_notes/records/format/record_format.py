@@ -78,6 +78,10 @@ class _Unexpected(TypedDict, total=False):
     unexpected: list[UnexpectedWarning]
     """The cell's unexpected warnings, each once, in order; only where it had some (records from
     before it never have it)."""
+    code: str
+    """The digest of the code the cell ran (:func:`~.script_cells.code_digest`): a record whose cells
+    are not the script's code ran an earlier version of the page (:mod:`.currency`). Every committed
+    record has it; a record made by hand may leave it out, and is then taken as of today's code."""
 
 
 class CellRecord(_Unexpected):

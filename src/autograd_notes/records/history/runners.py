@@ -10,6 +10,11 @@ A difference between runners is computed within one release: a GPU record of
 2.11.0 is compared with the CPU record of 2.11.0 (:func:`cpu_of`), never with
 another release's, whose outputs may differ for reasons that have nothing to
 do with the device.
+
+Records are read against today's gallery scripts (``gallery/`` beside the
+records folder): a record of an earlier version of its page keeps only its
+cells of today's code (:func:`~.currency.current_part`), and says where the
+rest begins (:attr:`RunnerRecord.earlier_from`).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..format.currency import CellCode, current_part, script_code
 from ..format.record import load_record
 from ..format.record_format import DEVICES, Record
 from .releases import RELEASES, is_release, release_of, version_key
@@ -30,6 +36,7 @@ __all__ = [
     "ThisBuild",
     "baseline",
     "cpu_of",
+    "earlier_records",
     "example_runner_records",
     "load_runner_records",
     "page_runners",
@@ -87,24 +94,57 @@ def _folders(records: Path) -> list[tuple[str, str]]:
 
 @dataclass(frozen=True)
 class RunnerRecord:
-    """One example's record in one runner and release folder."""
+    """One example's record in one runner and release folder: the part of it of today's code."""
 
     runner: RunnerRelease
     record: Record
+    earlier_from: int | None = None
+    """The first line from which the record ran an earlier version of the page (its cells from
+    there on are left out of :attr:`record`); ``None`` where it ran today's code throughout."""
 
 
-def example_runner_records(records: Path, example: str) -> list[RunnerRecord]:
-    """Every record of ``example`` (``section/plot_x.py``), in :class:`RunnerRelease` order."""
+class _Scripts:
+    """Today's code of each gallery script, read once (no gallery: every record is taken as it is)."""
+
+    def __init__(self, gallery: Path) -> None:
+        self.gallery = gallery
+        self.read: dict[str, list[CellCode] | None] = {}
+
+    def runner_record(self, runner: RunnerRelease, example: str, record: Record) -> RunnerRecord:
+        if example not in self.read:
+            script = self.gallery / example
+            self.read[example] = script_code(script) if script.is_file() else None
+        code = self.read[example]
+        if code is None:
+            return RunnerRecord(runner, record)
+        current = current_part(record, code)
+        return RunnerRecord(runner, current.record, current.earlier_from)
+
+
+def _gallery(records: Path, gallery: Path | None) -> Path:
+    return gallery if gallery is not None else records.parent / "gallery"
+
+
+def example_runner_records(records: Path, example: str, gallery: Path | None = None) -> list[RunnerRecord]:
+    """Every record of ``example`` (``section/plot_x.py``), in :class:`RunnerRelease` order.
+
+    ``gallery`` holds today's scripts (by default ``gallery/`` beside ``records``).
+    """
+    scripts = _Scripts(_gallery(records, gallery))
     found = []
     for device, folder in _folders(records):
         record = load_record(records / folder / Path(example).with_suffix(".json"))
         if record is not None:
-            found.append(RunnerRecord(_runner_release(device, folder, record), record))
+            found.append(scripts.runner_record(_runner_release(device, folder, record), example, record))
     return sorted(found, key=lambda found: found.runner)
 
 
-def load_runner_records(records: Path) -> dict[str, list[RunnerRecord]]:
-    """Every record under ``records``: example -> its records, in :class:`RunnerRelease` order."""
+def load_runner_records(records: Path, gallery: Path | None = None) -> dict[str, list[RunnerRecord]]:
+    """Every record under ``records``: example -> its records, in :class:`RunnerRelease` order.
+
+    ``gallery`` holds today's scripts (by default ``gallery/`` beside ``records``).
+    """
+    scripts = _Scripts(_gallery(records, gallery))
     found: dict[str, list[RunnerRecord]] = {}
     for device, folder in _folders(records):
         base = records / folder
@@ -113,9 +153,19 @@ def load_runner_records(records: Path) -> dict[str, list[RunnerRecord]]:
             if record is not None:
                 example = path.relative_to(base).with_suffix(".py").as_posix()
                 found.setdefault(example, []).append(
-                    RunnerRecord(_runner_release(device, folder, record), record)
+                    scripts.runner_record(_runner_release(device, folder, record), example, record)
                 )
     return {example: sorted(runs, key=lambda found: found.runner) for example, runs in sorted(found.items())}
+
+
+def earlier_records(records: Path, gallery: Path | None = None) -> list[tuple[Path, int]]:
+    """The records of an earlier version of their page: (file under ``records``, the line it is from)."""
+    return sorted(
+        (run.runner.path(Path(), example), run.earlier_from)
+        for example, runs in load_runner_records(records, gallery).items()
+        for run in runs
+        if run.earlier_from is not None
+    )
 
 
 def runner_releases(runs: Iterable[RunnerRecord]) -> list[RunnerRelease]:

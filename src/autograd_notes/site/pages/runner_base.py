@@ -122,3 +122,17 @@ class RunnerDirective(SphinxDirective):
         return _("torch {torch}, {device}, recorded {date}").format(
             torch=runner["torch"], device=runner["device_name"], date=record["recorded"]
         )
+
+    def earlier_words(self, run: RunnerRecord) -> str:
+        """The sentence saying from which line ``run`` ran an earlier version of the page; ``""`` if none."""
+        if run.earlier_from is None:
+            return ""
+        if not any(cell["output"] or cell["events"] for cell in run.record["cells"]):
+            return _(
+                "It ran an earlier version of this page's code: nothing of it is shown until this runner "
+                "records the page again."
+            )
+        return _(
+            "From line {line} on it ran an earlier version of this page's code: those cells show nothing "
+            "of it until this runner records the page again."
+        ).format(line=run.earlier_from)

@@ -49,9 +49,9 @@ _Example = tuple[str, str, list[CodeCellOutput], list[RunnerRecord]]
 def _compared_status(run: RunnerRecord, against: Baseline, live: list[CodeCellOutput]) -> RecordStatus | None:
     """``run`` against this build's outputs or its release's CPU record; ``None``: nothing to compare with."""
     if against is BUILD:
-        return record_status(live, run.record)
+        return record_status(live, run.record, run.earlier_from)
     if isinstance(against, RunnerRecord):
-        return record_status(record_outputs(against.record), run.record)
+        return record_status(record_outputs(against.record), run.record, run.earlier_from)
     return None
 
 
@@ -247,6 +247,8 @@ class RunnerMatrixDirective(RunnerDirective):
                 support_smartquotes=False,
             )
         lines: list[list[nodes.Node]] = [[nodes.Text(self.describe(run.record))]]
+        earlier = self.earlier_words(run)
+        lines += [[nodes.Text(earlier)]] if earlier else []
         lines += self._compared_lines(example, run, status, against)
         shown = record_path(self.records_dir(), run.runner.folder, example).relative_to(
             self.records_dir().parent

@@ -65,7 +65,7 @@ def gpu_runner_counts(runs: dict[str, list[RunnerRecord]]) -> list[RunnerRelease
             if cpu is None:
                 differing.setdefault(run.runner, None)
                 continue
-            differs = bool(compare_live(record_outputs(cpu.record), run.record))
+            differs = bool(compare_live(record_outputs(cpu.record), run.record, run.earlier_from))
             differing[run.runner] = (differing.get(run.runner) or 0) + differs
     return [
         RunnerReleaseCount(runner, tuple(sorted(machines[runner])), len(recorded[runner]), differing[runner])

@@ -25,10 +25,19 @@ class RecordStatus:
         return [difference.cell + 1 for difference in self.differences]
 
 
-def record_status(live: list[tuple[int, list[str]]], record: Record | None) -> RecordStatus:
-    """Compare this build's outputs (first line, output of each code cell) with a record."""
+def record_status(
+    live: list[tuple[int, list[str]]], record: Record | None, until: int | None = None
+) -> RecordStatus:
+    """Compare this build's outputs (first line, output of each code cell) with a record.
+
+    ``until``: the line from which the record ran an earlier version of the page
+    (:attr:`~autograd_notes.records.history.runners.RunnerRecord.earlier_from`): only the cells
+    before it are compared.
+    """
     if record is None:
         return RecordStatus(RecordMatch.NONE)
+    if until is not None:
+        live = [(line, output) for line, output in live if line < until]
     differences = compare_live(live, record)
     if not differences:
         return RecordStatus(RecordMatch.SAME)

@@ -14,6 +14,7 @@ from ...records.drift.compare import compare_live
 from ...records.format.record_format import Record
 from ...records.format.status import RecordMatch
 from ...records.history.runners import BUILD, Baseline, RunnerRecord, record_outputs
+from ..i18n.zh_punctuation import join_sentences
 from ..web.nodes import untranslatable
 from .runner_base import RunnerDirective
 from .runner_status import record_status
@@ -87,13 +88,22 @@ class RunnerSummaryDirective(RunnerDirective):
     def _other_line(self, run: RunnerRecord, against: Baseline) -> str:
         """Another runner's record; of another release, how it compares with that release's CPU."""
         name, record = runner_name(run.runner.device), self.describe(run.record)
+        earlier, language = self.earlier_words(run), self.config.language or "en"
+        if earlier and not any(cell["output"] or cell["events"] for cell in run.record["cells"]):
+            said = _("{runner}: {record}.").format(runner=name, record=record)
+            return join_sentences([said, earlier], language)
+        said = self._compared_words(run, against, name, record)
+        return join_sentences([said, earlier], language) if earlier else said
+
+    def _compared_words(self, run: RunnerRecord, against: Baseline, name: str, record: str) -> str:
+        """Another runner's record against this build, or against its release's CPU record."""
         if against is BUILD:
             return _("{runner}: {record}.").format(runner=name, record=record)
         if not isinstance(against, RunnerRecord):
             return _("{runner}: {record}. No CPU record of PyTorch {release} to compare it with.").format(
                 runner=name, record=record, release=run.runner.release
             )
-        status = record_status(record_outputs(against.record), run.record)
+        status = record_status(record_outputs(against.record), run.record, run.earlier_from)
         if status.status == RecordMatch.SAME:
             return _("{runner}: {record}. It printed what the CPU printed with PyTorch {release}.").format(
                 runner=name, record=record, release=run.runner.release
