@@ -50,19 +50,15 @@ if on_cpu:
         RuntimeError,
         match=r"^Can't call numpy\(\) on Tensor that requires grad\. "
         r"Use tensor\.detach\(\)\.numpy\(\) instead\.$",
-    ) as refused:
+    ):
         w.numpy()
 else:
     with expect_error(
         TypeError,
         match=r"^can't convert cuda(:\d+)? device type tensor to numpy\. "
         r"Use Tensor\.cpu\(\) to copy the tensor to host memory first\.$",
-    ) as refused:
+    ):
         w.numpy()
-
-# the documented error on each kind of runner
-documented = "RuntimeError" if on_cpu else "TypeError"
-check(type(refused.value).__name__, documented, label="w.numpy() raises")
 
 # %%
 # ``.numpy()`` checks the device before ``requires_grad`` (and both before

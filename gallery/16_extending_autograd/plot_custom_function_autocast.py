@@ -182,11 +182,6 @@ check(x_ref.grad, [[0.5, 1.2, -0.4], [0.5, 1.2, -0.4]], label="x_ref.grad (float
 check(x.grad, x_ref.grad, label="x.grad (MatMulAmp)", rtol=2**-7, atol=0.0)
 check(w.grad, w_ref.grad, label="w.grad (MatMulAmp)", rtol=2**-7, atol=0.0)
 check(torch.equal(x.grad, x_ref.grad), False, label="x.grad equals x_ref.grad exactly")
-check(
-    [torch.finfo(torch.bfloat16).eps, torch.finfo(torch.float16).eps],
-    [2**-7, 2**-10],
-    label="eps of bfloat16, float16",
-)
 
 x_builtin = x.detach().clone().requires_grad_()
 w_builtin = w.detach().clone().requires_grad_()
@@ -257,11 +252,7 @@ check(seen["forward"][1], "a float32", label="a 16-bit a, as forward saw it")
 # ``backward()`` set ``x.grad``.
 import matplotlib.pyplot as plt
 
-check(
-    figure_rows,
-    {"MatMul": [1.0, 0.0, 0.0], "MatMulAmp": [1.0, 1.0, 1.0], "MatMulFloat32": [0.0, 0.0, 1.0]},
-    label="[autocast in forward, in backward, x.grad set]",
-)
+print("[autocast in forward, in backward, x.grad set]:", figure_rows)
 figure = draw_matrix(
     list(figure_rows.values()),
     rows=list(figure_rows),

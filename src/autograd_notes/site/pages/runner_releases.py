@@ -25,6 +25,7 @@ from ...records.history.runners import (
     page_runners,
     record_outputs,
 )
+from ..i18n.zh_punctuation import join_sentences
 from ..web.links import title_link
 from ..web.nodes import RUNNER_NAMES, compose
 from .record_store import note_records, site_records
@@ -48,6 +49,8 @@ class RunnerReleaseCount:
     recorded: int
     differing: int | None
     """Examples whose outputs differ from the CPU record of the same release; ``None``: no CPU record."""
+    earlier: int = 0
+    """Examples whose record ran an earlier version of their page (compared up to where it changed)."""
 
 
 def gpu_runner_counts(runs: dict[str, list[RunnerRecord]]) -> list[RunnerReleaseCount]:
@@ -55,12 +58,14 @@ def gpu_runner_counts(runs: dict[str, list[RunnerRecord]]) -> list[RunnerRelease
     recorded: dict[RunnerRelease, list[str]] = {}
     machines: dict[RunnerRelease, set[str]] = {}
     differing: dict[RunnerRelease, int | None] = {}
+    earlier: dict[RunnerRelease, int] = {}
     for example_runs in runs.values():
         for run in page_runners(example_runs):
             if run.runner.device == "cpu":
                 continue
             recorded.setdefault(run.runner, []).append(run.record["example"])
             machines.setdefault(run.runner, set()).add(run.record["runner"]["device_name"])
+            earlier[run.runner] = earlier.get(run.runner, 0) + (run.earlier_from is not None)
             cpu = cpu_of(example_runs, run.runner.release)
             if cpu is None:
                 differing.setdefault(run.runner, None)
@@ -68,7 +73,9 @@ def gpu_runner_counts(runs: dict[str, list[RunnerRecord]]) -> list[RunnerRelease
             differs = bool(compare_live(record_outputs(cpu.record), run.record, run.earlier_from))
             differing[run.runner] = (differing.get(run.runner) or 0) + differs
     return [
-        RunnerReleaseCount(runner, tuple(sorted(machines[runner])), len(recorded[runner]), differing[runner])
+        RunnerReleaseCount(
+            runner, tuple(sorted(machines[runner])), len(recorded[runner]), differing[runner], earlier[runner]
+        )
         for runner in sorted(recorded)
     ]
 
@@ -101,7 +108,15 @@ def gpu_runner_notes(env: BuildEnvironment) -> list[nodes.Node]:
                 "otherwise than the CPU with the same release."
             )
         )
-        items += nodes.list_item("", nodes.paragraph("", text.format(**fields)))
+        said = [text.format(**fields)]
+        if count.earlier:
+            said.append(
+                _(
+                    "{earlier} of them ran an earlier version of their page: each page shows it only up to "
+                    "the line where its code changed."
+                ).format(earlier=count.earlier)
+            )
+        items += nodes.list_item("", nodes.paragraph("", join_sentences(said, env.config.language or "en")))
     intro = _("Other runners have recorded these releases; each is compared with the CPU of its own release:")
     result: list[nodes.Node] = [nodes.paragraph("", intro, classes=["runner-releases-intro"]), items]
     if RUNNERS_DOC in env.found_docs:  # a site may leave the runners page out
