@@ -166,8 +166,8 @@ from autograd_notes._figure_style import CHAR, MUTED, PALETTE, PLAIN, RED, TEXT,
 SKIPPED = None
 CASES = {  # what each statement of the child did, in each case
     'device="cpu"': ["⚠ IndexError", SKIPPED, "✓ 4.0"],
-    'device="cuda"': ["✓", "⚠ RuntimeError", "⚠ RuntimeError"],
-    'device="cuda", CUDA_LAUNCH_BLOCKING=1': ["⚠ RuntimeError", SKIPPED, "⚠ RuntimeError"],
+    'device="cuda"': ["✓", "⚠ CUDA error", "⚠ CUDA error"],
+    'device="cuda", CUDA_LAUNCH_BLOCKING=1': ["⚠ CUDA error", SKIPPED, "⚠ CUDA error"],
 }
 STATEMENTS = ["values[index]", "picked.tolist()", "(torch.ones(2) * 2).sum()"]
 SIZE, LANE = 8.5, 0.42  # font size (points), height of a lane (inches)
@@ -234,7 +234,9 @@ plt.show()
 # Python statements; on the lane marked ``cuda``, the indexing kernel
 # (``aten::index``) that ``values[index]`` launches on a GPU. A green box with
 # ``✓`` returned (with the value the child printed), a red box with ``⚠``
-# raised the exception it names, a grey dashed box never ran, because the
+# raised: the exception it names, or a CUDA error (a ``RuntimeError``; in
+# recent releases ``torch.AcceleratorError``, a subclass of it, whose
+# message starts "CUDA error:"), a grey dashed box never ran, because the
 # exception before it jumped to the ``except``. The blue arrow is the launch
 # of the kernel, the red one its failed assert reaching the statement that
 # reports it. On the CPU the ``IndexError`` comes from ``values[index]``
