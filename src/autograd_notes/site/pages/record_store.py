@@ -6,8 +6,9 @@ set of records in a build process) and notes the record files it showed
 (:func:`note_records`): Sphinx reads a page again when one of them changes,
 and leaves every other page as it was. An example's page depends on its own
 records; the pages that aggregate every example (runners, timeline, errors,
-sources) on all of them. A record file that appears or goes changes which
-runners and releases every page shows: that rebuilds the environment
+sources) on all of them; each also on the gallery scripts the records are
+read against. A record file that appears or goes changes which runners and
+releases every page shows: that rebuilds the environment
 (``autograd_notes_records_digest``, :mod:`..build.runner_key`).
 """
 
@@ -38,6 +39,15 @@ def site_records(env: BuildEnvironment) -> RecordStore:
 
 
 def note_records(env: BuildEnvironment, example: str | None = None) -> None:
-    """The page being read shows the records of ``example`` (``section/plot_x.py``), or of every example."""
-    for path in site_records(env).files(example):
+    """The page being read shows the records of ``example`` (``section/plot_x.py``), or of every example.
+
+    It depends on their files, and on the gallery scripts they are read against: a script whose
+    code changes changes how much of a record is of today's page (:mod:`...records.format.currency`).
+    """
+    store = site_records(env)
+    for path in store.files(example):
         env.note_dependency(str(path))
+    gallery = store.folder.parent / "gallery"
+    for name in [example] if example is not None else list(store.runs):
+        if (gallery / name).is_file():
+            env.note_dependency(str(gallery / name))
