@@ -234,9 +234,9 @@ plt.show()
 # Python statements; on the lane marked ``cuda``, the indexing kernel
 # (``aten::index``) that ``values[index]`` launches on a GPU. A green box with
 # ``✓`` returned (with the value the child printed), a red box with ``⚠``
-# raised: the exception it names, or a CUDA error (a ``RuntimeError``; in
-# recent releases ``torch.AcceleratorError``, a subclass of it, whose
-# message starts "CUDA error:"), a grey dashed box never ran, because the
+# raised the exception it names ("CUDA error" stands for a ``RuntimeError``
+# whose message starts "CUDA error:", since PyTorch 2.8 a
+# ``torch.AcceleratorError``, a subclass), a grey dashed box never ran, because the
 # exception before it jumped to the ``except``. The blue arrow is the launch
 # of the kernel, the red one its failed assert reaching the statement that
 # reports it. On the CPU the ``IndexError`` comes from ``values[index]``

@@ -103,10 +103,10 @@ plt.show()
 # runner every row is a single stroke. On a GPU a row is expected, at times, to show
 # several, a few millionths apart, one for each rounding the order of the atomic additions
 # produces, and to change between builds of this page; the CUDA record (PyTorch 2.11.0, an
-# H200) holds the check above, not this picture.
+# H200) held the check above, not this picture.
 #
 # Every run is within float32 rounding of the exact sums, on every runner (the CUDA record
-# shows it too): with about 1000 values of size 1 per slot, the sums are tens, and float32
+# showed it too): with about 1000 values of size 1 per slot, the sums are tens, and float32
 # keeps about seven significant digits. Whether the runs also agreed bit for
 # bit depends on the runner. On a CPU they must, and the check says so. On a
 # GPU they may not, and nothing here prints or checks it there, because it
@@ -133,13 +133,13 @@ plt.show()
 
 # %%
 # The same picture in deterministic mode: every row is one stroke, ten runs with the same
-# bits. On a GPU the bitwise check holds too (the CUDA record, PyTorch 2.11.0 on an H200),
+# bits. On a GPU the bitwise check held too (the CUDA record, PyTorch 2.11.0 on an H200),
 # but the stroke need not be where the CPU's is, nor on the exact sum's line.
 #
-# Now the runs agree bit for bit, and the check asserts it on both kinds
-# of runner. The price is speed on a GPU, and operations without a
-# deterministic implementation raise a ``RuntimeError`` instead of running
-# (the documentation lists them). On a GPU, a matrix multiplication, which
+# Now the runs agree bit for bit, and the check asserts it on both kinds of runner (on a
+# CPU, whose sums never varied, that the mode changes nothing). The price is speed on a GPU,
+# and operations without a deterministic implementation raise a ``RuntimeError`` instead of
+# running (the documentation lists them). On a GPU, a matrix multiplication, which
 # runs in cuBLAS, also raises in this mode unless the environment variable
 # ``CUBLAS_WORKSPACE_CONFIG`` was set to ``:4096:8`` or ``:16:8`` before the
 # program started. This example runs no matrix multiplication while the

@@ -63,7 +63,7 @@ else:
 # gives on Linux) says it found no NVIDIA driver; before 2.7, a CUDA build
 # asked to "provide pin_memory allocator" instead. Both builds are checked. With
 # CUDA it returns a pinned tensor on the CPU, even when the example's tensors are on the GPU, as
-# the CUDA record (PyTorch 2.11.0, an H200) shows: pinning is a property of host memory, and this
+# the CUDA record (PyTorch 2.11.0, an H200) showed: pinning is a property of host memory, and this
 # is why this tensor, unlike every other one on this site, is not created on ``device``. Its
 # values are not printed: they are whatever the memory held before.
 #
@@ -131,7 +131,7 @@ with expect_error(
 # ``c.grad = inf``. The first one is not garbage at all: ∂y/∂a is 3 whatever
 # ``a`` holds, and 3.3003 is exactly 3 times the *sum* of the gradient's
 # three elements. The graph of ``y`` shows what each of the three
-# gradients is computed from (the last cell computes all three).
+# gradients is computed from (the last code cell computes all three).
 
 from autograd_notes import autograd_graph, draw_graph
 

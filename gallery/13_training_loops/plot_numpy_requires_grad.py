@@ -136,7 +136,7 @@ check(w.grad, [20.0, 4.0, 6.0] if on_cpu else [2.0, 4.0, 6.0], label="w.grad")
 # runner one block, ``10. 2. 3.``, is covered by both ``w`` (shape
 # ``[3]``, ``v0``, ``requires_grad``) and that tensor (``v0``); on a GPU each has a
 # block of its own, with ``w``'s still holding ``1. 2. 3.`` (the CUDA record, PyTorch
-# 2.11.0 on an H200, checks both facts, not the picture). The second picture
+# 2.11.0 on an H200, checked both facts, not the picture). The second picture
 # is the graph of ``z`` before backward: ``SumBackward0``, then ``PowBackward0``, which
 # saved ``w`` at ``v0``, in black, then the leaf ``w``.
 #
@@ -147,8 +147,8 @@ check(w.grad, [20.0, 4.0, 6.0] if on_cpu else [2.0, 4.0, 6.0], label="w.grad")
 # ``PowBackward0`` passed, and the gradient :math:`2w` was computed from 10
 # while ``z`` was computed from 1 (unlike the ``detach()`` edit of
 # :ref:`detach_inplace_saved`, which backward reports). On a GPU ``cpu()`` copies, so the
-# array is separate and ``w`` keeps its values (in the CUDA record ``w`` stays ``[1., 2., 3.]``
-# and ``w.grad`` is ``[2., 4., 6.]``): the same line is harmless on one runner and silently
+# array is separate and ``w`` keeps its values (in the CUDA record ``w`` stayed ``[1., 2., 3.]``
+# and ``w.grad`` was ``[2., 4., 6.]``): the same line is harmless on one runner and silently
 # corrupts the gradient on the other. ``numpy(force=True)`` shares memory on a CPU in the
 # same way. To edit the values, take a copy that is yours: ``.copy()`` the
 # array, or ``.clone()`` the tensor before converting it.

@@ -195,10 +195,10 @@ check(w.grad, w_builtin.grad, label="w.grad, as the built-in mm under autocast g
 # The loss is a plain sum, so the gradient of ``x`` is each row sum of ``w``:
 # ``[0.5, 1.2, -0.4]``. On the CPU runner, ``MatMulAmp`` gives ``1.2031`` for
 # ``1.2``: ``w`` was rounded to 16 bits in ``backward``, and so was the product;
-# in float16 the CUDA record (PyTorch 2.11.0, an H200) gives ``1.2002``. Hence
+# in float16 the CUDA record (PyTorch 2.11.0, an H200) gave ``1.2002``. Hence
 # the relative tolerance of :math:`2^{-7}`, the ``eps`` of bfloat16 (float16's is
 # :math:`2^{-10}`). The built-in ``mm`` under autocast gives the same gradients,
-# within the checks' tolerance (the CUDA record prints ``1.2002`` for both): with
+# within the checks' tolerance (the CUDA record printed ``1.2002`` for both): with
 # ``custom_bwd``, the hand-written ``backward`` rounds as the built-in one does.
 #
 # ``cast_inputs``: a Function that stays in float32
@@ -309,7 +309,7 @@ with expect_error(
 # shows which operations autocast lowers, what the built-in nodes save, and
 # the gradient scaler that float16 needs.
 #
-# On a GPU the autocast dtype is float16: the CUDA record (PyTorch 2.11.0, an H200) shows
+# On a GPU the autocast dtype is float16: the CUDA record (PyTorch 2.11.0, an H200) showed
 # "expected mat1 and mat2 to have the same dtype, but got: c10::Half != float", where the CPU
 # says ``m1``, ``m2`` and ``c10::BFloat16`` (the pattern above allows both).
 #

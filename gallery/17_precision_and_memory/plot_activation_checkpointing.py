@@ -321,7 +321,7 @@ check(difference(gradients(blocks), plain), 0.0, rtol=0.0, atol=1e-5, label="dif
 # For GPU tensors the copy is asynchronous, hence the synchronisation, and the graph
 # keeps no saved tensor in GPU memory until backward copies it back (a tensor still
 # referenced elsewhere, such as the input, stays there). The CUDA record (PyTorch
-# 2.11.0, an H200) shows ``packed is data: False`` and ``packed.is_pinned(): True``.
+# 2.11.0, an H200) printed ``packed.is_pinned(): True``.
 # Either way the gradients are those of the plain run.
 #
 # An edit after the forward pass

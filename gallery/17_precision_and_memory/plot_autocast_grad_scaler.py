@@ -85,7 +85,7 @@ check(exp_out.dtype, torch.float32 if device.type == "cuda" else low, label="exp
 # every device: for CUDA, ``exp``, ``log``, ``softmax`` and ``layer_norm``
 # run in float32; for the CPU they are on no list, so ``torch.exp(out)``
 # stays bfloat16 on the CPU runner and is float32 on a GPU (the check
-# above states both; the CUDA record, PyTorch 2.11.0 on an H200, agrees).
+# above states both; the CUDA record, PyTorch 2.11.0 on an H200, agreed).
 #
 # What autograd records and saves
 # -------------------------------
@@ -144,10 +144,10 @@ check(saved_without_autocast.data_ptr() == x.data_ptr(), True, label="without au
 # %%
 # Why float16 gradients need a scale
 # ----------------------------------
-# float16 has 5 exponent bits: its smallest positive value is about
-# :math:`6 \cdot 10^{-8}`, and anything much smaller rounds to zero.
-# Gradients of activations deep in a network can be that small, and a
-# gradient that rounds to zero no longer updates anything. Multiplying
+# float16 has 5 exponent bits: its smallest positive value is about :math:`6 \cdot 10^{-8}`
+# (a subnormal; the smallest normal one, printed below, is about :math:`6.1 \cdot 10^{-5}`), and
+# anything much smaller rounds to zero. Gradients of activations deep in a network can be that
+# small, and a gradient that rounds to zero no longer updates anything. Multiplying
 # the loss by :math:`2^{16}` multiplies every gradient by the same factor
 # (backward is linear in it), which moves them into range. bfloat16 has the
 # 8 exponent bits of float32 (its smallest normal value is about
@@ -318,7 +318,7 @@ plt.show()
 #
 # On a GPU the low-precision type is float16, and the checks of the first
 # cells compare against it; the scaler cells run in float32, and the CUDA
-# record (PyTorch 2.11.0, an H200) prints the same numbers as here.
+# record (PyTorch 2.11.0, an H200) printed the same numbers as here.
 #
 # Sources
 # -------

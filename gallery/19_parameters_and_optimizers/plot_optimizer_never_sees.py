@@ -472,7 +472,7 @@ check(
 # where the run had reached 0.05 (the last check above). Save both states,
 # load both, and leave ``last_epoch`` alone.
 #
-# In the CUDA record (PyTorch 2.11.0, an H200) the same checks hold. Adam's
+# In the CUDA record (PyTorch 2.11.0, an H200) the same checks held. Adam's
 # failing step runs there in ``_multi_tensor_adam``, CUDA's default, instead
 # of ``_single_tensor_adam``, with the same message.
 #

@@ -323,8 +323,8 @@ plt.show()
 # With momentum it climbs to 328 at step 50: every row that any batch
 # looked up still moves. The buffer is not coalesced: it holds those 328
 # rows in 388 entries on the CPU runner, whose sparse addition merges some
-# repeated rows as it adds; in the CUDA record (PyTorch 2.11.0, an H200), in
-# 400, one per lookup (50 times 8): CUDA's appends. Its size, and the work of each
+# repeated rows as it adds; in the CUDA record (PyTorch 2.11.0, an H200) it
+# held 400, one per lookup (50 times 8): CUDA's appends. Its size, and the work of each
 # step, follow the rows seen so far, not the batch: a long run can end with
 # most of the vocabulary in it.
 #
@@ -387,9 +387,9 @@ check(moved, [False, True, False, False, True, False], label="rows moved by SGD 
 # one, and ``SGD`` steps with it. The recorded 2.14.1 and 2.15.0 clip a
 # sparse gradient themselves (see the table at the end of the page).
 #
-# In the CUDA record (PyTorch 2.11.0, an H200) every check above holds,
+# In the CUDA record (PyTorch 2.11.0, an H200) every check above held,
 # with ``device='cuda:0'`` and ``SparseCUDA`` in the clipping message, and
-# ``momentum_buffer._nnz()`` is 400 there (see above).
+# ``momentum_buffer._nnz()`` was 400 there (see above).
 #
 # Sources
 # -------
