@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +14,7 @@ from autograd_notes.records.drift.report import (
     ExampleResult,
     RunnerSkip,
     exit_status,
+    render_earlier,
     render_json,
     render_text,
 )
@@ -236,6 +238,7 @@ def test_json_of_a_clean_run() -> None:
         "drift": False,
         "summary": {"compared": 1, "breaks the page": [], "cosmetic": [], "no record": []},
         "skipped": [{"runner": "cuda", "reason": SKIP.reason}],
+        "earlier": [],
         "examples": [
             {
                 "example": "01_a/plot_a.py",
@@ -249,6 +252,18 @@ def test_json_of_a_clean_run() -> None:
         ],
     }
     assert json.loads(json.dumps(report)) == report
+    check_typed(json.loads(json.dumps(report)), DriftReport)
+
+
+def test_records_of_an_earlier_version_of_their_page_are_listed_for_people_and_tools() -> None:
+    earlier = [(Path("releases/2.11.0/cuda/01_a/plot_a.json"), 25)]
+    assert render_earlier([]) == []
+    lines = render_earlier(earlier)
+    assert lines[0].startswith("1 record(s) ran an earlier version of their page's code;")
+    assert lines[1:] == ["  releases/2.11.0/cuda/01_a/plot_a.json: from line 25"]
+    report = render_json([same()], [], earlier)
+    assert report["earlier"] == [{"record": "releases/2.11.0/cuda/01_a/plot_a.json", "from_line": 25}]
+    assert report["drift"] is False, "a lagging record is no drift"
     check_typed(json.loads(json.dumps(report)), DriftReport)
 
 

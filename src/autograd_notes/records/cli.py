@@ -47,10 +47,9 @@ from .format.record import record_path
 from .format.record_format import DEVICES, RUNNERS, RecordError
 from .format.status import DriftStatus
 from .history.changelog import release_change_lines
-from .history.notes import NOTES_FILE, build_notes, render_notes, site_address
+from .history.notes import release_notes_command
 from .history.releases import PIN_FILE, pinned_torch, release_of, release_records
 from .history.runners import earlier_records
-from .history.timeline import load_timelines
 
 __all__ = ["main"]
 
@@ -275,23 +274,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def release_notes(root: Path, records: Path, *, check: bool) -> int:
-    """Write (or with ``check``, compare) the package's release notes; the exit status."""
-    text = render_notes(build_notes(load_timelines(records), site_address(root), root / "gallery"))
-    path = root / NOTES_FILE
-    if check:
-        if path.exists() and path.read_text(encoding="utf-8") == text:
-            print(f"{NOTES_FILE.as_posix()} is up to date with {records.name}/")
-            return 0
-        print(
-            f"{NOTES_FILE.as_posix()} is out of date with {records.name}/: "
-            "run python -m autograd_notes release-notes",
-            file=sys.stderr,
-        )
-        return 1
-    path.write_text(text, encoding="utf-8")
-    print(f"wrote {NOTES_FILE.as_posix()}")
-    return 0
+def _lagging(
+    root: Path, records_root: Path, records: Path, results: list[ExampleResult]
+) -> list[tuple[Path, int]]:
+    """The records of an earlier version of their page that the report does not list as drift already."""
+    drifted = {
+        record_path(records, result.runner, result.example).relative_to(records_root)
+        for result in results
+        if result.status == DriftStatus.DRIFT
+    }
+    found = earlier_records(records_root, root / "gallery")
+    return [(path, line) for path, line in found if path not in drifted]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -325,7 +318,7 @@ def _main(argv: list[str] | None) -> int:
         root = (args.root or find_root(Path.cwd())).resolve()
         records = (args.records or root / "records").resolve()
         if args.command == "release-notes":
-            return release_notes(root, records, check=args.check)
+            return release_notes_command(root, records, check=args.check)
         if args.command == "ingest":
             return ingest_command(
                 root, records, args.archive, accept=args.accept, accept_failures=args.accept_failures
@@ -381,15 +374,9 @@ def _main(argv: list[str] | None) -> int:
     if against:
         print(against)
     print(render_text(results, skips, advice=advice))
-    if args.command == "drift":
-        drifted = {  # said above, as drift
-            record_path(records, result.runner, result.example).relative_to(records_root)
-            for result in results
-            if result.status == DriftStatus.DRIFT
-        }
-        earlier = render_earlier(earlier_records(records_root, root / "gallery"), drifted)
-        if earlier:
-            print("\n".join(earlier))
+    earlier = _lagging(root, records_root, records, results) if args.command == "drift" else []
+    if earlier:
+        print("\n".join(render_earlier(earlier)))
     for result in results:
         if result.status in (DriftStatus.RECORDED, DriftStatus.ACCEPTED):
             verb = "wrote" if result.status == DriftStatus.RECORDED else "overwrote"
@@ -398,7 +385,8 @@ def _main(argv: list[str] | None) -> int:
     if getattr(args, "json", None):
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(
-            json.dumps(render_json(results, skips), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+            json.dumps(render_json(results, skips, earlier), indent=1, ensure_ascii=False) + "\n",
+            encoding="utf-8",
         )
     if getattr(args, "archive", None) and args.archive.exists():
         print(

@@ -55,12 +55,21 @@ class ExampleJSON(_Noted):
     differences: list[DifferenceJSON]
 
 
+class EarlierJSON(TypedDict):
+    """A record of an earlier version of its page: its file under the records folder, and from where."""
+
+    record: str
+    from_line: int
+
+
 class DriftReport(TypedDict):
     """The JSON drift report (``--json``), for tools: its types are its schema (``check_typed``)."""
 
     drift: bool
     summary: SummaryJSON
     skipped: list[SkipJSON]
+    earlier: list[EarlierJSON]
+    """Records that ran an earlier version of their page (:func:`render_earlier`)."""
     examples: list[ExampleJSON]
 
 
@@ -236,8 +245,10 @@ def _example_json(result: ExampleResult) -> ExampleJSON:
     return found
 
 
-def render_json(results: list[ExampleResult], skips: list[RunnerSkip]) -> DriftReport:
-    """Render the same report for tools."""
+def render_json(
+    results: list[ExampleResult], skips: list[RunnerSkip], earlier: list[tuple[Path, int]] | None = None
+) -> DriftReport:
+    """Render the same report for tools (``earlier``: as :func:`render_earlier` takes it)."""
     breaking, cosmetic = _kinds(results)
     summary: SummaryJSON = {
         "compared": len(results),
@@ -249,6 +260,7 @@ def render_json(results: list[ExampleResult], skips: list[RunnerSkip]) -> DriftR
         drift=any(r.status in (DriftStatus.DRIFT, DriftStatus.NO_RECORD) for r in results),
         summary=summary,
         skipped=[SkipJSON(runner=s.runner, reason=s.reason) for s in skips],
+        earlier=[EarlierJSON(record=path.as_posix(), from_line=line) for path, line in earlier or []],
         examples=[_example_json(r) for r in results],
     )
 
@@ -258,19 +270,17 @@ def exit_status(results: list[ExampleResult]) -> int:
     return int(any(r.status in (DriftStatus.DRIFT, DriftStatus.NO_RECORD, *UNRECORDED) for r in results))
 
 
-def render_earlier(found: list[tuple[Path, int]], drifted: set[Path]) -> list[str]:
+def render_earlier(earlier: list[tuple[Path, int]]) -> list[str]:
     """What the report says of records of an earlier version of their page, one line each.
 
-    ``found``: each such record (its file under the records folder) and the line
-    it is of the earlier version from; ``drifted``: those the report already
-    lists as drift, which are left out. Empty where none is left.
+    ``earlier``: each such record (its file under the records folder) and the
+    line it is of the earlier version from. Empty where there is none.
     """
-    kept = [(path, line) for path, line in found if path not in drifted]
-    if not kept:
+    if not earlier:
         return []
     heading = (
-        f"{len(kept)} record(s) ran an earlier version of their page's code; the pages show them only up "
-        "to the line given, until a machine of that runner records them again "
+        f"{len(earlier)} record(s) ran an earlier version of their page's code; the pages show them only "
+        "up to the line given, until a machine of that runner records them again "
         "(CONTRIBUTING.md, 'Record on a GPU machine'):"
     )
-    return [heading, *(f"  {path.as_posix()}: from line {line}" for path, line in kept)]
+    return [heading, *(f"  {path.as_posix()}: from line {line}" for path, line in earlier)]

@@ -14,14 +14,15 @@ out of date with the records (a test runs it).
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from ..._release_notes import NoteCheck, ReleaseNotes, ReleaseRun
 from ..format.status import Mark
 from .releases import release_of, version_key
-from .timeline import CheckTimeline, ExampleTimeline, observation_runs
+from .timeline import CheckTimeline, ExampleTimeline, load_timelines, observation_runs
 
-__all__ = ["NOTES_FILE", "build_notes", "render_notes", "site_address"]
+__all__ = ["NOTES_FILE", "build_notes", "release_notes_command", "render_notes", "site_address"]
 
 NOTES_FILE = Path("src") / "autograd_notes" / "release_notes.json"
 
@@ -101,3 +102,22 @@ def render_notes(notes: ReleaseNotes) -> str:
     checks = ",\n".join(f"  {line(check)}" for check in notes["checks"])
     stops = ",\n".join(f"  {line(example)}: {line(ends)}" for example, ends in notes["stops"].items())
     return "\n".join(["{", *head, ' "checks": [', checks, " ],", ' "stops": {', stops, " }", "}"]) + "\n"
+
+
+def release_notes_command(root: Path, records: Path, *, check: bool) -> int:
+    """Write (or with ``check``, compare) the package's release notes; the exit status."""
+    text = render_notes(build_notes(load_timelines(records), site_address(root), root / "gallery"))
+    path = root / NOTES_FILE
+    if check:
+        if path.exists() and path.read_text(encoding="utf-8") == text:
+            print(f"{NOTES_FILE.as_posix()} is up to date with {records.name}/")
+            return 0
+        print(
+            f"{NOTES_FILE.as_posix()} is out of date with {records.name}/: "
+            "run python -m autograd_notes release-notes",
+            file=sys.stderr,
+        )
+        return 1
+    path.write_text(text, encoding="utf-8")
+    print(f"wrote {NOTES_FILE.as_posix()}")
+    return 0
