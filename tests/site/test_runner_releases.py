@@ -38,7 +38,9 @@ def page_of(example: str) -> str:
 
 
 EARLIER_FROM = 58
-"""The first line of OTHER_EXAMPLE's third cell: its CUDA record ran an earlier version from there on."""
+"""The first line of OTHER_EXAMPLE's third cell (its page's second code cell, the docstring being the
+first): its CUDA record ran an earlier version from there on."""
+EARLIER_CELL = 2
 
 
 def gpu_release_record(project: Path, example: str, *, earlier_from: int | None = None) -> Path:
@@ -111,19 +113,20 @@ def test_a_record_of_an_earlier_version_shows_its_cells_of_todays_code_only(with
     assert lines[1].startswith(f"CUDA runner: torch {RELEASE}+cu130, {MACHINE}, recorded ")
     # compared where it ran today's code; from there on, said and not shown
     assert f"It printed what the CPU printed with PyTorch {RELEASE}." in lines[1]
-    assert (
-        lines[1]
-        .replace("’", "'")
-        .endswith(  # prose: typographic apostrophes
-            f"From line {EARLIER_FROM} on it ran an earlier version of this page's code: those cells show "
-            "nothing of it until this runner records the page again."
-        )
+    said_here = lines[1].replace("’", "'")  # prose: typographic apostrophes
+    assert said_here.endswith(
+        f"From cell {EARLIER_CELL} on it ran an earlier version of this page's code: those cells show "
+        "nothing of it until this runner records the page again."
     )
+    # the cell is a link to it
+    summary = page.article.find("div", "runner-summary")
+    (link,) = [a for a in summary.find_all("a") if a.text() == str(EARLIER_CELL)]
+    assert link.attrs["href"].endswith(f"#cell-{EARLIER_CELL}")
     runners = read_page(with_gpu, "runners.html").article.find("table", "runner-matrix")
     cells = [d.text() for d in runners.find_all("details", "runner-cell")]
     said = [text for text in cells if f"releases/{RELEASE}/cuda/02_backward/plot_retain_graph.json" in text]
     assert len(said) == 1
-    assert f"From line {EARLIER_FROM} on it ran an earlier version" in said[0]
+    assert f"From cell {EARLIER_CELL} of its page on it ran an earlier version" in said[0]
     # its page shows no GPU tab from that line on (the CPU's output alone), and its cells before it
     # printed what the CPU printed: no tab anywhere
     assert not page.article.find_all("div", "runner-tabs")

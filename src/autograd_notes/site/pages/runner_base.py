@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import cast
 
+from docutils import nodes
 from sphinx.locale import _
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
@@ -22,6 +23,8 @@ from ...records.format.record_format import Record
 from ...records.history.releases import release_of
 from ...records.history.runners import Baseline, RunnerRecord, baseline, page_runners
 from ..upstream.gallery_rst import code_cells
+from ..web.links import cell_label, label_link
+from ..web.nodes import compose
 from .record_store import note_records, site_records
 from .runner_words import runner_name, running_time
 
@@ -123,16 +126,41 @@ class RunnerDirective(SphinxDirective):
             torch=runner["torch"], device=runner["device_name"], date=record["recorded"]
         )
 
-    def earlier_words(self, run: RunnerRecord) -> str:
-        """The sentence saying from which line ``run`` ran an earlier version of the page; ``""`` if none."""
+    def earlier_nodes(
+        self, run: RunnerRecord, example: str, first_lines: list[int], *, here: bool
+    ) -> list[nodes.Node]:
+        """The sentence saying from which cell ``run`` ran an earlier version of its page; none if it did not.
+
+        ``first_lines``: the first line of each code cell of the example's page; ``here``: the
+        sentence is on that page (else on the runners page, of another page). The cell is a
+        link to it.
+        """
         if run.earlier_from is None:
-            return ""
-        if not any(cell["output"] or cell["events"] for cell in run.record["cells"]):
-            return _(
-                "It ran an earlier version of this page's code: nothing of it is shown until this runner "
-                "records the page again."
+            return []
+        if not first_lines or run.earlier_from <= first_lines[0]:
+            nothing = (
+                _(
+                    "It ran an earlier version of this page's code: nothing of it is shown until this runner "
+                    "records the page again."
+                )
+                if here
+                else _(
+                    "It ran an earlier version of its page's code: the page shows nothing of it until this "
+                    "runner records it again."
+                )
             )
-        return _(
-            "From line {line} on it ran an earlier version of this page's code: those cells show nothing "
-            "of it until this runner records the page again."
-        ).format(line=run.earlier_from)
+            return [nodes.Text(nothing)]
+        # the first code cell whose code starts at or after the first line of the earlier version
+        number = sum(first < run.earlier_from for first in first_lines) + 1
+        template = (
+            _(
+                "From cell {cell} on it ran an earlier version of this page's code: those cells show nothing "
+                "of it until this runner records the page again."
+            )
+            if here
+            else _(
+                "From cell {cell} of its page on it ran an earlier version of that page's code: those cells "
+                "show nothing of it until this runner records it again."
+            )
+        )
+        return compose(template, cell=label_link(cell_label(example, number), nodes.Text(str(number))))

@@ -94,7 +94,8 @@ class RunnerMatrixDirective(RunnerDirective):
                 counts[column] += 1
                 compared = _compared_status(run, against, live)
                 kind = "uncompared" if compared is None else str(compared.status)
-                marks.append((kind, self._cell(example, run, compared, against)))
+                first_lines = [first for first, _output in live]
+                marks.append((kind, self._cell(example, run, compared, against, first_lines)))
             section = sections.setdefault(docname.rsplit("/", 1)[0], [[] for _mark in marks])
             for place, (kind, mark) in zip(section, marks, strict=True):
                 place.append((kind, docname, mark))
@@ -211,9 +212,17 @@ class RunnerMatrixDirective(RunnerDirective):
         return nodes.container("", legend, nodes.paragraph("", note), classes=["runner-legend-box"])
 
     def _cell(
-        self, example: str, run: RunnerRecord | None, status: RecordStatus | None, against: Baseline = BUILD
+        self,
+        example: str,
+        run: RunnerRecord | None,
+        status: RecordStatus | None,
+        against: Baseline = BUILD,
+        first_lines: list[int] | None = None,
     ) -> nodes.Node:
         """One mark, its details (the record, what differs from what, and why) on demand.
+
+        ``first_lines``: the first line of each code cell of the example's page (where a
+        record is of an earlier version of it, the details name the cell it is from).
 
         ``status`` is ``None`` where the record has nothing to be compared
         with (no CPU record of its release); ``against`` is what it was
@@ -247,8 +256,8 @@ class RunnerMatrixDirective(RunnerDirective):
                 support_smartquotes=False,
             )
         lines: list[list[nodes.Node]] = [[nodes.Text(self.describe(run.record))]]
-        earlier = self.earlier_words(run)
-        lines += [[nodes.Text(earlier)]] if earlier else []
+        earlier = self.earlier_nodes(run, example, first_lines or [], here=False)
+        lines += [earlier] if earlier else []
         lines += self._compared_lines(example, run, status, against)
         shown = record_path(self.records_dir(), run.runner.folder, example).relative_to(
             self.records_dir().parent

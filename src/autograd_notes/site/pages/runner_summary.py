@@ -14,7 +14,7 @@ from ...records.drift.compare import compare_live
 from ...records.format.record_format import Record
 from ...records.format.status import RecordMatch
 from ...records.history.runners import BUILD, Baseline, RunnerRecord, record_outputs
-from ..i18n.zh_punctuation import join_sentences
+from ..i18n.zh_punctuation import sentence_gap
 from ..web.nodes import untranslatable
 from .runner_base import RunnerDirective
 from .runner_status import record_status
@@ -54,7 +54,7 @@ class RunnerSummaryDirective(RunnerDirective):
         own_line = self._own_line(example, own.record if own is not None else None)
         items += nodes.list_item("", nodes.paragraph("", own_line))
         for run, against in self.others(runs):
-            items += nodes.list_item("", nodes.paragraph("", self._other_line(run, against)))
+            items += nodes.list_item("", nodes.paragraph("", "", *self._other_line(example, run, against)))
         note += items
         return untranslatable([note])
 
@@ -85,15 +85,17 @@ class RunnerSummaryDirective(RunnerDirective):
             runner=runner_name(runner), record=self.describe(record, known=known)
         )
 
-    def _other_line(self, run: RunnerRecord, against: Baseline) -> str:
-        """Another runner's record; of another release, how it compares with that release's CPU."""
+    def _other_line(self, example: str, run: RunnerRecord, against: Baseline) -> list[nodes.Node]:
+        """Another runner's record; how it compares; from where it is of an earlier version of the page."""
         name, record = runner_name(run.runner.device), self.describe(run.record)
-        earlier, language = self.earlier_words(run), self.config.language or "en"
-        if earlier and not any(cell["output"] or cell["events"] for cell in run.record["cells"]):
+        first_lines = [first for first, _output in self.page_cells()]
+        earlier = self.earlier_nodes(run, example, first_lines, here=True)
+        if run.earlier_from is not None and (not first_lines or run.earlier_from <= first_lines[0]):
             said = _("{runner}: {record}.").format(runner=name, record=record)
-            return join_sentences([said, earlier], language)
-        said = self._compared_words(run, against, name, record)
-        return join_sentences([said, earlier], language) if earlier else said
+        else:
+            said = self._compared_words(run, against, name, record)
+        gap = [nodes.Text(sentence_gap(self.config.language or "en"))] if earlier else []
+        return [nodes.Text(said), *gap, *earlier]
 
     def _compared_words(self, run: RunnerRecord, against: Baseline, name: str, record: str) -> str:
         """Another runner's record against this build, or against its release's CPU record."""
