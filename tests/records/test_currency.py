@@ -19,7 +19,7 @@ import pytest
 from _venvs import python_of
 
 from autograd_notes.records.capture_run import compare_captured
-from autograd_notes.records.format.currency import CellCode, current_part, script_code
+from autograd_notes.records.format.currency import CellCode, current_part, in_todays_cells, script_code
 from autograd_notes.records.format.record import load_record, record_path, write_record
 from autograd_notes.records.format.record_format import Record
 from autograd_notes.records.format.schema import SchemaError, check_record
@@ -167,10 +167,31 @@ def test_records_are_read_against_the_gallery_beside_them(tmp_path: Path) -> Non
     runs = load_runner_records(tmp_path / "records")[EXAMPLE]
     assert [run.earlier_from for run in runs] == [fourth.first, fourth.first]
     assert [len(run.record["cells"]) for run in runs] == [3, 3]
+    # what does not hang on the code around it (the messages raised) still has every cell
+    assert [len(run.all_cells) for run in runs] == [len(split_cells("".join(lines)))] * 2
     # without a gallery beside them (or given), records are taken as they are
     alone = tmp_path / "alone"
     shutil.copytree(tmp_path / "records", alone / "records")
     assert [run.earlier_from for run in load_runner_records(alone / "records")[EXAMPLE]] == [None, None]
+
+
+def test_every_cell_placed_on_todays_cells_keeps_its_checks_inside_them() -> None:
+    """A page whose first cell grew by two lines: the cells after it sit two lines lower today."""
+    record = a_record()
+    script = script_code(ROOT / "gallery" / EXAMPLE)
+    earlier = copy.deepcopy(record)
+    earlier["cells"][1]["lines"][1] -= 2  # the earlier version: cell 1 two lines shorter...
+    for cell in earlier["cells"][2:]:  # ... and every later cell two lines higher
+        cell["lines"] = [cell["lines"][0] - 2, cell["lines"][1] - 2]
+        for event in cell["events"]:
+            event["line"] -= 2
+    earlier["cells"].append({"lines": [900, 910], "status": "ran", "output": [], "events": []})
+    placed = in_todays_cells(earlier, script)
+    assert [cell["lines"] for cell in placed] == [cell.lines for cell in script]  # the extra cell left out
+    assert [[e["line"] for e in c["events"]] for c in placed] == [
+        [e["line"] for e in c["events"]] for c in record["cells"]
+    ]
+    assert current_part(earlier, script).earlier_from == script[1].lines[0]
 
 
 def test_a_capture_that_behaved_the_same_stamps_todays_code_only_where_it_may_write(tmp_path: Path) -> None:

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
-from .record_format import Record
+from .record_format import CellRecord, Record
 from .script_cells import code_digest, split_cells
 
-__all__ = ["CellCode", "Currency", "current_part", "script_code"]
+__all__ = ["CellCode", "Currency", "current_part", "in_todays_cells", "script_code"]
 
 
 @dataclass(frozen=True)
@@ -65,3 +66,23 @@ def current_part(record: Record, script: list[CellCode]) -> Currency:
     if len(cells) < len(script):
         return Currency(record, script[len(cells)].lines[0])
     return Currency(record, None)
+
+
+def in_todays_cells(record: Record, script: list[CellCode]) -> list[CellRecord]:
+    """Every cell of ``record``, earlier versions' included, at the lines of today's cell in its place.
+
+    For what a cell did that does not hang on the code around it, such as
+    the messages it raised (the error index): the n-th cell is placed on
+    today's n-th cell, its checks' lines moved with it and kept inside it;
+    cells that today's script no longer has are left out.
+    """
+    placed: list[CellRecord] = []
+    for cell, today in zip(record["cells"], script, strict=False):
+        if cell["lines"] == today.lines:
+            placed.append(cell)
+            continue
+        first, last = today.lines
+        shift = first - cell["lines"][0]
+        events = [{**event, "line": min(max(event["line"] + shift, first), last)} for event in cell["events"]]
+        placed.append(cast("CellRecord", {**cell, "lines": list(today.lines), "events": events}))
+    return placed

@@ -23,9 +23,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..format.currency import CellCode, current_part, script_code
+from ..format.currency import CellCode, current_part, in_todays_cells, script_code
 from ..format.record import load_record
-from ..format.record_format import DEVICES, Record
+from ..format.record_format import DEVICES, CellRecord, Record
 from .releases import RELEASES, is_release, release_of, version_key
 
 __all__ = [
@@ -101,6 +101,14 @@ class RunnerRecord:
     earlier_from: int | None = None
     """The first line from which the record ran an earlier version of the page (its cells from
     there on are left out of :attr:`record`); ``None`` where it ran today's code throughout."""
+    placed: list[CellRecord] | None = None
+    """Every cell of the record as stored, earlier versions' included, on today's cells
+    (:func:`~.currency.in_todays_cells`); ``None``: :attr:`record`'s cells are all of them."""
+
+    @property
+    def all_cells(self) -> list[CellRecord]:
+        """Every cell the record holds, on today's cells: for what does not hang on the code around it."""
+        return self.placed if self.placed is not None else self.record["cells"]
 
 
 class _Scripts:
@@ -118,7 +126,9 @@ class _Scripts:
         if code is None:
             return RunnerRecord(runner, record)
         current = current_part(record, code)
-        return RunnerRecord(runner, current.record, current.earlier_from)
+        if current.earlier_from is None:
+            return RunnerRecord(runner, current.record)
+        return RunnerRecord(runner, current.record, current.earlier_from, in_todays_cells(record, code))
 
 
 def _gallery(records: Path, gallery: Path | None) -> Path:

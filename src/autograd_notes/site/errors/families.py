@@ -241,12 +241,15 @@ def group_by_type(families: list[Family]) -> list[ErrorType]:
 def recorded_messages(runs: Mapping[str, Iterable[RunnerRecord]]) -> dict[str, dict[str, set[int]]]:
     """Every exact message of ``runs`` (example -> its records, every runner and release).
 
-    Text -> example -> the source lines of the checks that saw it.
+    Text -> example -> the source lines of the checks that saw it. A record of an earlier
+    version of its page counts whole, each cell on today's cell in its place
+    (:attr:`~autograd_notes.records.history.runners.RunnerRecord.all_cells`): the page still
+    explains a message a runner raised there, until that runner records the page again.
     """
     found: dict[str, dict[str, set[int]]] = {}
     for example, records in sorted(runs.items()):
         for run in records:
-            for cell in run.record["cells"]:
+            for cell in run.all_cells:
                 for event in cell["events"]:
                     for _kind, text in event_messages(event):
                         found.setdefault(text, {}).setdefault(example, set()).add(int(event["line"]))
