@@ -178,7 +178,7 @@ def test_the_timeline_page_says_which_gpu_releases_have_records(with_gpu: Path) 
     assert [li.text() for li in runners.find_all("li")] == [
         f"CUDA runner · PyTorch {RELEASE} ({MACHINE}): 2 of 2 examples recorded; 1 of them print "
         "otherwise than the CPU with the same release. 1 of them ran an earlier version of their page: "
-        "each page shows it only up to the line where its code changed."
+        "each page shows it only up to the cell where its code changed."
     ]
 
 

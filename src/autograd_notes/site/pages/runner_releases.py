@@ -113,7 +113,7 @@ def gpu_runner_notes(env: BuildEnvironment) -> list[nodes.Node]:
             said.append(
                 _(
                     "{earlier} of them ran an earlier version of their page: each page shows it only up to "
-                    "the line where its code changed."
+                    "the cell where its code changed."
                 ).format(earlier=count.earlier)
             )
         items += nodes.list_item("", nodes.paragraph("", join_sentences(said, env.config.language or "en")))
