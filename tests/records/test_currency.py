@@ -19,7 +19,7 @@ import pytest
 from _venvs import python_of
 
 from autograd_notes.records.capture_run import compare_captured
-from autograd_notes.records.format.currency import CellCode, current_part, in_todays_cells, script_code
+from autograd_notes.records.format.currency import current_part, in_todays_cells, script_code
 from autograd_notes.records.format.record import load_record, record_path, write_record
 from autograd_notes.records.format.record_format import Record
 from autograd_notes.records.format.schema import SchemaError, check_record
@@ -98,10 +98,6 @@ def test_every_python_stamps_every_gallery_script_alike(version: str) -> None:
         check=True,
     )
     assert json.loads(there.stdout) == here
-
-
-def cells_of(code: list[str], spans: list[list[int]]) -> list[CellCode]:
-    return [CellCode(span, digest) for span, digest in zip(spans, code, strict=True)]
 
 
 def a_record() -> Record:

@@ -340,19 +340,10 @@ def record_cell(record: Record, line: int) -> CellRecord | None:
     return None
 
 
-def compare_live(
-    live: list[tuple[int, list[str]]], record: Record, until: int | None = None
-) -> list[Difference]:
-    """Compare a page's outputs (first line, output) with a record, cell by cell.
-
-    ``until``: the line from which the record ran an earlier version of the page
-    (:attr:`~autograd_notes.records.history.runners.RunnerRecord.earlier_from`): the cells
-    from there on are not compared. A cell the record lacks otherwise differs.
-    """
+def compare_live(live: list[tuple[int, list[str]]], record: Record) -> list[Difference]:
+    """Compare a page's outputs (first line, output) with a record, cell by cell."""
     differences = []
     for index, (line, output) in enumerate(live):
-        if until is not None and line >= until:
-            break
         cell = record_cell(record, line)
         recorded = cell["output"] if cell is not None else []
         if not same_output(recorded, output):

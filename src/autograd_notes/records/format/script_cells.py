@@ -10,8 +10,8 @@ against sphinx-gallery's own parser on every gallery script. This module
 imports nothing outside the standard library.
 
 A record stamps each cell with :func:`code_digest`, the digest of the code it
-ran: its tokens and where they stand, comments and the page's docstring left
-out, so that an edit of a page's prose keeps its records, and an edit of its
+ran: its lines of code and their numbers, blank and comment lines and the
+page's docstring left out, so that an edit of a page's prose keeps its records, and an edit of its
 code, or a line that moves it, tells them apart (:mod:`.currency`).
 """
 

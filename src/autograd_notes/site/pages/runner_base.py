@@ -28,12 +28,17 @@ from ..web.nodes import compose
 from .record_store import note_records, site_records
 from .runner_words import runner_name, running_time
 
-__all__ = ["CodeCellOutput", "RunnerDirective"]
+__all__ = ["CodeCellOutput", "RunnerDirective", "nothing_current"]
 
 logger = logging.getLogger(__name__)
 
 CodeCellOutput = tuple[int, list[str]]
 _PAGE_CELLS = "autograd_notes_page_cells"  # env.temp_data key: the first line of each code cell
+
+
+def nothing_current(run: RunnerRecord, first_lines: list[int]) -> bool:
+    """Whether ``run`` is of an earlier version of its page from its first code cell on (``first_lines``)."""
+    return run.earlier_from is not None and (not first_lines or run.earlier_from <= first_lines[0])
 
 
 class RunnerDirective(SphinxDirective):
@@ -137,7 +142,7 @@ class RunnerDirective(SphinxDirective):
         """
         if run.earlier_from is None:
             return []
-        if not first_lines or run.earlier_from <= first_lines[0]:
+        if nothing_current(run, first_lines):
             nothing = (
                 _(
                     "It ran an earlier version of this page's code: nothing of it is shown until this runner "

@@ -17,7 +17,7 @@ from docutils import nodes
 from sphinx.environment import BuildEnvironment
 from sphinx.locale import _
 
-from ...records.drift.compare import compare_live
+from ...records.format.status import RecordMatch
 from ...records.history.runners import (
     RunnerRecord,
     RunnerRelease,
@@ -29,6 +29,7 @@ from ..i18n.zh_punctuation import join_sentences
 from ..web.links import title_link
 from ..web.nodes import RUNNER_NAMES, compose
 from .record_store import note_records, site_records
+from .runner_status import record_status
 
 __all__ = [
     "RUNNERS_DOC",
@@ -70,7 +71,8 @@ def gpu_runner_counts(runs: dict[str, list[RunnerRecord]]) -> list[RunnerRelease
             if cpu is None:
                 differing.setdefault(run.runner, None)
                 continue
-            differs = bool(compare_live(record_outputs(cpu.record), run.record, run.earlier_from))
+            compared = record_status(record_outputs(cpu.record), run.record, run.earlier_from)
+            differs = compared.status == RecordMatch.DIFFERS
             differing[run.runner] = (differing.get(run.runner) or 0) + differs
     return [
         RunnerReleaseCount(

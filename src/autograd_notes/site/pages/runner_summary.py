@@ -16,7 +16,7 @@ from ...records.format.status import RecordMatch
 from ...records.history.runners import BUILD, Baseline, RunnerRecord, record_outputs
 from ..i18n.zh_punctuation import sentence_gap
 from ..web.nodes import untranslatable
-from .runner_base import RunnerDirective
+from .runner_base import RunnerDirective, nothing_current
 from .runner_status import record_status
 from .runner_words import runner_kind, runner_name
 
@@ -90,7 +90,7 @@ class RunnerSummaryDirective(RunnerDirective):
         name, record = runner_name(run.runner.device), self.describe(run.record)
         first_lines = [first for first, _output in self.page_cells()]
         earlier = self.earlier_nodes(run, example, first_lines, here=True)
-        if run.earlier_from is not None and (not first_lines or run.earlier_from <= first_lines[0]):
+        if nothing_current(run, first_lines):
             said = _("{runner}: {record}.").format(runner=name, record=record)
         else:
             said = self._compared_words(run, against, name, record)
