@@ -140,11 +140,12 @@ def translations(session: nox.Session) -> None:
     """Re-extract messages, merge them into docs/locale, and print coverage per language.
 
     ``nox -s translations -- gallery/14_training_state/plot_x.py docs/index.md``
-    merges only those pages' catalogs (gallery scripts, or pages of docs/), so
-    that a change to one page leaves every other catalog as it is.
+    merges only those pages' catalogs (gallery scripts, with the indexes that list
+    them, or pages of docs/), so that a change to one page leaves every other
+    catalog as it is.
     """
     _install(session, "i18n")
-    only = sorted({_catalog_name(Path(argument)) for argument in session.posargs})
+    only = sorted(set().union(*(_catalog_names(Path(argument)) for argument in session.posargs)))
     gettext = BUILD / "gettext"
     shutil.rmtree(gettext, ignore_errors=True)
     # plot_gallery=0: the messages come from the pages, never from an execution
@@ -200,16 +201,21 @@ def translations(session: nox.Session) -> None:
     )
 
 
-def _catalog_name(page: Path) -> str:
-    """The catalog of a page: ``gallery/05_inplace/plot_x.py`` -> ``examples/05_inplace/plot_x``."""
+def _catalog_names(page: Path) -> set[str]:
+    """The catalogs a page's text is in: ``gallery/05_inplace/plot_x.py`` -> ``examples/05_inplace/plot_x``.
+
+    A gallery page is also listed on its section's index and on the gallery's index, which
+    repeats every section's header: a new or edited page or header changes those two too.
+    """
     parts = page.with_suffix("").parts
     if parts and parts[0] == "gallery":
         # a section's GALLERY_HEADER.rst is its index page
         tail = ["index" if part == "GALLERY_HEADER" else part for part in parts[1:]]
-        return "/".join(["examples", *tail])
+        indexes = {"examples/index", f"examples/{tail[0]}/index"} if len(tail) > 1 else set()
+        return {"/".join(["examples", *tail]), *indexes}
     if parts and parts[0] == "docs":
-        return "/".join(parts[1:])
-    return "/".join(parts)
+        return {"/".join(parts[1:])}
+    return {"/".join(parts)}
 
 
 @nox.session

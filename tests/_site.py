@@ -23,6 +23,7 @@ TRANSLATIONS = LANGUAGES[1:]
 BUILDERS = frozenset(
     {
         "sphinx_build",
+        "extract_messages",
         "build_site",
         "build_whole_site",
         "SphinxTestApp",
@@ -166,6 +167,22 @@ def sphinx_build(
         command, cwd=project, env=environment, capture_output=True, text=True, timeout=timeout, check=False
     )
     return Build(result.returncode, result.stdout + result.stderr, html)
+
+
+def extract_messages(project: Path) -> Path:
+    """The templates of ``project``'s pages, as ``nox -s translations`` extracts them; their folder.
+
+    Sphinx's gettext builder with ``plot_gallery=0``: the messages come from the
+    pages, never from an execution. The interface template is left out, as the
+    session leaves it (``sphinx.po`` is kept by hand).
+    """
+    pot = project / "build" / "gettext"
+    command = [sys.executable, "-m", "sphinx", "-q", "-b", "gettext", "-D", "plot_gallery=0"]
+    command += ["-d", str(project / "build" / "doctrees-gettext"), str(project / "docs"), str(pot)]
+    result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=900, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (pot / "sphinx.pot").unlink(missing_ok=True)
+    return pot
 
 
 def executions(log: Path) -> list[str]:

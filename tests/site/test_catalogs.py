@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _site import copy_project, extract_messages
 
 from autograd_notes.site.i18n.catalogs import (
     CatalogError,
     Coverage,
+    behind_page,
     check_locale,
     coverage,
     markup_problems,
@@ -18,6 +20,7 @@ from autograd_notes.site.i18n.catalogs import (
     unsafe_markup,
 )
 
+ROOT = Path(__file__).resolve().parents[2]
 HEADER = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
 
 
@@ -103,6 +106,33 @@ def test_check_locale_reports_coverage_problems_and_missing_pages(tmp_path: Path
     assert lines[1].split()[:5] == ["ru", "2", "2", "0", "0"]
     assert any("other.po: line" in line and "markup differs" in line for line in lines)
     assert any(line.endswith("missing.po: missing (a page without catalog)") for line in lines)
+
+
+def test_a_catalog_complete_in_itself_can_be_behind_its_page(tmp_path: Path) -> None:
+    # the English wrapped over two lines, as a merge writes a long message
+    wrapped = 'msgid ""\n"A page. "\n"Its intro."\nmsgstr "Страница."\n\n'
+    catalog = po(tmp_path, wrapped + 'msgid "Gone"\nmsgstr "Нет"\n')
+    template = po(
+        tmp_path, 'msgid "A page. Its intro."\nmsgstr ""\n\nmsgid "New text."\nmsgstr ""\n', "page.pot"
+    )
+    problem = behind_page(catalog, template)
+    assert problem is not None
+    assert problem.startswith(f"{catalog}: 1 message(s) of its page not translated")
+    assert problem.endswith("the first: 'New text.'")  # the wrapped English matched its unwrapped twin
+    template.write_text(HEADER + 'msgid "A page. Its intro."\nmsgstr ""\n', encoding="utf-8")
+    assert behind_page(catalog, template) is None  # an entry the page no longer has is no fault here
+    po(tmp_path, '#, fuzzy\nmsgid "A page. Its intro."\nmsgstr "Страница."\n', "fuzzy.po")
+    assert behind_page(tmp_path / "fuzzy.po", template) is not None  # a fuzzy entry shows English
+
+
+def test_every_message_of_todays_pages_is_translated_in_every_language(tmp_path: Path) -> None:
+    """The committed catalogs hold every message the pages have now, the gallery's indexes included
+    (they repeat every section's header): a page edited without merging its catalogs shows English."""
+    project = copy_project(tmp_path / "project")
+    pot = extract_messages(project)
+    languages = sorted(p.name for p in (ROOT / "docs" / "locale").iterdir() if p.is_dir())
+    lines, ok = check_locale(project / "docs" / "locale", languages, pot)
+    assert ok, "\n".join(lines)
 
 
 def test_check_locale_of_a_complete_language_is_ok(tmp_path: Path) -> None:

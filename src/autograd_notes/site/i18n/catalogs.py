@@ -28,6 +28,7 @@ __all__ = [
     "LABELS_CATALOG",
     "CatalogError",
     "Coverage",
+    "behind_page",
     "check_locale",
     "coverage",
     "is_rst_catalog",
@@ -263,8 +264,35 @@ def translations(path: Path) -> dict[str, str]:
     }
 
 
+def behind_page(po: Path, pot: Path) -> str | None:
+    """What a page's catalog lacks of the messages its page has today, or None when it has them all.
+
+    A catalog can be complete in itself (nothing fuzzy, nothing empty) and still
+    miss what its page says now: the page changed and its catalog was not merged
+    (``nox -s translations -- <page>``). Those messages show in English.
+    """
+    held = translations(po)
+    missing = [
+        " ".join(str(message.id).split())
+        for message in read_catalog(pot)
+        if message.id and " ".join(str(message.id).split()) not in held
+    ]
+    if not missing:
+        return None
+    first = missing[0] if len(missing[0]) <= 70 else missing[0][:67] + "..."
+    return (
+        f"{po}: {len(missing)} message(s) of its page not translated (the catalog is behind the page;"
+        f" merge it with nox -s translations), the first: {first!r}"
+    )
+
+
 def check_locale(locale: Path, languages: list[str], pot: Path | None = None) -> tuple[list[str], bool]:
-    """Report coverage per language, markup problems and missing pages; return (lines, ok)."""
+    """Report coverage per language, markup problems, and pages without catalog or behind theirs.
+
+    With ``pot`` (the extracted templates), each page must have a catalog that
+    translates every message the page has; the interface catalog, kept by hand,
+    is left out (its templates hold the theme's strings too).
+    """
     lines = [
         f"{'language':10} {'catalogs':>8} {'translated':>10} {'fuzzy':>6} {'untranslated':>12}  coverage"
     ]
@@ -302,6 +330,13 @@ def check_locale(locale: Path, languages: list[str], pot: Path | None = None) ->
             for page in pages
             if not (folder / page).exists()
         ]
+        if pot is not None:
+            behind = (
+                behind_page(folder / page, (pot / page).with_suffix(".pot"))
+                for page in pages
+                if (folder / page).exists() and page != INTERFACE_CATALOG
+            )
+            problems += [problem for problem in behind if problem]
         count = total.translated + total.fuzzy + total.untranslated
         share = 100.0 * total.translated / count if count else 0.0
         counts = f"{total.translated:>10} {total.fuzzy:>6} {total.untranslated:>12}"
