@@ -114,12 +114,12 @@ check(torch.backends.cudnn.conv.fp32_precision, "tf32", label="torch.backends.cu
 check(torch.get_float32_matmul_precision(), "highest", label="torch.get_float32_matmul_precision()")
 
 # %%
-# ``"none"`` on ``cuda.matmul`` follows ``torch.backends.fp32_precision``,
-# ``"none"`` too, and so the legacy default, full float32. Setting
-# ``"tf32"`` allows TF32 in every float32 matrix multiplication on a CUDA
-# device, those of the backward pass included. The gradient is computed
-# again on the runner's device, and the setting is put back right after:
-# it belongs to the whole process, and any later code would inherit it.
+# ``"none"`` on ``cuda.matmul`` follows the CUDA backends' shared setting,
+# ``torch.backends.cudnn.fp32_precision`` (so ``"tf32"`` set there reaches matrix multiplications
+# too), then ``torch.backends.fp32_precision``: both ``"none"``, so the legacy default, full
+# float32. Setting ``"tf32"`` allows TF32 in every float32 matrix multiplication on a CUDA device,
+# those of the backward pass included. The gradient is computed again on the runner's device, and
+# the setting is put back right after: it belongs to the whole process, and later code inherits it.
 torch.backends.cuda.matmul.fp32_precision = "tf32"
 with_tf32 = weight_gradient(torch.float32, device)
 torch.backends.cuda.matmul.fp32_precision = "none"

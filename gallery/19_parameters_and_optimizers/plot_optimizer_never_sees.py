@@ -473,7 +473,7 @@ check(
 # load both, and leave ``last_epoch`` alone.
 #
 # In the CUDA record (PyTorch 2.11.0, an H200) the same checks held. Adam's
-# failing step runs there in ``_multi_tensor_adam``, CUDA's default, instead
+# failing step ran there in ``_multi_tensor_adam``, CUDA's default, instead
 # of ``_single_tensor_adam``, with the same message.
 #
 # Sources
