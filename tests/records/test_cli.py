@@ -393,8 +393,9 @@ def test_code_edited_to_do_the_same_is_no_drift_but_is_named_until_captured(run:
     first = before["cells"][-1]["lines"][0]
     assert out.splitlines()[-3:] == [
         "No behaviour drift.",
-        "1 record(s) ran an earlier version of their page's code; the pages show them only up to the "
-        "line given, until a machine of that runner records them again "
+        "1 record(s) ran an earlier version of their page's code; each page shows its record only before "
+        "the line given (where the first cell whose code changed starts), until a machine of that runner "
+        "records it again "
         "(CONTRIBUTING.md, 'Record on a GPU machine'):",
         f"  cpu/01_x/plot_fixture.json: from line {first}",
     ]

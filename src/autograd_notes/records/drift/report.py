@@ -279,8 +279,9 @@ def render_earlier(earlier: list[tuple[Path, int]]) -> list[str]:
     if not earlier:
         return []
     heading = (
-        f"{len(earlier)} record(s) ran an earlier version of their page's code; the pages show them only "
-        "up to the line given, until a machine of that runner records them again "
+        f"{len(earlier)} record(s) ran an earlier version of their page's code; each page shows its record "
+        "only before the line given (where the first cell whose code changed starts), until a machine of "
+        "that runner records it again "
         "(CONTRIBUTING.md, 'Record on a GPU machine'):"
     )
     return [heading, *(f"  {path.as_posix()}: from line {line}" for path, line in earlier)]
