@@ -179,15 +179,15 @@ plt.show()
 # of the largest reference value; an element equal to the reference would
 # sit at the left edge. On a CPU runner ``one_batch`` and ``four_parts`` are two
 # clouds of the same width, around 1e-7, whose dots sit in different places (the
-# same accuracy, other last bits; on the H200 they coincide). There ``with_tf32`` is the
+# same accuracy, other last bits; in the H200's record they coincided). On a CPU ``with_tf32`` is the
 # ``one_batch`` cloud again, since ``cuda.matmul`` governs only CUDA
 # devices. On a GPU that uses TF32 its error is of order 1e-4, as the CUDA
 # record of PyTorch 2.11.0 (an H200) printed: a thousand times the CPU clouds' 1e-7.
 #
 # On a GPU that supports TF32 (an A100, an H100 and later), ``"tf32"`` makes
 # the matrix multiplications of the forward and the backward pass use it,
-# and the relative error of the gradient grows from about 1e-7 to roughly
-# 1e-4 to 1e-3: still a good gradient for training, but far beyond the last
+# and the relative error of the gradient grows from the CPU's 1e-7 to the order of 1e-4 in the CUDA
+# record: still a good gradient for training, but far beyond the last
 # bits, and beyond the default tolerances of ``assert_close`` for float32.
 # On a GPU the check above asserts only a loose bound (1e-2).
 # The CPU has settings of its own, ``torch.backends.mkldnn.matmul.fp32_precision``

@@ -64,7 +64,7 @@ else:
 # asked to "provide pin_memory allocator" instead. Both builds are checked. With
 # CUDA it returns a pinned tensor on the CPU, even when the example's tensors are on the GPU, as
 # the CUDA record (PyTorch 2.11.0, an H200) showed: pinning is a property of host memory, and this
-# is why this tensor, unlike every other one on this site, is not created on ``device``. Its
+# is why this tensor, unlike the others of this page, is not created on ``device``. Its
 # values are not printed: they are whatever the memory held before.
 #
 # ``torch.empty`` never initialises, pinned or not
@@ -184,8 +184,8 @@ check(c.grad, [float("inf")], label="c.grad")
 # -------
 # - :ref:`source_003` creates leaves with
 #   ``torch.empty(1, requires_grad=True, pin_memory=True)``. **Holds only on
-#   a machine where CUDA is available**, where the call returns a pinned CPU tensor (the CUDA
-#   record, PyTorch 2.11.0 on an H200). On a machine without it the call raises: "pin_memory=True
+#   a machine where CUDA is available**, where the call returned a pinned CPU tensor in the CUDA
+#   record (PyTorch 2.11.0 on an H200). On a machine without it the call raises: "pin_memory=True
 #   requires a CUDA or other accelerator backend" with a CPU-only build, "Found no NVIDIA driver"
 #   with a CUDA build. The output above shows which case the runner that built this page was.
 # - The same document prints ``3.3003``, ``0.`` and ``inf`` as the gradients

@@ -65,7 +65,7 @@ else:
 # the conjugate and negative bits). On a CPU runner the device check passes and
 # the tensor is refused because it requires grad: an array has no history,
 # and PyTorch will not hand out one that silently drops it. On a GPU the device check fails
-# first, with a ``TypeError`` (the CUDA record, PyTorch 2.11.0 on an H200: "can't convert cuda:0
+# first, with a ``TypeError`` (the CUDA record, PyTorch 2.11.0 on an H200, printed "can't convert cuda:0
 # device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."), so
 # the ``requires_grad`` message is never reached. Following the advice of that first message
 # and adding ``.cpu()`` leads to the second one, on every runner:
@@ -78,8 +78,8 @@ check(w.cpu() is w, on_cpu, label="w.cpu() is w")
 check(w.cpu().grad_fn, None if on_cpu else "ToCopyBackward0", label="w.cpu().grad_fn")
 
 # %%
-# On a CPU, ``w.cpu()`` is ``w`` itself; on a GPU, it is a copy that is
-# part of the graph (its ``grad_fn`` is ``ToCopyBackward0``), so it requires
+# On a CPU, ``w.cpu()`` is ``w`` itself; on a GPU, it is a copy that is part of the graph (the CUDA
+# record printed its ``grad_fn``, ``ToCopyBackward0``, and ``False`` for ``is w``), so it requires
 # grad too. ``np.asarray``, which plotting and data libraries call on
 # whatever they are given, goes through the same checks.
 #
@@ -124,7 +124,7 @@ draw_tensors({"w": w, "torch.from_numpy(array)": from_array}, title="array[0] = 
 draw_graph(graph, title="z = (w**2).sum()")
 plt.show()
 z.backward()
-check(z, 14.0, label="z")
+print(f"z, computed before the edit: {z.item()}")
 check(w.grad, [20.0, 4.0, 6.0] if on_cpu else [2.0, 4.0, 6.0], label="w.grad")
 
 # %%

@@ -130,8 +130,8 @@ plt.show()
 # %%
 # The error of each cell of the float32 numerical Jacobian against the
 # exact :math:`A^\top`: zero where :math:`A^\top` is zero, and elsewhere negative, from
-# -0.0463 on the diagonal to -0.139 for ``x[2]``, ``y[1]``, on the CPU runner and, to the
-# four printed decimals, in the CUDA record too (PyTorch 2.11.0, an H200).
+# -0.0463 on the diagonal to -0.139 for ``x[2]``, ``y[1]``, on the CPU runner; the CUDA record
+# (PyTorch 2.11.0, an H200) printed the same numerical Jacobian to four decimals.
 # ``gradcheck``'s tolerances (``atol=1e-05``, ``rtol=0.001``) are meant for
 # float64, where the same differences are exact to about ten digits: keep
 # the check in float64, even for a Function that runs in float32.
@@ -167,8 +167,8 @@ with expect_error(GradcheckError, match=MISMATCH.format(1)):
 #
 # ``fast_mode``
 # -------------
-# The full check calls ``forward`` twice per input element and
-# ``backward`` once per output element: costly for large tensors.
+# The full check calls ``forward`` twice per input element and ``backward``
+# twice per output element (the second time to check it is reentrant): costly for large tensors.
 # ``fast_mode=True`` compares one number, :math:`u^\top J v` for random
 # vectors :math:`u` and :math:`v`, and only on a mismatch rebuilds both
 # matrices to report them:
@@ -272,12 +272,12 @@ with expect_error(
 check(gradcheck(NoisyMatVec.apply, (x, A), nondet_tol=1e-9), True, label="with nondet_tol=1e-9")
 
 # %%
-# The gradient itself matches; only the two runs differ. ``nondet_tol``
-# accepts differences up to its value; it hides nothing else. The graph
+# The gradient itself matches; only the two runs differ. ``nondet_tol`` accepts differences up to its
+# value between them (and, in fast mode, in an output expected to be zero); nothing else. The graph
 # that these Functions' nodes join is the one of :ref:`mental_model`.
 #
 # Sources
 # -------
 # This example rebuilds no claim of the source documents (:ref:`sources`);
-# every message and matrix above is checked on the runner that built this
-# page.
+# every verdict and message above is checked on the runner that built this page (a message up to
+# its "numerical:"); the matrices and their errors are drawn from that run, not checked.

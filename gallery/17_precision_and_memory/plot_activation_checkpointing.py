@@ -318,8 +318,8 @@ check(difference(gradients(blocks), plain), 0.0, rtol=0.0, atol=1e-5, label="dif
 # available, not on the tensor's device (the check compares with it);
 # sparse tensors are never pinned (PyTorch's source of ``save_on_cpu``).
 # A CPU runner on a machine with a GPU makes pinned copies of CPU tensors.
-# For GPU tensors the copy is asynchronous, hence the synchronisation, and the graph
-# keeps no saved tensor in GPU memory until backward copies it back (a tensor still
+# For GPU tensors the copy is asynchronous (``non_blocking`` in that source), hence the synchronisation,
+# and the graph keeps no saved tensor in GPU memory until backward copies it back (a tensor still
 # referenced elsewhere, such as the input, stays there). The CUDA record (PyTorch
 # 2.11.0, an H200) printed ``packed.is_pinned(): True``.
 # Either way the gradients are those of the plain run.
@@ -390,4 +390,4 @@ else:
 # -------
 # This example rebuilds no claim of the source documents (:ref:`sources`);
 # the messages, the gradients and the byte counts are checked on the runner
-# that built this page, and in the CUDA record of PyTorch 2.11.0.
+# that built this page, and held in the CUDA record of PyTorch 2.11.0.
