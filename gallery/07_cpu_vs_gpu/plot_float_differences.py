@@ -4,7 +4,7 @@
 Float32 gradients on CPU and GPU
 ================================
 
-A float32 gradient is never exact, and two correct ways of computing it
+A float32 gradient is rarely exact, and two correct ways of computing it
 rarely agree in every bit: summing a batch's contributions in another
 order, or on another device, changes the last bits. This example computes
 one weight gradient in several ways, compares each with a float64
@@ -178,16 +178,16 @@ plt.show()
 # axis: how far the element is from the float64 reference, as a fraction
 # of the largest reference value; an element equal to the reference would
 # sit at the left edge. On a CPU runner ``one_batch`` and ``four_parts`` are two
-# clouds of the same width, around 1e-7, whose dots sit in different places (the
+# clouds of the same width, mostly below 1e-7, whose dots sit in different places (the
 # same accuracy, other last bits; in the H200's record they coincided). On a CPU ``with_tf32`` is the
 # ``one_batch`` cloud again, since ``cuda.matmul`` governs only CUDA
-# devices. On a GPU that uses TF32 its error is of order 1e-4, as the CUDA
-# record of PyTorch 2.11.0 (an H200) printed: a thousand times the CPU clouds' 1e-7.
+# devices. On a GPU that uses TF32 its largest error was of order 1e-4 in the CUDA record
+# of PyTorch 2.11.0 (an H200): a thousand times the CPU's largest, about 1e-7.
 #
 # On a GPU that supports TF32 (an A100, an H100 and later), ``"tf32"`` makes
 # the matrix multiplications of the forward and the backward pass use it,
-# and the relative error of the gradient grows from the CPU's 1e-7 to the order of 1e-4 in the CUDA
-# record: still a good gradient for training, but far beyond the last
+# and the largest relative error of the gradient grew from the CPU's 1e-7 to the order of 1e-4 in the
+# CUDA record: still a good gradient for training, but far beyond the last
 # bits, and beyond the default tolerances of ``assert_close`` for float32.
 # On a GPU the check above asserts only a loose bound (1e-2).
 # The CPU has settings of its own, ``torch.backends.mkldnn.matmul.fp32_precision``

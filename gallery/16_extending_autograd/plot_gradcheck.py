@@ -279,5 +279,5 @@ check(gradcheck(NoisyMatVec.apply, (x, A), nondet_tol=1e-9), True, label="with n
 # Sources
 # -------
 # This example rebuilds no claim of the source documents (:ref:`sources`);
-# every verdict and message above is checked on the runner that built this page (a message up to
-# its "numerical:"); the matrices and their errors are drawn from that run, not checked.
+# gradcheck's verdicts and messages (up to "numerical:") and the Jacobian built from ``backward`` are
+# checked on the runner that built this page; finite differences are drawn or printed, not checked.

@@ -295,7 +295,7 @@ home, packed = pinned.pack_hook(data)
 if device.type == "cuda":
     torch.cuda.synchronize()  # the copy to pinned memory is asynchronous
 check(packed.device.type, "cpu", label="packed.device.type, pin_memory=True")
-if device.type == "cpu":  # a copy even on the CPU, to put it in pinned memory (elsewhere, by necessity)
+if device.type == "cpu":  # a copy on the CPU too (pinned only where this PyTorch sees a CUDA device)
     check(packed.data_ptr() != data.data_ptr(), True, label="packed is a copy, pin_memory=True")
 # pinned whenever this PyTorch sees a CUDA device, whatever device the tensor is on
 check(packed.is_pinned(), torch.cuda.is_available(), label="packed.is_pinned()")
