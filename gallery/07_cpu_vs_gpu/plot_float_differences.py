@@ -134,8 +134,8 @@ print(f"relative error with 'tf32', order of magnitude: 1e{magnitude}")
 # The legacy flags, ``torch.backends.cuda.matmul.allow_tf32`` and
 # ``torch.set_float32_matmul_precision("high")``, still work, and write the
 # new setting (``"high"`` sets ``cuda.matmul`` to ``"tf32"``). Code that sets
-# the new attribute and then reads a legacy flag, as an older library
-# does, gets an error rather than an answer that could be wrong:
+# the new attribute to allow TF32 and then reads a legacy flag, as an older library
+# does, gets an error rather than an answer that could be wrong (with ``"ieee"`` they agree):
 torch.backends.cuda.matmul.fp32_precision = "tf32"
 with expect_error(
     RuntimeError,

@@ -111,7 +111,7 @@ plt.show()
 # Why float64
 # -----------
 # In float32 the step ``1e-6``, and the change it makes in the outputs,
-# are only a few to a few tens of units in the last place of these inputs
+# are only a few to about seventeen units in the last place of these inputs
 # and outputs: both are rounded, and rounding ruins the differences.
 # ``gradcheck`` warns, and fails even on the correct ``MatVec``:
 x32, A32 = x.detach().float().requires_grad_(), A.float()

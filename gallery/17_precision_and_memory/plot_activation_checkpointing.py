@@ -317,7 +317,7 @@ check(difference(gradients(blocks), plain), 0.0, rtol=0.0, atol=1e-5, label="dif
 # (``"cuda"`` by default, so ``torch.cuda.is_available()`` here) is
 # available, not on the tensor's device (the check compares with it);
 # sparse tensors are never pinned (PyTorch's source of ``save_on_cpu``).
-# A CPU runner on a machine with a GPU makes pinned copies of CPU tensors.
+# A CPU runner whose PyTorch sees a CUDA device makes pinned copies of CPU tensors.
 # For GPU tensors the copy is asynchronous (``non_blocking`` in that source), hence the synchronisation,
 # and the graph keeps no saved tensor in GPU memory until backward copies it back (a tensor still
 # referenced elsewhere, such as the input, stays there). The CUDA record (PyTorch
