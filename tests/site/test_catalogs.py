@@ -115,14 +115,16 @@ def test_a_catalog_complete_in_itself_can_be_behind_its_page(tmp_path: Path) -> 
     template = po(
         tmp_path, 'msgid "A page. Its intro."\nmsgstr ""\n\nmsgid "New text."\nmsgstr ""\n', "page.pot"
     )
-    problem = behind_page(catalog, template)
+    problem = behind_page(catalog, read_catalog(catalog), template)
     assert problem is not None
     assert problem.startswith(f"{catalog}: 1 message(s) of its page not translated")
     assert problem.endswith("the first: 'New text.'")  # the wrapped English matched its unwrapped twin
     template.write_text(HEADER + 'msgid "A page. Its intro."\nmsgstr ""\n', encoding="utf-8")
-    assert behind_page(catalog, template) is None  # an entry the page no longer has is no fault here
+    # an entry the page no longer has is no fault here
+    assert behind_page(catalog, read_catalog(catalog), template) is None
     po(tmp_path, '#, fuzzy\nmsgid "A page. Its intro."\nmsgstr "Страница."\n', "fuzzy.po")
-    assert behind_page(tmp_path / "fuzzy.po", template) is not None  # a fuzzy entry shows English
+    fuzzy = tmp_path / "fuzzy.po"
+    assert behind_page(fuzzy, read_catalog(fuzzy), template) is not None  # a fuzzy entry shows English
 
 
 def test_every_message_of_todays_pages_is_translated_in_every_language(tmp_path: Path) -> None:

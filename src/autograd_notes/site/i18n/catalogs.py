@@ -255,23 +255,23 @@ def is_rst_catalog(name: Path) -> bool:
 
 def translations(path: Path) -> dict[str, str]:
     """The translated messages of a catalog, keyed by whitespace-normalised English."""
-    if not path.exists():
-        return {}
-    return {
-        " ".join(str(m.id).split()): str(m.string)
-        for m in read_catalog(path)
-        if m.id and m.string and not m.fuzzy
-    }
+    return _translated(read_catalog(path)) if path.exists() else {}
 
 
-def behind_page(po: Path, pot: Path) -> str | None:
-    """What a page's catalog lacks of the messages its page has today, or None when it has them all.
+def _translated(catalog: Catalog) -> dict[str, str]:
+    """:func:`translations` of a catalog already read."""
+    return {" ".join(str(m.id).split()): str(m.string) for m in catalog if m.id and m.string and not m.fuzzy}
 
+
+def behind_page(po: Path, catalog: Catalog, pot: Path) -> str | None:
+    """What a page's catalog (read from ``po``) lacks of the messages its page has today, or None.
+
+    ``pot`` is the page's template, as extracted today.
     A catalog can be complete in itself (nothing fuzzy, nothing empty) and still
     miss what its page says now: the page changed and its catalog was not merged
     (``nox -s translations -- <page>``). Those messages show in English.
     """
-    held = translations(po)
+    held = _translated(catalog)
     missing = [
         " ".join(str(message.id).split())
         for message in read_catalog(pot)
@@ -325,18 +325,15 @@ def check_locale(locale: Path, languages: list[str], pot: Path | None = None) ->
                 from .rst_markup import inline_markup_problems  # docutils: not needed by the build
 
                 problems += [f"{path}: {problem}" for problem in inline_markup_problems(catalog)]
+            template = (pot / path.relative_to(folder)).with_suffix(".pot") if pot else None
+            if template is not None and template.exists() and path.name != INTERFACE_CATALOG:
+                behind = behind_page(path, catalog, template)
+                problems += [behind] if behind else []
         problems += [
             f"{folder / page}: missing (a page without catalog)"
             for page in pages
             if not (folder / page).exists()
         ]
-        if pot is not None:
-            behind = (
-                behind_page(folder / page, (pot / page).with_suffix(".pot"))
-                for page in pages
-                if (folder / page).exists() and page != INTERFACE_CATALOG
-            )
-            problems += [problem for problem in behind if problem]
         count = total.translated + total.fuzzy + total.untranslated
         share = 100.0 * total.translated / count if count else 0.0
         counts = f"{total.translated:>10} {total.fuzzy:>6} {total.untranslated:>12}"
